@@ -1,0 +1,12 @@
+// The one place an error becomes the `{ error: { code, message, details? } }` envelope.
+import { AppError } from '../runtime/errors.js';
+import type { JsonReply } from './types.js';
+
+export function errorReply(error: unknown): { reply: JsonReply; unexpected: boolean } {
+  if (error instanceof AppError) {
+    return { reply: { status: error.status, headers: error.headers, body: error.toBody() }, unexpected: false };
+  }
+  // Anything else is our fault: answer a generic 500 and never leak the cause (it may hold a secret).
+  const internal = new AppError('INTERNAL', 'The service hit an unexpected error.');
+  return { reply: { status: 500, body: internal.toBody() }, unexpected: true };
+}

@@ -1,0 +1,32 @@
+// Prometheus metrics for the HTTP layer, on a registry owned by one service instance.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface HttpMetrics {
+  readonly registry: Registry;
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function createHttpMetrics(options: { defaultMetrics?: boolean } = {}): HttpMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'switchyard_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'switchyard_http_request_duration_seconds',
+    help: 'HTTP request handling time by route pattern.',
+    labelNames: ['method', 'route'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(method, route, status, seconds) {
+      requests.inc({ method, route, status: String(status) });
+      duration.observe({ method, route }, seconds);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// Transport-neutral request/reply types: handlers never see uWebSockets.js objects.
+import type { ZodType } from 'zod';
+
+export interface HttpRequest {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  query: URLSearchParams;
+  /** Lower-cased header names; a repeated header's values joined with ", ". */
+  headers: Record<string, string>;
+  /** How many times each (lower-cased) header appeared: repeated Idempotency-Key headers are refused. */
+  headerCounts: Record<string, number>;
+  params: Record<string, string>;
+  body: Buffer;
+  ip: string;
+  requestId: string;
+  /** True when the request reached us over TLS or through a proxy that says so. */
+  secure: boolean;
+}
+
+export interface JsonReply {
+  status: number;
+  headers?: Record<string, string>;
+  /** Serialized as JSON unless it is a Buffer or string (then sent as is). */
+  body?: unknown;
+}
+
+/** A long-lived reply (SSE); `open` is called once the response is committed. */
+export interface StreamReply {
+  status: number;
+  headers: Record<string, string>;
+  open(sink: StreamSink): void;
+}
+
+export interface StreamSink {
+  /** Queues a chunk; returns false when the client is too slow and the stream was closed. */
+  write(chunk: string): boolean;
+  end(): void;
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
+}
+
+export type Reply = JsonReply | StreamReply;
+
+export const isStreamReply = (reply: Reply): reply is StreamReply => typeof (reply as StreamReply).open === 'function';
+
+export interface RouteDoc {
+  summary: string;
+  tags?: string[];
+  body?: ZodType;
+  query?: ZodType;
+  /** status -> description (and optional schema) for the OpenAPI document. */
+  responses?: Record<number, { description: string; schema?: ZodType }>;
+  security?: Array<'apiKey' | 'userToken' | 'cookie' | 'partnerKey' | 'lease'>;
+}
+
+export interface Route<S = unknown> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  doc: RouteDoc;
+  /** Maximum request body in bytes (default from config). */
+  bodyLimit?: number;
+  handler(request: HttpRequest, services: S): Promise<Reply> | Reply;
+}

@@ -1,0 +1,40 @@
+// Body parsing and zod validation that end in the spec's 400 VALIDATION envelope, never a 500.
+import { z, type ZodType } from 'zod';
+import { validation } from '../runtime/errors.js';
+import type { HttpRequest } from './types.js';
+
+/** Parses the JSON body; empty body counts as `{}` only when `allowEmpty`. */
+export function readJson(request: HttpRequest, options: { allowEmpty?: boolean } = {}): unknown {
+  if (request.body.length === 0) {
+    if (options.allowEmpty) return {};
+    throw validation('A JSON request body is required.');
+  }
+  const type = request.headers['content-type'];
+  if (type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
+    throw validation('Content-Type must be application/json.');
+  }
+  try {
+    return JSON.parse(request.body.toString('utf8'));
+  } catch {
+    throw validation('The request body is not valid JSON.');
+  }
+}
+
+/** Validates `value` against `schema`; issues are reported by path without echoing submitted values. */
+export function parseWith<T extends ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw validation('The request is not valid.', { issues: describeIssues(result.error) });
+}
+
+export function parseBody<T extends ZodType>(request: HttpRequest, schema: T, options: { allowEmpty?: boolean } = {}): z.output<T> {
+  return parseWith(schema, readJson(request, options));
+}
+
+export function describeIssues(error: z.ZodError): Array<{ path: string; message: string }> {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : '(body)',
+    // zod messages name types and bounds, never the value; unknown keys list only key names.
+    message: issue.message,
+  }));
+}

@@ -1,0 +1,67 @@
+// The one application error type and the frozen code -> HTTP status catalog (docs/errors.md lists it).
+
+export const ERROR_STATUS = Object.freeze({
+  VALIDATION: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  SESSION_NOT_DRIVABLE: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  NOT_ACCEPTABLE: 406,
+  CONFLICT: 409,
+  APPROVAL_CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  IDEMPOTENCY_OUTCOME_UNKNOWN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  CALLER_CREDENTIALS_REQUIRED: 422,
+  CALLER_CREDENTIAL_EXPIRED: 422,
+  RATE_LIMITED: 429,
+  // Closed provisioning refusals (statuses are ours: the spec leaves them open; see docs/errors.md).
+  PARTNER_PLATFORM_SUSPENDED: 403,
+  PROVISIONING_NOT_ENABLED: 403,
+  TEMPLATE_SUSPENDED: 409,
+  QUOTA_EXHAUSTED: 409,
+  IDENTIFIER_TAKEN: 409,
+  CLIENT_SEGMENT_INVALID: 400,
+  PROVISIONING_FAILED: 500,
+  INTERNAL: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const);
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    options: { status?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = options.status ?? ERROR_STATUS[code];
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } {
+    return { error: this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message } };
+  }
+}
+
+/** The byte-identical answer for a missing/invalid key, an unknown id, and another organization's id. */
+export function notFound(): AppError {
+  return new AppError('NOT_FOUND', 'Not found.');
+}
+
+export function forbidden(message = 'You do not have permission to do this.'): AppError {
+  return new AppError('FORBIDDEN', message);
+}
+
+export function validation(message: string, details?: Record<string, unknown>): AppError {
+  return new AppError('VALIDATION', message, details);
+}

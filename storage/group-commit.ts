@@ -1,0 +1,78 @@
+// Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction.
+import type { SqliteDatabase } from './database.js';
+
+export type UnitOfWork<T> = () => T;
+
+interface Pending {
+  work: UnitOfWork<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface GroupCommitStats {
+  batches: number;
+  units: number;
+}
+
+export interface GroupCommitWriter {
+  /** Runs `work` inside the next batch transaction; resolves only after that transaction commits. */
+  submit<T>(work: UnitOfWork<T>): Promise<T>;
+  /** Commits whatever is queued now (used at shutdown). */
+  flush(): void;
+  readonly stats: GroupCommitStats;
+}
+
+/**
+ * Units run in submission order, each inside its own savepoint, so one failing unit rolls back only
+ * itself and rejects only its own caller. A request is answered after its commit: a 202 means durable.
+ */
+export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?: number } = {}): GroupCommitWriter {
+  const maxBatch = options.maxBatch ?? 2000;
+  let queue: Pending[] = [];
+  let scheduled = false;
+  const stats: GroupCommitStats = { batches: 0, units: 0 };
+
+  const runBatch = db.transaction((batch: Pending[]) => {
+    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    for (const unit of batch) {
+      try {
+        outcomes.push({ ok: true, value: db.transaction(unit.work)() });
+      } catch (error) {
+        outcomes.push({ ok: false, value: error });
+      }
+    }
+    return outcomes;
+  });
+
+  function flush(): void {
+    scheduled = false;
+    while (queue.length > 0) {
+      const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
+      if (batch === queue) queue = [];
+      let outcomes: Array<{ ok: boolean; value: unknown }>;
+      try {
+        outcomes = runBatch.immediate(batch);
+      } catch (error) {
+        for (const unit of batch) unit.reject(error);
+        continue;
+      }
+      stats.batches += 1;
+      stats.units += batch.length;
+      batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
+    }
+  }
+
+  return {
+    stats,
+    flush,
+    submit<T>(work: UnitOfWork<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// Every migration, in order; adding one means adding a file and a line here.
+import type { Migration } from './migration.js';
+import { migration as m0010 } from './0010-tenancy.js';
+import { migration as m0020 } from './0020-credentials.js';
+import { migration as m0030 } from './0030-automations.js';
+import { migration as m0040 } from './0040-integrations.js';
+import { migration as m0050 } from './0050-triggers.js';
+import { migration as m0060 } from './0060-sessions.js';
+import { migration as m0070 } from './0070-claims-grants.js';
+import { migration as m0080 } from './0080-knowledge.js';
+import { migration as m0090 } from './0090-partners.js';
+import { migration as m0100 } from './0100-webhooks-timers-snapshots.js';
+
+export type { Migration };
+export const MIGRATIONS: readonly Migration[] = [m0010, m0020, m0030, m0040, m0050, m0060, m0070, m0080, m0090, m0100];

@@ -1,0 +1,71 @@
+// Personal API keys, user tokens and console sessions, looked up by the SHA-256 of the secret.
+import type { SqliteDatabase } from '../database.js';
+
+export interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  org_id: string;
+  name: string;
+  key_hash: Buffer;
+  hint: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface UserTokenRow {
+  id: string;
+  user_id: string;
+  org_id: string;
+  token_hash: Buffer;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ConsoleSessionRow {
+  id: string;
+  user_id: string;
+  org_id: string | null;
+  token_hash: Buffer;
+  created_at: number;
+  expires_at: number;
+}
+
+export function createCredentialsRepo(db: SqliteDatabase) {
+  const s = {
+    insertKey: db.prepare(
+      `INSERT INTO api_keys (id, user_id, org_id, name, key_hash, hint, created_at, revoked_at)
+       VALUES (@id, @user_id, @org_id, @name, @key_hash, @hint, @created_at, @revoked_at)`,
+    ),
+    keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
+    keysOfUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND org_id = ? ORDER BY created_at'),
+    revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    insertToken: db.prepare(
+      `INSERT INTO user_tokens (id, user_id, org_id, token_hash, created_at, expires_at)
+       VALUES (@id, @user_id, @org_id, @token_hash, @created_at, @expires_at)`,
+    ),
+    tokenByHash: db.prepare('SELECT * FROM user_tokens WHERE token_hash = ?'),
+    sweepTokens: db.prepare('DELETE FROM user_tokens WHERE expires_at <= ?'),
+    insertConsole: db.prepare(
+      `INSERT INTO console_sessions (id, user_id, org_id, token_hash, created_at, expires_at)
+       VALUES (@id, @user_id, @org_id, @token_hash, @created_at, @expires_at)`,
+    ),
+    consoleByHash: db.prepare('SELECT * FROM console_sessions WHERE token_hash = ?'),
+    deleteConsole: db.prepare('DELETE FROM console_sessions WHERE token_hash = ?'),
+    sweepConsole: db.prepare('DELETE FROM console_sessions WHERE expires_at <= ?'),
+  };
+  return {
+    insertApiKey: (row: ApiKeyRow): void => void s.insertKey.run(row),
+    apiKeyByHash: (hash: Buffer) => s.keyByHash.get(hash) as ApiKeyRow | undefined,
+    apiKeysOfUser: (userId: string, orgId: string) => s.keysOfUser.all(userId, orgId) as ApiKeyRow[],
+    revokeApiKey: (id: string, now: number): boolean => s.revokeKey.run(now, id).changes > 0,
+    insertUserToken: (row: UserTokenRow): void => void s.insertToken.run(row),
+    userTokenByHash: (hash: Buffer) => s.tokenByHash.get(hash) as UserTokenRow | undefined,
+    sweepUserTokens: (now: number): number => s.sweepTokens.run(now).changes,
+    insertConsoleSession: (row: ConsoleSessionRow): void => void s.insertConsole.run(row),
+    consoleSessionByHash: (hash: Buffer) => s.consoleByHash.get(hash) as ConsoleSessionRow | undefined,
+    deleteConsoleSession: (hash: Buffer): void => void s.deleteConsole.run(hash),
+    sweepConsoleSessions: (now: number): number => s.sweepConsole.run(now).changes,
+  };
+}
+
+export type CredentialsRepo = ReturnType<typeof createCredentialsRepo>;

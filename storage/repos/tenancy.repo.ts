@@ -1,0 +1,113 @@
+// Organizations, users, memberships and domains.
+import type { SqliteDatabase } from '../database.js';
+
+export type OrgRole = 'owner' | 'admin' | 'member';
+export type DomainRole = 'owner' | 'editor' | 'operator' | 'viewer';
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  partner_id: string | null;
+  client_segment: string | null;
+  direct_login_disabled: number;
+  rollout_flags: string;
+  created_at: number;
+}
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  disabled: number;
+  created_at: number;
+}
+
+export interface DomainRow {
+  id: string;
+  org_id: string;
+  name: string;
+  approval_policy: string;
+  created_at: number;
+}
+
+export function createTenancyRepo(db: SqliteDatabase) {
+  const s = {
+    insertOrg: db.prepare(
+      `INSERT INTO organizations (id, name, partner_id, client_segment, direct_login_disabled, rollout_flags, created_at)
+       VALUES (@id, @name, @partner_id, @client_segment, @direct_login_disabled, @rollout_flags, @created_at)`,
+    ),
+    updateOrgName: db.prepare('UPDATE organizations SET name = ? WHERE id = ?'),
+    orgById: db.prepare('SELECT * FROM organizations WHERE id = ?'),
+    orgBySegment: db.prepare('SELECT * FROM organizations WHERE client_segment = ?'),
+    insertUser: db.prepare(
+      `INSERT INTO users (id, email, name, password_hash, disabled, created_at)
+       VALUES (@id, @email, @name, @password_hash, @disabled, @created_at)`,
+    ),
+    updateUser: db.prepare('UPDATE users SET name = @name, password_hash = @password_hash WHERE id = @id'),
+    setUserDisabled: db.prepare('UPDATE users SET disabled = ? WHERE id = ?'),
+    setPassword: db.prepare('UPDATE users SET password_hash = ? WHERE id = ?'),
+    userById: db.prepare('SELECT * FROM users WHERE id = ?'),
+    userByEmail: db.prepare('SELECT * FROM users WHERE email = ?'),
+    upsertOrgMember: db.prepare(
+      `INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role`,
+    ),
+    removeOrgMember: db.prepare('DELETE FROM org_memberships WHERE org_id = ? AND user_id = ?'),
+    orgRole: db.prepare('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?'),
+    orgsOfUser: db.prepare('SELECT org_id, role FROM org_memberships WHERE user_id = ? ORDER BY created_at'),
+    insertDomain: db.prepare(
+      'INSERT INTO domains (id, org_id, name, approval_policy, created_at) VALUES (@id, @org_id, @name, @approval_policy, @created_at)',
+    ),
+    updateDomain: db.prepare('UPDATE domains SET name = ?, approval_policy = ? WHERE id = ?'),
+    domainById: db.prepare('SELECT * FROM domains WHERE id = ?'),
+    domainsOfOrg: db.prepare('SELECT * FROM domains WHERE org_id = ? ORDER BY created_at, id'),
+    upsertDomainMember: db.prepare(
+      `INSERT INTO domain_memberships (domain_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (domain_id, user_id) DO UPDATE SET role = excluded.role`,
+    ),
+    removeDomainMember: db.prepare('DELETE FROM domain_memberships WHERE domain_id = ? AND user_id = ?'),
+    domainRole: db.prepare('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?'),
+    domainRolesOfUser: db.prepare(
+      `SELECT dm.domain_id, dm.role FROM domain_memberships dm JOIN domains d ON d.id = dm.domain_id
+       WHERE dm.user_id = ? AND d.org_id = ?`,
+    ),
+    refGet: db.prepare('SELECT entity, entity_id FROM manifest_refs WHERE scope = ? AND ref = ?'),
+    refPut: db.prepare(
+      `INSERT INTO manifest_refs (scope, ref, entity, entity_id) VALUES (?, ?, ?, ?)
+       ON CONFLICT (scope, ref) DO UPDATE SET entity = excluded.entity, entity_id = excluded.entity_id`,
+    ),
+  };
+
+  return {
+    insertOrganization: (row: OrganizationRow): void => void s.insertOrg.run(row),
+    renameOrganization: (id: string, name: string): void => void s.updateOrgName.run(name, id),
+    organization: (id: string) => s.orgById.get(id) as OrganizationRow | undefined,
+    organizationBySegment: (segment: string) => s.orgBySegment.get(segment) as OrganizationRow | undefined,
+    insertUser: (row: UserRow): void => void s.insertUser.run(row),
+    updateUser: (row: Pick<UserRow, 'id' | 'name' | 'password_hash'>): void => void s.updateUser.run(row),
+    setUserDisabled: (id: string, disabled: boolean): void => void s.setUserDisabled.run(disabled ? 1 : 0, id),
+    setPassword: (id: string, hash: string): void => void s.setPassword.run(hash, id),
+    user: (id: string) => s.userById.get(id) as UserRow | undefined,
+    userByEmail: (email: string) => s.userByEmail.get(email) as UserRow | undefined,
+    setOrgRole: (orgId: string, userId: string, role: OrgRole, now: number): void => void s.upsertOrgMember.run(orgId, userId, role, now),
+    removeOrgMember: (orgId: string, userId: string): void => void s.removeOrgMember.run(orgId, userId),
+    orgRole: (orgId: string, userId: string) => (s.orgRole.get(orgId, userId) as { role: OrgRole } | undefined)?.role ?? null,
+    organizationsOfUser: (userId: string) => s.orgsOfUser.all(userId) as Array<{ org_id: string; role: OrgRole }>,
+    insertDomain: (row: DomainRow): void => void s.insertDomain.run(row),
+    updateDomain: (id: string, name: string, approvalPolicy: string): void => void s.updateDomain.run(name, approvalPolicy, id),
+    domain: (id: string) => s.domainById.get(id) as DomainRow | undefined,
+    domainsOfOrganization: (orgId: string) => s.domainsOfOrg.all(orgId) as DomainRow[],
+    setDomainRole: (domainId: string, userId: string, role: DomainRole, now: number): void =>
+      void s.upsertDomainMember.run(domainId, userId, role, now),
+    removeDomainMember: (domainId: string, userId: string): void => void s.removeDomainMember.run(domainId, userId),
+    domainRole: (domainId: string, userId: string) =>
+      (s.domainRole.get(domainId, userId) as { role: DomainRole } | undefined)?.role ?? null,
+    domainRolesOfUser: (userId: string, orgId: string) =>
+      s.domainRolesOfUser.all(userId, orgId) as Array<{ domain_id: string; role: DomainRole }>,
+    manifestRef: (scope: string, ref: string) => s.refGet.get(scope, ref) as { entity: string; entity_id: string } | undefined,
+    putManifestRef: (scope: string, ref: string, entity: string, entityId: string): void => void s.refPut.run(scope, ref, entity, entityId),
+  };
+}
+
+export type TenancyRepo = ReturnType<typeof createTenancyRepo>;

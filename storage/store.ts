@@ -1,0 +1,51 @@
+// The storage facade the runtime sees: migrated database, repositories, group-commit writer.
+import { openDatabase, type Durability, type SqliteDatabase } from './database.js';
+import { createGroupCommitWriter, type GroupCommitWriter } from './group-commit.js';
+import { migrate } from './migrate.js';
+import { createRepositories, type Repositories } from './repos/index.js';
+
+export interface StoreOptions {
+  /** A file path, or ':memory:'. */
+  path: string;
+  durability?: Durability;
+}
+
+export interface Store {
+  readonly path: string;
+  readonly repos: Repositories;
+  readonly writer: GroupCommitWriter;
+  /** Runs `work` synchronously in one transaction now (bootstrap paths, not request paths). */
+  transaction<T>(work: () => T): T;
+  integrityCheck(): string;
+  /** Folds the WAL back into the database file without blocking writers. */
+  checkpoint(): void;
+  close(): void;
+  /** The raw handle, for storage-internal modules and tests of storage itself. */
+  readonly db: SqliteDatabase;
+}
+
+export function openStore(options: StoreOptions): Store {
+  const db = openDatabase(options.path, { durability: options.durability });
+  migrate(db);
+  const repos = createRepositories(db);
+  const writer = createGroupCommitWriter(db);
+  let closed = false;
+  return {
+    path: options.path,
+    db,
+    repos,
+    writer,
+    transaction: (work) => db.transaction(work).immediate(),
+    integrityCheck: () => db.pragma('integrity_check', { simple: true }) as string,
+    checkpoint: () => {
+      if (options.path !== ':memory:') db.pragma('wal_checkpoint(PASSIVE)');
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      writer.flush();
+      if (options.path !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
+}
