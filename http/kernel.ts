@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { AppError, notFound } from '../runtime/errors.js';
 import { errorReply } from './error-reply.js';
 import type { HttpMetrics } from './metrics.js';
-import type { TokenBuckets } from './rate-limit.js';
+import type { TokenBuckets } from '../runtime/rate-limit.js';
 import type { Router } from './router.js';
 import { isStreamReply, type HttpRequest, type Reply } from './types.js';
 

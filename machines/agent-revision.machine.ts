@@ -92,7 +92,7 @@ export const agentRevisionMachine = setup({
       },
     },
     published: {
-      description: 'Setup equals the published revision; runs use publishedRevision.',
+      description: 'Setup equals the published revision, which runs use.',
       on: {
         PUBLISH: [
           { guard: 'verifierClean', target: 'published', actions: ['createRevision', 'announceRevision'] },

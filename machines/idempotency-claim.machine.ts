@@ -129,7 +129,7 @@ export const idempotencyClaimMachine = setup({
       on: { TICK: { guard: 'claimWindowElapsed', target: 'expired' } },
     },
     expired: {
-      description: 'Key reusable immediately; the runtime sweeps the row.',
+      description: 'Key reusable immediately, the runtime sweeps the row.',
       entry: 'announceExpired',
       on: { CLAIM: { target: 'inProgress', actions: ['takeClaim', 'announceScheduled'] } },
     },

@@ -187,7 +187,7 @@ export const sessionTurnMachine = setup({
       },
     },
     suspended: {
-      description: 'Parked durably on a write-tool approval; pendingApproval holds the gated call.',
+      description: 'Parked durably on a write-tool approval (pendingApproval holds the gated call).',
       on: {
         // Order matters: the expired-grant row is the narrower case of an approval whose id matches.
         APPROVE: [

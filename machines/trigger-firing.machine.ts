@@ -132,7 +132,7 @@ export const triggerFiringMachine = setup({
   }),
   states: {
     accepted: {
-      description: 'The fire request passed validation; subscribers not yet resolved.',
+      description: 'The fire request passed validation, subscribers not yet resolved.',
       on: {
         FAN_OUT: [
           { guard: 'noSubscribers', target: 'recorded', actions: 'recordSubscribers' },

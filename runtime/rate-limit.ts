@@ -1,6 +1,6 @@
 // Token buckets per key and per IP; a refused request gets 429 RATE_LIMITED with Retry-After.
-import type { Clock } from '../runtime/clock.js';
-import { AppError } from '../runtime/errors.js';
+import type { Clock } from './clock.js';
+import { AppError } from './errors.js';
 
 export interface RateLimitConfig {
   /** Sustained requests per second allowed for one bucket. */

@@ -1,0 +1,64 @@
+// The load client: runs autocannon in its own process (pinned to the client core) and prints one JSON result line.
+import { createRequire } from 'node:module';
+import { announce, exitWithParent } from './child-lifecycle.js';
+import type { LoadRequest } from './scenario.js';
+
+export interface ClientJob {
+  url: string;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  request: LoadRequest;
+}
+
+export interface ClientResult {
+  reqPerSec: number;
+  p50ms: number;
+  p99ms: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  total: number;
+  /** status code -> responses */
+  statusCodes: Record<string, number>;
+}
+
+/** The part of autocannon's (untyped) API this client uses. */
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const job = JSON.parse(process.argv[2] ?? '') as ClientJob;
+// A dead runner takes the client with it (stdin lifeline); the runner also kills it by PID on its own timeout.
+exitWithParent();
+const { request } = job;
+const result = await autocannon({
+  url: job.url,
+  connections: job.connections,
+  duration: job.durationSec,
+  pipelining: 1,
+  method: request.method ?? 'GET',
+  requests: [{ method: request.method ?? 'GET', path: request.path, headers: request.headers, body: request.body }],
+  idReplacement: request.idReplacement ?? false,
+  ...(job.warmupSec > 0 ? { warmup: { connections: job.connections, duration: job.warmupSec } } : {}),
+});
+const output: ClientResult = {
+  reqPerSec: result.requests.average,
+  p50ms: result.latency.p50,
+  p99ms: result.latency.p99,
+  errors: result.errors,
+  timeouts: result.timeouts,
+  non2xx: result.non2xx,
+  total: result.requests.total,
+  statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count])),
+};
+announce(output);
+process.exit(0);

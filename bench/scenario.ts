@@ -1,0 +1,99 @@
+// The plug-in contract for benchmark scenarios: what a scenario module exports and what the runner hands it.
+
+/** One line of the results table. */
+export interface Row {
+  scenario: string;
+  /** What was measured: a server name from bench/servers/, or e.g. 'in-process' for a micro-bench. */
+  target: string;
+  /** Requests (or, for a micro-bench, operations) per second. */
+  reqPerSec: number;
+  p50ms: number;
+  p99ms: number;
+  /** reqPerSec / the baseline's reqPerSec in the same run; 1 for the baseline itself; null when there is none. */
+  ratioToBaseline: number | null;
+  /** Socket errors plus timeouts seen by the client. */
+  errors: number;
+  /** Responses with a status outside 200–299. */
+  non2xx: number;
+  /** Short remark printed in the table (e.g. that the figure is the client's ceiling). */
+  note?: string;
+}
+
+/** What a server script in bench/servers/ printed on its first stdout line once listening on 127.0.0.1. */
+export interface ServerReady {
+  port: number;
+  /** Which uWebSockets.js implementation the server process loaded (see http/uws-server.ts). */
+  uws: 'native' | 'fallback';
+  /** Secret for authenticated scenarios (the switchyard server's demo key); never written to RESULTS.md. */
+  apiKey?: string;
+  /** Settings worth recording beside the figures (e.g. durability); written to RESULTS.md. */
+  facts?: Record<string, string>;
+}
+
+/** A server started by the runner in a child process (pinned to its own core when taskset exists). */
+export interface RunningServer {
+  /** bench/servers/ module name, e.g. 'baseline-uws'. */
+  name: string;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  ready: ServerReady;
+}
+
+/** The request autocannon repeats. */
+export interface LoadRequest {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path and query, e.g. '/healthz'. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Status the runner expects from one probe request before loading (default 200): a wrong route fails fast. */
+  expectedStatus?: number;
+  /** Replace `[<id>]` in the body and headers with a fresh id per request (autocannon's idReplacement). */
+  idReplacement?: boolean;
+}
+
+/** One side of an HTTP comparison: which server to start and what to send it. */
+export interface HttpTarget {
+  /** bench/servers/<server>.ts; also the target column of the row. */
+  server: string;
+  /** Built after the server is ready, so it can use `ready.apiKey` or create state over HTTP first. */
+  request(server: RunningServer): LoadRequest | Promise<LoadRequest>;
+}
+
+/**
+ * An HTTP load scenario: the runner starts `target`'s server, loads it, stops it, then does the
+ * same for `baseline`, and fills ratioToBaseline. Servers run one at a time on the server core.
+ */
+export interface HttpScenario {
+  kind: 'http';
+  name: string;
+  target: HttpTarget;
+  baseline?: HttpTarget;
+  /** Overrides --connections for this scenario. */
+  connections?: number;
+}
+
+/** Facilities the runner lends a custom scenario. */
+export interface BenchContext {
+  /** Seconds per measurement (from --duration or --quick). */
+  durationSec: number;
+  connections: number;
+  quick: boolean;
+  /** Starts bench/servers/<name>.ts in a pinned child process; the runner stops it after the scenario, even on failure. */
+  startServer(name: string, args?: string[]): Promise<RunningServer>;
+  stopServer(server: RunningServer): Promise<void>;
+  /** Loads a 127.0.0.1 server from the pinned client process and returns its row (ratioToBaseline null). */
+  load(scenario: string, server: RunningServer, request: LoadRequest, options?: { connections?: number }): Promise<Row>;
+}
+
+/**
+ * Anything else: SSE fan-out, several servers, or a micro-bench with no HTTP at all
+ * (`run: async () => rows` ignores the context). Rows are printed in the order returned.
+ */
+export interface CustomScenario {
+  kind: 'custom';
+  name: string;
+  run(ctx: BenchContext): Promise<Row[]>;
+}
+
+export type Scenario = HttpScenario | CustomScenario;

@@ -1,0 +1,61 @@
+// Starts a bench/servers/ script on the server core, waits for its ready line, and stops it by PID.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { detectPinning, REPO_ROOT, spawnTsNode, stopChild, type Child } from './children.js';
+import type { RunningServer, ServerReady } from './scenario.js';
+
+const READY_TIMEOUT_MS = 20_000;
+const children = new WeakMap<RunningServer, Child>();
+
+export async function startServer(name: string, args: string[] = []): Promise<RunningServer> {
+  const script = join('bench', 'servers', `${name}.ts`);
+  if (!/^[a-z0-9-]+$/.test(name) || !existsSync(join(REPO_ROOT, script))) throw new Error(`no bench server named "${name}" in bench/servers/`);
+  const child = spawnTsNode(script, args, detectPinning().serverCore);
+  try {
+    const ready = await readyLine(child, name);
+    const server: RunningServer = { name, url: `http://127.0.0.1:${ready.port}`, ready };
+    children.set(server, child);
+    return server;
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+export async function stopServer(server: RunningServer): Promise<void> {
+  const child = children.get(server);
+  if (child) await stopChild(child);
+}
+
+function readyLine(child: Child, name: string): Promise<ServerReady> {
+  return new Promise((resolve, reject) => {
+    // readline keeps draining stdout after the first line, so a chatty server never blocks on a full pipe.
+    const lines = createInterface({ input: child.process.stdout! });
+    let settled = false;
+    const fail = (why: string): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      lines.close();
+      const stderr = child.stderrTail();
+      reject(new Error(`bench server ${name} ${why}${stderr ? `:\n${stderr}` : ''}`));
+    };
+    const timer = setTimeout(() => fail(`sent no ready line within ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
+    void child.exited.then((code) => fail(`exited (${code}) before it was ready`));
+    lines.once('line', (line) => {
+      let ready: Partial<ServerReady>;
+      try {
+        ready = JSON.parse(line) as Partial<ServerReady>;
+      } catch {
+        return fail(`printed a ready line that is not JSON: ${line.slice(0, 200)}`);
+      }
+      if (!Number.isInteger(ready.port) || (ready.uws !== 'native' && ready.uws !== 'fallback')) {
+        return fail('printed a ready line without { port, uws }');
+      }
+      settled = true;
+      clearTimeout(timer);
+      resolve(ready as ServerReady);
+    });
+  });
+}

@@ -1,0 +1,66 @@
+// Credential extraction for route handlers; failures follow the spec (uniform 404 on key routes).
+import { AppError, notFound } from '../runtime/errors.js';
+import type { UserPrincipal } from '../runtime/auth/principal.js';
+import type { Services } from '../runtime/services.js';
+import type { HttpRequest } from './types.js';
+
+export const SESSION_COOKIE = 'service_session';
+
+export function bearerToken(request: HttpRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header || request.headerCounts.authorization > 1) return null;
+  const match = /^Bearer ([^\s,]+)$/i.exec(header.trim());
+  return match ? match[1] : null;
+}
+
+export function cookieValue(request: HttpRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(/;\s*/)) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** `sv_` key routes: anything wrong with the key is the same 404 as an unknown id (spec rule 6). */
+export function requireApiKey(request: HttpRequest, services: Services): UserPrincipal {
+  const token = bearerToken(request);
+  const principal = token ? services.auth.apiKey(token) : null;
+  if (!principal) throw notFound();
+  services.keyLimiter.take(`key:${principal.credentialId}`);
+  return principal;
+}
+
+/** Authoring routes: an `sv_` key or an `svu_` token, with the user's current membership. */
+export function requireAuthoringCredential(request: HttpRequest, services: Services): UserPrincipal {
+  const token = bearerToken(request);
+  let principal: UserPrincipal | null = null;
+  if (token?.startsWith('sv_')) principal = services.auth.apiKey(token);
+  else if (token?.startsWith('svu_')) principal = services.auth.userToken(token);
+  if (!principal) throw notFound();
+  services.keyLimiter.take(`key:${principal.credentialId}`);
+  return principal;
+}
+
+/** Console routes: the `service_session` cookie with an organization selected; else 401. */
+export function requireConsole(request: HttpRequest, services: Services): UserPrincipal {
+  const secret = cookieValue(request, SESSION_COOKIE);
+  const session = secret ? services.auth.consoleSession(secret) : null;
+  if (!session || !session.orgId || !services.auth.isActiveMember(session.userId, session.orgId)) {
+    throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
+  }
+  services.keyLimiter.take(`console:${session.sessionId}`);
+  return { kind: 'user', via: 'console', userId: session.userId, orgId: session.orgId, credentialId: session.sessionId };
+}
+
+export function sessionCookie(secret: string, options: { secure: boolean; maxAgeSeconds: number }): string {
+  return [
+    `${SESSION_COOKIE}=${secret}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${options.maxAgeSeconds}`,
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
+}

@@ -1,0 +1,61 @@
+// Console sign-in (cookie) and the spec's POST /auth/token (cookie only -> svu_ token).
+import { z } from 'zod';
+import type { Services } from '../../runtime/services.js';
+import { SESSION_COOKIE, cookieValue, sessionCookie } from '../auth.js';
+import type { Route } from '../types.js';
+import { parseBody } from '../validate.js';
+
+const LoginBody = z.strictObject({
+  email: z.string().trim().min(3).max(320),
+  password: z.string().min(1).max(1024),
+  orgId: z.uuid().optional(),
+});
+
+const TokenResponse = z.object({ token: z.string(), expiresAt: z.iso.datetime() });
+
+export const consoleRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/console/login',
+    doc: {
+      summary: 'Sign in to the console with email and password; sets the service_session cookie.',
+      tags: ['console'],
+      body: LoginBody,
+      responses: { 200: { description: 'signed in' }, 401: { description: 'wrong email or password' } },
+    },
+    async handler(request, services) {
+      const body = parseBody(request, LoginBody);
+      const session = await services.signIn.login(body);
+      const maxAgeSeconds = Math.floor(services.config.consoleSessionTtlMs / 1000);
+      return {
+        status: 200,
+        headers: { 'set-cookie': sessionCookie(session.secret, { secure: request.secure, maxAgeSeconds }), 'cache-control': 'no-store' },
+        body: { userId: session.userId, orgId: session.orgId },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/console/logout',
+    doc: { summary: 'Sign out: deletes the console session and clears the cookie.', tags: ['console'], security: ['cookie'], responses: { 204: { description: 'signed out' } } },
+    async handler(request, services) {
+      const secret = cookieValue(request, SESSION_COOKIE);
+      if (secret) await services.signIn.logout(secret);
+      return { status: 204, headers: { 'set-cookie': sessionCookie('', { secure: request.secure, maxAgeSeconds: 0 }) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/auth/token',
+    doc: {
+      summary: 'Mint a one-hour svu_ user access token from the browser session cookie (no API key accepted).',
+      tags: ['auth'],
+      security: ['cookie'],
+      responses: { 200: { description: 'token', schema: TokenResponse }, 401: { description: 'no cookie, or no organization selected' } },
+    },
+    async handler(request, services) {
+      const issued = await services.signIn.issueUserToken(cookieValue(request, SESSION_COOKIE));
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body: issued };
+    },
+  },
+];

@@ -1,0 +1,41 @@
+// Liveness, readiness and Prometheus metrics.
+import { z } from 'zod';
+import type { Services } from '../../runtime/services.js';
+import type { Route } from '../types.js';
+import type { HttpMetrics } from '../metrics.js';
+
+export function healthRoutes(metrics: HttpMetrics): Route<Services>[] {
+  return [
+    {
+      method: 'GET',
+      path: '/healthz',
+      doc: { summary: 'Liveness: the process is serving.', tags: ['operations'], responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } } },
+      handler: () => ({ status: 200, body: { status: 'ok' } }),
+    },
+    {
+      method: 'GET',
+      path: '/readyz',
+      doc: { summary: 'Readiness: the database answers and the service is not shutting down.', tags: ['operations'], responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } },
+      handler: (_request, services) => {
+        let database = 'ok';
+        try {
+          services.store.repos.tenancy.organization('readiness-probe');
+        } catch {
+          database = 'unavailable';
+        }
+        const ready = services.ready() && database === 'ok';
+        return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not_ready', database } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      doc: { summary: 'Prometheus metrics.', tags: ['operations'], responses: { 200: { description: 'text exposition format' } } },
+      handler: async () => ({
+        status: 200,
+        headers: { 'content-type': metrics.registry.contentType },
+        body: await metrics.registry.metrics(),
+      }),
+    },
+  ];
+}

@@ -1,0 +1,20 @@
+// GET /api/v1/me: who a personal key belongs to (a cheap authenticated read for clients and benchmarks).
+import { z } from 'zod';
+import type { Services } from '../../runtime/services.js';
+import { requireApiKey } from '../auth.js';
+import type { Route } from '../types.js';
+
+const MeResponse = z.object({ userId: z.uuid(), orgId: z.uuid(), name: z.string(), email: z.string() });
+
+export const meRoutes: Route<Services>[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/me',
+    doc: { summary: 'The key owner and the organization the key acts in.', tags: ['auth'], security: ['apiKey'], responses: { 200: { description: 'owner', schema: MeResponse } } },
+    handler(request, services) {
+      const principal = requireApiKey(request, services);
+      const user = services.store.repos.tenancy.user(principal.userId);
+      return { status: 200, body: { userId: principal.userId, orgId: principal.orgId, name: user?.name ?? '', email: user?.email ?? '' } };
+    },
+  },
+];

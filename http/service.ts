@@ -1,0 +1,95 @@
+// createService: the embedding API and what the CLI runs (store + runtime + uWS server).
+import { createLogger, type Logger } from '../runtime/logger.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
+import { DEFAULT_CONFIG, type ServiceConfig } from '../runtime/config.js';
+import { createRuntime } from '../runtime/runtime.js';
+import { TokenBuckets } from '../runtime/rate-limit.js';
+import type { Services } from '../runtime/services.js';
+import { openStore, type Store } from '../storage/store.js';
+import { createKernel, type Kernel } from './kernel.js';
+import { createHttpMetrics } from './metrics.js';
+import { Router } from './router.js';
+import { allRoutes } from './routes/index.js';
+import { createUwsServer, uwsImplementation } from './uws-server.js';
+
+export interface CreateServiceOptions {
+  /** SQLite file path or ':memory:' (default: config.dbPath). */
+  dbPath?: string;
+  config?: Partial<ServiceConfig>;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface Service {
+  readonly services: Services;
+  readonly store: Store;
+  /** The transport-neutral kernel: tests and embedders can call it without a socket. */
+  readonly kernel: Kernel;
+  /** Starts serving; resolves with the bound port (pass 0 for an ephemeral one). */
+  listen(port?: number, host?: string): Promise<number>;
+  /** Graceful stop: refuse new connections, end streams, let in-flight work commit, close the DB. */
+  close(): Promise<void>;
+}
+
+export async function createService(options: CreateServiceOptions = {}): Promise<Service> {
+  const config: ServiceConfig = { ...DEFAULT_CONFIG, ...options.config, ...(options.dbPath ? { dbPath: options.dbPath } : {}) };
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = openStore({ path: config.dbPath, durability: config.durability });
+  const runtime = createRuntime({ config, clock, logger, store });
+  const metrics = createHttpMetrics();
+  const router = new Router<Services>(allRoutes(metrics));
+  const kernel = createKernel(
+    {
+      router,
+      services: runtime.services,
+      logger,
+      metrics,
+      ipLimiter: new TokenBuckets(config.ipRateLimit, clock),
+      unlimitedPaths: new Set(['/healthz', '/readyz', '/metrics']),
+    },
+    config.bodyLimitBytes,
+  );
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  const trackedKernel: Kernel = {
+    bodyLimitFor: kernel.bodyLimitFor,
+    async handle(request) {
+      inFlight += 1;
+      try {
+        return await kernel.handle(request);
+      } finally {
+        inFlight -= 1;
+        if (inFlight === 0 && drained) drained();
+      }
+    },
+  };
+  const server = createUwsServer({ kernel: trackedKernel, trustProxy: config.trustProxy, streamQueueLimit: config.streamQueueLimitBytes });
+  await runtime.start();
+  let closed = false;
+
+  return {
+    services: runtime.services,
+    store,
+    kernel: trackedKernel,
+    async listen(port = config.port, host = config.host) {
+      const bound = await server.listen(host, port);
+      logger.info({ host, port: bound, uws: uwsImplementation(), db: config.dbPath, durability: config.durability }, 'listening');
+      return bound;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      server.close();
+      await runtime.stop();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, 10_000).unref();
+        });
+      }
+      store.close();
+      logger.info('closed');
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// Console sign-in, sign-out and the short-lived user token minted from a console session.
+import type { Store } from '../../storage/store.js';
+import { HOUR, toIso, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Authenticator } from './authenticator.js';
+import { verifyPassword } from './passwords.js';
+import { hashSecret, mintSecret } from './secrets.js';
+
+export const USER_TOKEN_TTL_MS = HOUR;
+
+export interface SignInService {
+  /** Returns the cookie secret; the organization is the one asked for, or the user's only one. */
+  login(input: { email: string; password: string; orgId?: string }): Promise<{ secret: string; orgId: string | null; userId: string }>;
+  logout(secret: string): Promise<void>;
+  /** Spec "Token": cookie only; 401 UNAUTHORIZED without a usable session or with no organization selected. */
+  issueUserToken(cookieSecret: string | undefined): Promise<{ token: string; expiresAt: string }>;
+}
+
+const unauthorized = (): AppError => new AppError('UNAUTHORIZED', 'Sign in to the console first.');
+
+export function createSignInService(deps: { store: Store; clock: Clock; auth: Authenticator; sessionTtlMs: number }): SignInService {
+  const { store, clock, auth, sessionTtlMs } = deps;
+  const { tenancy, credentials } = store.repos;
+
+  return {
+    async login({ email, password, orgId }) {
+      const user = tenancy.userByEmail(email);
+      const passwordOk = await verifyPassword(password, user?.password_hash ?? null);
+      if (!user || !passwordOk || user.disabled !== 0) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
+      const memberships = tenancy.organizationsOfUser(user.id);
+      let selected: string | null = null;
+      if (orgId !== undefined) {
+        if (!memberships.some((m) => m.org_id === orgId)) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
+        selected = orgId;
+      } else if (memberships.length === 1) {
+        selected = memberships[0].org_id;
+      }
+      if (selected) {
+        const org = tenancy.organization(selected);
+        if (org?.direct_login_disabled) throw new AppError('UNAUTHORIZED', 'Direct sign-in is disabled for this organization.');
+      }
+      const secret = mintSecret('svs_');
+      const now = clock.now();
+      await store.writer.submit(() =>
+        credentials.insertConsoleSession({
+          id: newId(),
+          user_id: user.id,
+          org_id: selected,
+          token_hash: hashSecret(secret),
+          created_at: now,
+          expires_at: now + sessionTtlMs,
+        }),
+      );
+      return { secret, orgId: selected, userId: user.id };
+    },
+
+    async logout(secret) {
+      await store.writer.submit(() => credentials.deleteConsoleSession(hashSecret(secret)));
+    },
+
+    async issueUserToken(cookieSecret) {
+      if (!cookieSecret) throw unauthorized();
+      const session = auth.consoleSession(cookieSecret);
+      if (!session || !session.orgId) throw unauthorized();
+      if (!auth.isActiveMember(session.userId, session.orgId)) throw unauthorized();
+      const token = mintSecret('svu_');
+      const now = clock.now();
+      const expiresAt = now + USER_TOKEN_TTL_MS;
+      await store.writer.submit(() =>
+        credentials.insertUserToken({
+          id: newId(),
+          user_id: session.userId,
+          org_id: session.orgId as string,
+          token_hash: hashSecret(token),
+          created_at: now,
+          expires_at: expiresAt,
+        }),
+      );
+      return { token, expiresAt: toIso(expiresAt) };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// Service configuration: defaults, then environment variables (documented in README "Configuration").
+import type { RateLimitConfig } from './rate-limit.js';
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  /** SQLite file path or ':memory:'. */
+  dbPath: string;
+  durability: 'full' | 'normal';
+  logLevel: string;
+  bodyLimitBytes: number;
+  keyRateLimit: RateLimitConfig;
+  ipRateLimit: RateLimitConfig;
+  trustProxy: boolean;
+  /** Bytes a slow SSE consumer may have queued before it is disconnected. */
+  streamQueueLimitBytes: number;
+  sseHeartbeatMs: number;
+  consoleSessionTtlMs: number;
+  /** Public base URL used in links we hand out (activation links, demo curl). */
+  publicUrl: string | null;
+}
+
+export const DEFAULT_CONFIG: ServiceConfig = {
+  host: '127.0.0.1',
+  port: 8080,
+  dbPath: 'switchyard.db',
+  durability: 'full',
+  logLevel: 'info',
+  bodyLimitBytes: 1024 * 1024,
+  keyRateLimit: { ratePerSecond: 200, burst: 400 },
+  ipRateLimit: { ratePerSecond: 1000, burst: 2000 },
+  trustProxy: false,
+  streamQueueLimitBytes: 1024 * 1024,
+  sseHeartbeatMs: 25_000,
+  consoleSessionTtlMs: 12 * 3_600_000,
+  publicUrl: null,
+};
+
+function intFrom(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer`);
+  return parsed;
+}
+
+function rateFrom(value: string | undefined, name: string, fallback: RateLimitConfig): RateLimitConfig {
+  if (value === undefined || value === '') return fallback;
+  // "<per second>[/<burst>]"; 0 disables the limit.
+  const [rate, burst] = value.split('/');
+  const ratePerSecond = intFrom(rate, name, fallback.ratePerSecond);
+  return { ratePerSecond, burst: intFrom(burst, name, Math.max(1, ratePerSecond * 2)) };
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: ServiceConfig = DEFAULT_CONFIG): ServiceConfig {
+  const durability = env.SWITCHYARD_DURABILITY ?? base.durability;
+  if (durability !== 'full' && durability !== 'normal') throw new Error('SWITCHYARD_DURABILITY must be "full" or "normal"');
+  return {
+    host: env.SWITCHYARD_HOST || base.host,
+    port: intFrom(env.SWITCHYARD_PORT ?? env.PORT, 'SWITCHYARD_PORT', base.port),
+    dbPath: env.SWITCHYARD_DB || base.dbPath,
+    durability,
+    logLevel: env.SWITCHYARD_LOG_LEVEL || base.logLevel,
+    bodyLimitBytes: intFrom(env.SWITCHYARD_BODY_LIMIT_BYTES, 'SWITCHYARD_BODY_LIMIT_BYTES', base.bodyLimitBytes),
+    keyRateLimit: rateFrom(env.SWITCHYARD_RATE_LIMIT_KEY, 'SWITCHYARD_RATE_LIMIT_KEY', base.keyRateLimit),
+    ipRateLimit: rateFrom(env.SWITCHYARD_RATE_LIMIT_IP, 'SWITCHYARD_RATE_LIMIT_IP', base.ipRateLimit),
+    trustProxy: /^(1|true|yes)$/i.test(env.SWITCHYARD_TRUST_PROXY ?? String(base.trustProxy)),
+    streamQueueLimitBytes: intFrom(env.SWITCHYARD_STREAM_QUEUE_BYTES, 'SWITCHYARD_STREAM_QUEUE_BYTES', base.streamQueueLimitBytes),
+    sseHeartbeatMs: intFrom(env.SWITCHYARD_SSE_HEARTBEAT_MS, 'SWITCHYARD_SSE_HEARTBEAT_MS', base.sseHeartbeatMs),
+    consoleSessionTtlMs: base.consoleSessionTtlMs,
+    publicUrl: env.SWITCHYARD_PUBLIC_URL || base.publicUrl,
+  };
+}

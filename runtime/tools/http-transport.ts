@@ -1,0 +1,112 @@
+// Owns one outbound HTTP exchange for tools: guarded dialling, abort, response size cap, no redirects followed.
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { createGuardedLookup, DESTINATION_REFUSED, isPrivateIp } from './network-guard.js';
+
+export interface TransportRequest {
+  readonly url: URL;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Buffer;
+  readonly signal: AbortSignal;
+  readonly maxResponseBytes: number;
+  /** false: private/loopback destinations are refused, checked on the address actually dialled. */
+  readonly allowPrivateNetworks: boolean;
+}
+
+export interface TransportResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+export type TransportFailureKind = 'refused_destination' | 'aborted' | 'too_large' | 'unavailable';
+
+/** Messages are fixed per kind: a socket error's text can carry a URL, and URLs can carry secrets. */
+const MESSAGES: Readonly<Record<TransportFailureKind, string>> = {
+  refused_destination: 'The destination is a private or loopback address, which is not allowed.',
+  aborted: 'The request was aborted.',
+  too_large: 'The upstream response exceeded the size limit.',
+  unavailable: 'The upstream service could not be reached.',
+};
+
+export class TransportError extends Error {
+  constructor(readonly kind: TransportFailureKind, readonly causeCode?: string) {
+    super(MESSAGES[kind]);
+    this.name = 'TransportError';
+  }
+}
+
+function failureOf(err: NodeJS.ErrnoException, signal: AbortSignal): TransportError {
+  if (err instanceof TransportError) return err;
+  if (err.code === DESTINATION_REFUSED) return new TransportError('refused_destination');
+  if (signal.aborted || err.name === 'AbortError') return new TransportError('aborted');
+  return new TransportError('unavailable', err.code);
+}
+
+/**
+ * Sends one request. Redirects are returned, never followed: following one would carry the integration's
+ * credential headers to wherever the upstream points (fetch only drops Authorization across origins, not
+ * custom secret headers), so a caller that wants to follow must decide per hop.
+ */
+export function sendHttp(request: TransportRequest): Promise<TransportResponse> {
+  const { url, signal } = request;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new TransportError('refused_destination'));
+  if (!request.allowPrivateNetworks && isPrivateIp(url.hostname)) return Promise.reject(new TransportError('refused_destination'));
+  if (signal.aborted) return Promise.reject(new TransportError('aborted'));
+
+  const headers: Record<string, string> = { ...request.headers };
+  if (request.body !== undefined) headers['content-length'] = String(request.body.byteLength);
+  const client = url.protocol === 'https:' ? https : http;
+
+  return new Promise<TransportResponse>((resolve, reject) => {
+    let settled = false;
+    const fail = (err: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      reject(failureOf(err, signal));
+    };
+    const req = client.request(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+        port: url.port === '' ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: request.method,
+        headers,
+        signal,
+        lookup: createGuardedLookup(request.allowPrivateNetworks),
+        // A fresh connection per call: a pooled socket dialled under another policy must never be reused.
+        agent: false,
+      },
+      (res) => {
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > request.maxResponseBytes) {
+          req.destroy();
+          return fail(new TransportError('too_large'));
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.byteLength;
+          if (received > request.maxResponseBytes) {
+            req.destroy();
+            fail(new TransportError('too_large'));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('error', fail);
+        res.on('aborted', () => fail(new TransportError('unavailable')));
+        res.on('end', () => {
+          if (settled) return;
+          settled = true;
+          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) });
+        });
+      },
+    );
+    req.on('error', fail);
+    req.end(request.body);
+  });
+}

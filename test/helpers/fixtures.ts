@@ -1,0 +1,37 @@
+// Minimal tenants written straight through the repositories, for tests below the manifest layer.
+import { hashPassword } from '../../runtime/auth/passwords.js';
+import { hashSecret, hintOf, mintSecret } from '../../runtime/auth/secrets.js';
+import { newId } from '../../runtime/ids.js';
+import type { OrgRole } from '../../storage/repos/tenancy.repo.js';
+import type { Store } from '../../storage/store.js';
+
+export interface SeededUser {
+  userId: string;
+  orgId: string;
+  email: string;
+  password: string;
+  apiKey: string;
+}
+
+export async function seedUser(
+  store: Store,
+  options: { orgId?: string; orgName?: string; email?: string; password?: string; orgRole?: OrgRole } = {},
+): Promise<SeededUser> {
+  const now = Date.now();
+  const orgId = options.orgId ?? newId();
+  const email = options.email ?? `user-${newId().slice(-8)}@example.test`;
+  const password = options.password ?? 'correct horse battery';
+  const passwordHash = await hashPassword(password);
+  const apiKey = mintSecret('sv_');
+  const userId = newId();
+  store.transaction(() => {
+    const { tenancy, credentials } = store.repos;
+    if (!tenancy.organization(orgId)) {
+      tenancy.insertOrganization({ id: orgId, name: options.orgName ?? 'Org', partner_id: null, client_segment: null, direct_login_disabled: 0, rollout_flags: '{}', created_at: now });
+    }
+    tenancy.insertUser({ id: userId, email, name: email.split('@')[0], password_hash: passwordHash, disabled: 0, created_at: now });
+    tenancy.setOrgRole(orgId, userId, options.orgRole ?? 'member', now);
+    credentials.insertApiKey({ id: newId(), user_id: userId, org_id: orgId, name: 'test', key_hash: hashSecret(apiKey), hint: hintOf(apiKey), created_at: now, revoked_at: null });
+  });
+  return { userId, orgId, email, password, apiKey };
+}

@@ -1,0 +1,50 @@
+// Starts a real Switchyard service on 127.0.0.1:0 for a test, and closes it at teardown.
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { createService, type CreateServiceOptions, type Service } from '../../http/service.js';
+import { ManualClock } from '../../runtime/clock.js';
+import { DEFAULT_CONFIG, type ServiceConfig } from '../../runtime/config.js';
+import { REDACT_PATHS } from '../../runtime/logger.js';
+
+export interface TestServer {
+  service: Service;
+  url: string;
+  clock: ManualClock;
+  /** Every log line the service wrote, for secret-leak assertions. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+export async function startTestServer(
+  t: Teardown,
+  options: { config?: Partial<ServiceConfig>; dbPath?: string; clock?: ManualClock } & Omit<CreateServiceOptions, 'config' | 'clock' | 'logger'> = {},
+): Promise<TestServer> {
+  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const service = await createService({
+    dbPath: options.dbPath ?? ':memory:',
+    clock,
+    logger,
+    config: {
+      ...DEFAULT_CONFIG,
+      keyRateLimit: { ratePerSecond: 0, burst: 0 },
+      ipRateLimit: { ratePerSecond: 0, burst: 0 },
+      ...options.config,
+    },
+  });
+  const port = await service.listen(0, '127.0.0.1');
+  const close = () => service.close();
+  t.teardown(close);
+  return { service, url: `http://127.0.0.1:${port}`, clock, logs, close };
+}
