@@ -1,5 +1,6 @@
 // Child processes of a bench run: spawning them pinned to a core, and killing every one by PID, even on failure.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -43,7 +44,7 @@ export function spawnTsNode(script: string, args: string[], core: number | null)
   const nodeArgs = [process.execPath, '--import', 'tsx', script, ...args];
   const [command, ...commandArgs] = core === null ? nodeArgs : ['taskset', '-c', String(core), ...nodeArgs];
   // Test-runner hooks in NODE_OPTIONS (tap's process tracking) must not ride along into measured processes.
-  const env = { ...process.env, NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
   delete env.NODE_OPTIONS;
   // stdin stays an open pipe: the children exit when it closes, so even a SIGKILLed runner leaves no orphan.
   const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -71,9 +72,9 @@ export function spawnTsNode(script: string, args: string[], core: number | null)
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
 export async function stopChild(child: Child, graceMs = 3000): Promise<void> {
   if (!live.has(child.pid)) return;
-  process.kill(child.pid, 'SIGTERM');
+  signal(child.pid, 'SIGTERM');
   const timer = setTimeout(() => {
-    if (live.has(child.pid)) process.kill(child.pid, 'SIGKILL');
+    if (live.has(child.pid)) signal(child.pid, 'SIGKILL');
   }, graceMs);
   await child.exited;
   clearTimeout(timer);
@@ -81,14 +82,16 @@ export async function stopChild(child: Child, graceMs = 3000): Promise<void> {
 
 /** Synchronous last resort for process exit: every child this run started, by PID. */
 export function killAllChildren(): void {
-  for (const pid of live.keys()) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone between its exit and our bookkeeping.
-    }
-  }
+  for (const pid of live.keys()) signal(pid, 'SIGKILL');
   live.clear();
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone: it exited before its 'exit' event reached our bookkeeping.
+  }
 }
 
 let hooked = false;
@@ -98,10 +101,10 @@ export function killChildrenOnExit(): void {
   if (hooked) return;
   hooked = true;
   process.once('exit', killAllChildren);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(name, () => {
       killAllChildren();
-      process.exit(130);
+      process.exit(128 + os.constants.signals[name]);
     });
   }
 }

@@ -11,7 +11,7 @@ export interface Row {
   p99ms: number;
   /** reqPerSec / the baseline's reqPerSec in the same run; 1 for the baseline itself; null when there is none. */
   ratioToBaseline: number | null;
-  /** Socket errors plus timeouts seen by the client. */
+  /** Client-side errors: socket errors and timeouts, as autocannon counts them. */
   errors: number;
   /** Responses with a status outside 200–299. */
   non2xx: number;
@@ -48,7 +48,7 @@ export interface LoadRequest {
   body?: string;
   /** Status the runner expects from one probe request before loading (default 200): a wrong route fails fast. */
   expectedStatus?: number;
-  /** Replace `[<id>]` in the body and headers with a fresh id per request (autocannon's idReplacement). */
+  /** Replace `[<id>]` anywhere in the request (headers, body) with a fresh unique id each time (autocannon's idReplacement). */
   idReplacement?: boolean;
 }
 

@@ -6,6 +6,7 @@ import { createRuntime } from '../runtime/runtime.js';
 import { TokenBuckets } from '../runtime/rate-limit.js';
 import type { Services } from '../runtime/services.js';
 import { openStore, type Store } from '../storage/store.js';
+import { defaultMasterKeyFileFor, loadKeyRing, type KeyRing } from '../runtime/vault/index.js';
 import { createKernel, type Kernel } from './kernel.js';
 import { createHttpMetrics } from './metrics.js';
 import { Router } from './router.js';
@@ -18,6 +19,10 @@ export interface CreateServiceOptions {
   config?: Partial<ServiceConfig>;
   clock?: Clock;
   logger?: Logger;
+  /** Master keys for envelope encryption; default: SWITCHYARD_MASTER_KEYS / _FILE, else a 0600 file beside the DB. */
+  keyRing?: KeyRing;
+  /** Environment to read master-key settings from (default: process.env). */
+  env?: Record<string, string | undefined>;
 }
 
 export interface Service {
@@ -35,8 +40,9 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   const config: ServiceConfig = { ...DEFAULT_CONFIG, ...options.config, ...(options.dbPath ? { dbPath: options.dbPath } : {}) };
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
+  const keyRing = options.keyRing ?? loadMasterKeys(config.dbPath, options.env ?? process.env, logger);
   const store = openStore({ path: config.dbPath, durability: config.durability });
-  const runtime = createRuntime({ config, clock, logger, store });
+  const runtime = createRuntime({ config, clock, logger, store, keyRing });
   const metrics = createHttpMetrics();
   const router = new Router<Services>(allRoutes(metrics));
   const kernel = createKernel(
@@ -92,4 +98,12 @@ export async function createService(options: CreateServiceOptions = {}): Promise
       logger.info('closed');
     },
   };
+}
+
+function loadMasterKeys(dbPath: string, env: Record<string, string | undefined>, logger: Logger): KeyRing {
+  const file = defaultMasterKeyFileFor(dbPath);
+  const loaded = loadKeyRing({ env, fallback: file ? { kind: 'file', path: file } : { kind: 'ephemeral' } });
+  for (const warning of loaded.warnings) logger.warn({ source: loaded.source }, warning);
+  logger.info({ source: loaded.source, path: loaded.path }, 'master keys loaded');
+  return loaded.ring;
 }

@@ -7,12 +7,14 @@ import type { ServiceConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { TokenBuckets } from './rate-limit.js';
 import type { Services } from './services.js';
+import type { KeyRing } from './vault/index.js';
 
 export interface RuntimeDeps {
   config: ServiceConfig;
   clock: Clock;
   logger: Logger;
   store: Store;
+  keyRing: KeyRing;
 }
 
 export interface Runtime {
@@ -24,7 +26,7 @@ export interface Runtime {
 }
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
-  const { config, clock, logger, store } = deps;
+  const { config, clock, logger, store, keyRing } = deps;
   const auth = createAuthenticator(store, clock);
   let ready = false;
   const services: Services = {
@@ -33,6 +35,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     logger,
     store,
     auth,
+    keyRing,
     signIn: createSignInService({ store, clock, auth, sessionTtlMs: config.consoleSessionTtlMs }),
     keyLimiter: new TokenBuckets(config.keyRateLimit, clock),
     ready: () => ready,

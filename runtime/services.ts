@@ -6,6 +6,7 @@ import type { SignInService } from './auth/sign-in.js';
 import type { Clock } from './clock.js';
 import type { ServiceConfig } from './config.js';
 import type { Logger } from './logger.js';
+import type { KeyRing } from './vault/index.js';
 
 export interface CoreServices {
   config: ServiceConfig;
@@ -13,6 +14,8 @@ export interface CoreServices {
   logger: Logger;
   store: Store;
   auth: Authenticator;
+  /** Master keys that wrap every sealed secret (caller grants, connection secrets). */
+  keyRing: KeyRing;
   signIn: SignInService;
   keyLimiter: TokenBuckets;
   /** False while booting or shutting down: /readyz answers 503. */

@@ -60,52 +60,52 @@ export function sendHttp(request: TransportRequest): Promise<TransportResponse> 
   if (request.body !== undefined) headers['content-length'] = String(request.body.byteLength);
   const client = url.protocol === 'https:' ? https : http;
 
+  const options: http.RequestOptions = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port === '' ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    method: request.method,
+    headers,
+    signal,
+    lookup: createGuardedLookup(request.allowPrivateNetworks),
+    // A fresh connection per call: a pooled socket dialled under another policy must never be reused.
+    agent: false,
+  };
+
   return new Promise<TransportResponse>((resolve, reject) => {
     let settled = false;
     const fail = (err: NodeJS.ErrnoException) => {
       if (settled) return;
       settled = true;
+      req?.destroy();
       reject(failureOf(err, signal));
     };
-    const req = client.request(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-        port: url.port === '' ? undefined : Number(url.port),
-        path: `${url.pathname}${url.search}`,
-        method: request.method,
-        headers,
-        signal,
-        lookup: createGuardedLookup(request.allowPrivateNetworks),
-        // A fresh connection per call: a pooled socket dialled under another policy must never be reused.
-        agent: false,
-      },
-      (res) => {
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > request.maxResponseBytes) {
-          req.destroy();
-          return fail(new TransportError('too_large'));
-        }
-        const chunks: Buffer[] = [];
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.byteLength;
-          if (received > request.maxResponseBytes) {
-            req.destroy();
-            fail(new TransportError('too_large'));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('error', fail);
-        res.on('aborted', () => fail(new TransportError('unavailable')));
-        res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) });
-        });
-      },
-    );
+    const onResponse = (res: http.IncomingMessage) => {
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > request.maxResponseBytes) return fail(new TransportError('too_large'));
+      const chunks: Buffer[] = [];
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.byteLength;
+        if (received > request.maxResponseBytes) return fail(new TransportError('too_large'));
+        chunks.push(chunk);
+      });
+      res.on('error', fail);
+      res.on('aborted', () => fail(new TransportError('unavailable')));
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) });
+      });
+    };
+    let req: http.ClientRequest | undefined;
+    try {
+      req = client.request(options, onResponse);
+    } catch (err) {
+      // Invalid header names/values are refused synchronously by node:http before anything is sent.
+      return fail(err as NodeJS.ErrnoException);
+    }
     req.on('error', fail);
     req.end(request.body);
   });

@@ -17,7 +17,8 @@ const NO_NEWLINE = /^[^\r\n]*$/;
 // without replacing its prototype). The spec says unknown keys are rejected, not stripped, so such a key
 // is refused explicitly here instead of vanishing together with whatever unvalidated value it carried.
 function rejectProtoKey<T extends z.ZodType>(record: T, what: string) {
-  return z.preprocess((value: unknown, ctx) => {
+  // Typing the callback's input keeps z.input<> of the schema precise (preprocess otherwise makes it unknown).
+  return z.preprocess((value: z.input<T>, ctx) => {
     if (value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, '__proto__')) {
       ctx.addIssue({ code: 'custom', message: `"__proto__" is not allowed as ${what}`, input: undefined });
     }

@@ -43,6 +43,12 @@ function setting(env: LoadKeyRingOptions['env'], name: string): string | undefin
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
+/**
+ * Resolution order: `SWITCHYARD_MASTER_KEYS` (`id:base64,id:base64`), else `SWITCHYARD_MASTER_KEY_FILE`
+ * (one `id:base64` per line), else the fallback; setting both is refused as ambiguous. Generate a key
+ * with `openssl rand -base64 32`. Rotation: put the new key first and keep the old ones after it until
+ * every grant sealed under them has settled or been rewrapped (GrantEnvelope.rewrapGrant); then drop them.
+ */
 export function loadKeyRing(options: LoadKeyRingOptions): LoadedKeyRing {
   const listed = setting(options.env, MASTER_KEYS_ENV);
   const file = setting(options.env, MASTER_KEY_FILE_ENV);

@@ -5,6 +5,7 @@ import {
   CALLER_CREDENTIAL_EXPIRED,
   decisionRefusal,
   sessionTurnMachine,
+  type DecisionEvent,
   type SessionTurnEmitted,
   type SessionTurnEvent,
 } from '../../machines/session-turn.machine.js';
@@ -80,7 +81,7 @@ t.test('approval with a matching or absent approvalId queues the resume with edi
 
 t.test('a stale approvalId is refused (409) without a transition, for approve and reject alike', async (t) => {
   const { actor, emitted } = suspended();
-  const stale: SessionTurnEvent[] = [
+  const stale: DecisionEvent[] = [
     { type: 'APPROVE', now: T0 + 10, approvalId: 'appr-0', replacementCredentials: false },
     { type: 'REJECT', now: T0 + 10, approvalId: 'appr-0' },
   ];
@@ -124,7 +125,7 @@ t.test('caller grant expiry: the gated call resumes as CALLER_CREDENTIAL_EXPIRED
   t.match(replaced.context.lastDecision, { gatedCallError: null, replacementCredentials: true }, 'supplied credentials replace the expired grant');
 
   const { actor } = suspended(expiresAt);
-  const staleAfterExpiry: SessionTurnEvent = { type: 'APPROVE', now: expiresAt + 1, approvalId: 'appr-0', replacementCredentials: false };
+  const staleAfterExpiry: DecisionEvent = { type: 'APPROVE', now: expiresAt + 1, approvalId: 'appr-0', replacementCredentials: false };
   t.equal(decisionRefusal(actor.getSnapshot(), staleAfterExpiry), 'stale-approval-id', 'expiry does not excuse a stale id');
 
   const noGrant = suspended(null);

@@ -1,0 +1,81 @@
+// Loads one running server from the pinned autocannon child and turns its result into a table row.
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { detectPinning, spawnTsNode, stopChild } from './children.js';
+import type { ClientJob, ClientResult } from './autocannon-child.js';
+import type { LoadRequest, Row, RunningServer } from './scenario.js';
+
+/** PERF-NOTES: one autocannon core tops out near 80k req/s; above ~60k a figure is the client's, not the server's. */
+export const CLIENT_BOUND_REQ_PER_SEC = 60_000;
+const PROBE_TIMEOUT_MS = 5_000;
+/** Client start-up and result hand-back on top of warm-up + duration before the client is killed. */
+const CLIENT_SLACK_MS = 20_000;
+
+export interface LoadOptions {
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+}
+
+export async function loadServer(scenario: string, server: RunningServer, request: LoadRequest, options: LoadOptions): Promise<Row> {
+  const url = new URL(request.path, server.url);
+  if (url.hostname !== '127.0.0.1') throw new Error(`load tests run only against 127.0.0.1, not ${url.hostname}`);
+  await probe(url, request);
+  const job: ClientJob = { url: server.url, connections: options.connections, durationSec: options.durationSec, warmupSec: options.warmupSec, request };
+  const result = await runClient(job);
+  const unexpected = Object.entries(result.statusCodes).filter(([code]) => Number(code) !== (request.expectedStatus ?? 200));
+  const notes = [
+    result.reqPerSec > CLIENT_BOUND_REQ_PER_SEC ? 'client-bound' : '',
+    result.timeouts > 0 ? `${result.timeouts} timeouts` : '',
+    unexpected.length > 0 ? `unexpected ${unexpected.map(([code, count]) => `${code}×${count}`).join(' ')}` : '',
+  ].filter(Boolean);
+  return {
+    scenario,
+    target: server.name,
+    reqPerSec: result.reqPerSec,
+    p50ms: result.p50ms,
+    p99ms: result.p99ms,
+    ratioToBaseline: null,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+  };
+}
+
+/** One request before the load: a wrong route, key or seed fails here instead of producing a fast table of 404s. */
+async function probe(url: URL, request: LoadRequest): Promise<void> {
+  const expected = request.expectedStatus ?? 200;
+  const id = randomUUID();
+  const fresh = (text: string): string => (request.idReplacement ? text.replaceAll('[<id>]', id) : text);
+  const response = await fetch(url, {
+    method: request.method ?? 'GET',
+    headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name, fresh(value)])),
+    body: request.body === undefined ? undefined : fresh(request.body),
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  if (response.status !== expected) {
+    throw new Error(`probe ${request.method ?? 'GET'} ${url.pathname} answered ${response.status}, expected ${expected}: ${text.slice(0, 300)}`);
+  }
+}
+
+async function runClient(job: ClientJob): Promise<ClientResult> {
+  const child = spawnTsNode('bench/autocannon-child.ts', [JSON.stringify(job)], detectPinning().clientCore);
+  const limitMs = (job.warmupSec + job.durationSec) * 1000 + CLIENT_SLACK_MS;
+  const timer = setTimeout(() => void stopChild(child, 1000), limitMs);
+  try {
+    const lines = createInterface({ input: child.process.stdout! });
+    const first = new Promise<string | null>((resolve) => {
+      lines.once('line', resolve);
+      lines.once('close', () => resolve(null));
+    });
+    const [line, code] = await Promise.all([first, child.exited]);
+    if (line === null || code !== 0) {
+      throw new Error(`autocannon client failed (exit ${code}${code === 'SIGTERM' ? `, killed after ${limitMs / 1000} s` : ''}): ${child.stderrTail()}`);
+    }
+    return JSON.parse(line) as ClientResult;
+  } finally {
+    clearTimeout(timer);
+    await stopChild(child);
+  }
+}

@@ -1,0 +1,14 @@
+// `npm run bench`: the scenario list (a new scenario module is one import and one entry here) and the entry point.
+import { runBench } from './runner.js';
+import type { Scenario } from './scenario.js';
+import { authReadMeScenario } from './scenarios/auth-read.scenario.js';
+import { healthzScenario } from './scenarios/healthz.scenario.js';
+
+const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario];
+
+try {
+  process.exitCode = await runBench(SCENARIOS, process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 2;
+}

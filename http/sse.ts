@@ -1,0 +1,111 @@
+// Server-Sent Events for the agent session stream: frame format, heartbeat, and the snapshot -> replay -> live reply.
+import type { Clock } from '../runtime/clock.js';
+import type { SessionEventBus, SessionSubscription } from '../runtime/events/event-bus.js';
+import { redactCredentialMaterial } from '../runtime/events/redact-payload.js';
+import { envelope, type SessionEventEnvelope, type SnapshotPayload } from '../runtime/events/session-event.js';
+import type { HttpRequest, StreamReply } from './types.js';
+
+/** Spec "Limits": `retry: 2000`, heartbeat comment every 25 seconds. */
+export const SSE_RETRY_MS = 2000;
+export const SSE_HEARTBEAT_MS = 25_000;
+export const HEARTBEAT_FRAME = ': hb\n\n';
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  // Reverse proxies (nginx) buffer responses unless told not to; a buffered stream is a dead stream.
+  'x-accel-buffering': 'no',
+});
+
+export interface SseReplyOptions {
+  sessionId: string;
+  /** The raw `Last-Event-ID` header (see `lastEventIdOf`); absent or empty means a fresh stream. */
+  lastEventId?: string | null;
+  /** Authoritative state read when the stream opens; access checks belong in the route, before sseReply. */
+  snapshot: () => SnapshotPayload;
+  bus: SessionEventBus;
+  clock: Clock;
+  heartbeatMs?: number;
+  /** Reconnect delay announced to the client; the spec fixes 2000, tests shorten it. */
+  retryMs?: number;
+  headers?: Record<string, string>;
+  /** The snapshot callback threw: the stream is ended and the client reconnects after `retry`. */
+  onError?: (error: unknown) => void;
+}
+
+// Every subscriber of a session receives the same frozen envelope objects: serialise each one once.
+const frames = new WeakMap<SessionEventEnvelope, string>();
+
+/**
+ * `id: <seq>` + one `data:` line (JSON never contains a raw newline). No `event:` line, on purpose: EventSource
+ * `onmessage` only sees unnamed frames, and the type is already in the envelope (docs/events.md "Frames").
+ */
+export function sseFrame(env: SessionEventEnvelope): string {
+  let frame = frames.get(env);
+  if (frame === undefined) {
+    frame = `id: ${env.seq}\ndata: ${JSON.stringify(env)}\n\n`;
+    frames.set(env, frame);
+  }
+  return frame;
+}
+
+/** null for absent/empty; NaN for anything but a decimal seq (the bus answers that with stream.reset). */
+export function parseLastEventId(raw: string | null | undefined): number | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  return /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+}
+
+export function lastEventIdOf(request: HttpRequest): string | null {
+  return request.headers['last-event-id'] ?? null;
+}
+
+/** retry -> snapshot (id = stream position) -> replay after Last-Event-ID or stream.reset -> live, with heartbeats. */
+export function sseReply(options: SseReplyOptions): StreamReply {
+  const { sessionId, bus, clock } = options;
+  const retryMs = options.retryMs ?? SSE_RETRY_MS;
+  const heartbeatMs = options.heartbeatMs ?? SSE_HEARTBEAT_MS;
+  return {
+    status: 200,
+    headers: { ...SSE_HEADERS, ...options.headers },
+    open(sink) {
+      if (sink.closed) return;
+      let subscription: SessionSubscription | null = null;
+      let heartbeat: NodeJS.Timeout | null = null;
+      const stop = (): void => {
+        if (heartbeat) clearInterval(heartbeat);
+        heartbeat = null;
+        subscription?.unsubscribe();
+        subscription = null;
+      };
+      // write() is false once the adapter closed a too-slow client; it reconnects with Last-Event-ID.
+      const send = (chunk: string): void => {
+        if (!sink.write(chunk)) stop();
+      };
+      sink.onClose(stop);
+      try {
+        // Subscribe and snapshot in the same synchronous step, so the snapshot matches `latestSeq` exactly.
+        // The bus never calls the listener inline, so the snapshot is always the first frame.
+        subscription = bus.subscribe(sessionId, parseLastEventId(options.lastEventId), (events) => send(events.map(sseFrame).join('')));
+        const state = redactCredentialMaterial(options.snapshot());
+        // The id is the stream position: a reconnect from here replays exactly what follows it.
+        const snapshot = envelope(sessionId, subscription.startSeq, clock.now(), {
+          type: 'snapshot',
+          turn: state.turn,
+          pendingApproval: state.pendingApproval,
+          pendingApprovalId: state.pendingApprovalId,
+          latestSeq: subscription.latestSeq,
+        });
+        send(`retry: ${retryMs}\n\n${sseFrame(snapshot)}`);
+      } catch (error) {
+        stop();
+        options.onError?.(error);
+        sink.end();
+        return;
+      }
+      if (sink.closed) return stop();
+      heartbeat = setInterval(() => send(HEARTBEAT_FRAME), heartbeatMs);
+      heartbeat.unref();
+    },
+  };
+}

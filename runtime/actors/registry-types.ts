@@ -1,0 +1,98 @@
+// Public types of the actor registry: kinds, steps (one committed state change) and moves.
+import type { Actor, AnyStateMachine, EmittedFrom, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
+import type { UnitOfWork } from '../../storage/group-commit.js';
+import type { ActorFailure } from './actor-failure.js';
+
+/** Kind name -> machine, so registry calls keyed by kind are typed. The default accepts any kind. */
+export type MachineMap = Record<string, AnyStateMachine>;
+
+export interface ActorKindOptions<M extends AnyStateMachine> {
+  /** The machine with its effects bound (`machine.provide(...)`); its actions run only after the step commits. */
+  machine: M;
+  /** The machine module's MACHINE_VERSION; a snapshot written under another version is not restored. */
+  version: number;
+  /** After commit, when a step brought the actor to a final state (it is then dropped from memory). */
+  onSettled?: (settled: { id: string; snapshot: SnapshotFrom<M> }) => void;
+  /**
+   * The owner records why the actor's work failed (restarts exhausted, unrestorable snapshot). Called outside
+   * the actor's lock, so it may drive the actor (`transition(id, FAIL)`) or retire its row; must be idempotent.
+   */
+  onFailure: (failure: ActorFailure) => void | Promise<void>;
+}
+
+/** One state change of one actor, as computed before commit and handed to the effects of its unit of work. */
+export interface ActorStep<M extends AnyStateMachine = AnyStateMachine> {
+  readonly kind: string;
+  readonly id: string;
+  /** The state before the event; null when this step spawned the actor. */
+  readonly before: SnapshotFrom<M> | null;
+  /** The state the step commits. */
+  readonly snapshot: SnapshotFrom<M>;
+  /** What the machine emitted (`emit(...)`) on the way: the facts the effects write rows for. */
+  readonly emitted: readonly EmittedFrom<M>[];
+  /** False when the machine ignored the event: no snapshot is written and the live actor is not sent it. */
+  readonly changed: boolean;
+}
+
+export interface TransitionMove<N extends string, M extends AnyStateMachine> {
+  readonly kind: N;
+  readonly id: string;
+  readonly event: EventFromLogic<M>;
+}
+
+export interface SpawnMove<N extends string, M extends AnyStateMachine> {
+  readonly kind: N;
+  readonly id: string;
+  readonly input: InputFrom<M>;
+  /** An event applied right after the initial state, in the same step (e.g. OPEN on a fresh turn). */
+  readonly event?: EventFromLogic<M>;
+}
+
+export type MoveOf<K extends MachineMap> = {
+  [N in keyof K & string]: TransitionMove<N, K[N]> | SpawnMove<N, K[N]>;
+}[keyof K & string];
+
+/** A registered kind, bound: the same operations as the registry's, without repeating the kind. */
+export interface ActorKindHandle<M extends AnyStateMachine> {
+  readonly kind: string;
+  get(id: string): Actor<M> | undefined;
+  peek(id: string): SnapshotFrom<M> | undefined;
+  spawn<T = ActorStep<M>>(id: string, input: InputFrom<M>, options?: SpawnOptions<M, T>): Promise<T>;
+  transition<T = ActorStep<M>>(id: string, event: EventFromLogic<M>, effects?: (step: ActorStep<M>) => T): Promise<T>;
+  persist(id: string): UnitOfWork<void>;
+  retire(id: string): UnitOfWork<boolean>;
+}
+
+export interface SpawnOptions<M extends AnyStateMachine, T> {
+  event?: EventFromLogic<M>;
+  effects?: (step: ActorStep<M>) => T;
+}
+
+export interface ActorRegistry<K extends MachineMap = MachineMap> {
+  register<N extends keyof K & string, M extends K[N]>(kind: N, options: ActorKindOptions<M>): ActorKindHandle<M>;
+  /** The live actor, rehydrated from its snapshot if not resident; undefined when no row exists. For reading. */
+  get<N extends keyof K & string>(kind: N, id: string): Actor<K[N]> | undefined;
+  /** The current snapshot without making the actor resident (boot recovery, listings). */
+  peek<N extends keyof K & string>(kind: N, id: string): SnapshotFrom<K[N]> | undefined;
+  /** Creates the actor; its first snapshot commits with `effects`. Rejects CONFLICT when the id exists. */
+  spawn<N extends keyof K & string, T = ActorStep<K[N]>>(kind: N, id: string, input: InputFrom<K[N]>, options?: SpawnOptions<K[N], T>): Promise<T>;
+  /** Applies `event`: next state + effects() commit together, then the live actor moves; resolves after commit. */
+  transition<N extends keyof K & string, T = ActorStep<K[N]>>(
+    kind: N,
+    id: string,
+    event: EventFromLogic<K[N]>,
+    effects?: (step: ActorStep<K[N]>) => T,
+  ): Promise<T>;
+  /** Several actors' steps in one unit of work (e.g. a claim and the firing it guards): all commit or none. */
+  transact<T>(moves: readonly MoveOf<K>[], effects: (steps: readonly ActorStep[]) => T): Promise<T>;
+  /** Writes the live actor's current snapshot; run it inside your own unit of work. No-op when not resident. */
+  persist(kind: keyof K & string, id: string): UnitOfWork<void>;
+  /** Marks the row 'failed' (kept as evidence, skipped by boot recovery, never rehydrated); run in your unit. */
+  retire(kind: keyof K & string, id: string): UnitOfWork<boolean>;
+  /** Drops actors idle for longer than `idleMs`; runs on its own (clock changes or an interval), exposed for tests. */
+  passivateIdle(): number;
+  readonly residentCount: number;
+  /** Registered kind names (boot recovery walks them). */
+  kinds(): string[];
+  close(): void;
+}

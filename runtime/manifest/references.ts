@@ -1,0 +1,279 @@
+// Owns the manifest's cross-reference rules: every ref names something that exists, nothing is declared twice.
+import type { AgentManifest, TemplateAgentManifest } from './agent.schema.js';
+import type { FlowManifest, FlowStep, TemplateFlowManifest } from './flow.schema.js';
+import type { IntegrationDefinition, ToolDefinition } from './integration.schema.js';
+import { formatPath, type ManifestIssue } from './manifest-error.js';
+import type { OrganizationManifest } from './organization.schema.js';
+import type { PartnerManifest } from './partner.schema.js';
+import { integrationOfTool, procedureToolRefs } from './tool-refs.js';
+import type { WorkspaceManifest } from './workspace.schema.js';
+
+/** Integrations a manifest may name besides its own (e.g. built-ins already in the catalog), by id. */
+export type IntegrationCatalog = ReadonlyMap<string, IntegrationDefinition>;
+
+type Path = readonly (string | number)[];
+
+const TEMPLATE = /\{\{([^}]*)\}\}/g;
+const STEP_REFERENCE = /\bsteps\.([A-Za-z_][A-Za-z0-9_]*)/g;
+
+class Checker {
+  readonly issues: ManifestIssue[] = [];
+  readonly integrations = new Map<string, IntegrationDefinition>();
+  readonly tools = new Map<string, ToolDefinition>();
+
+  fail(path: Path, message: string): void {
+    this.issues.push({ path: formatPath(path), message });
+  }
+
+  addIntegration(definition: IntegrationDefinition): void {
+    this.integrations.set(definition.id, definition);
+    for (const tool of definition.tools) this.tools.set(tool.name, tool);
+  }
+
+  /** Each binding names a known integration. */
+  bindings(path: Path, bindings: Readonly<Record<string, string>> | undefined): void {
+    for (const integrationId of Object.keys(bindings ?? {})) {
+      if (!this.integrations.has(integrationId)) this.fail([...path, 'bindings', integrationId], `no integration "${integrationId}"`);
+    }
+  }
+
+  /** Setup rules that hold wherever an agent is declared. */
+  agentSetup(path: Path, agent: AgentManifest | TemplateAgentManifest): void {
+    this.bindings(path, agent.bindings);
+    const bound = new Set(Object.keys(agent.bindings ?? {}));
+    agent.setup.approvalTools.forEach((tool, k) => {
+      const at = [...path, 'setup', 'approvalTools', k];
+      if (!this.tools.has(tool)) this.fail(at, `no tool "${tool}" in any known integration`);
+      else if (!bound.has(integrationOfTool(tool))) this.fail(at, `"${tool}" is not a tool of an integration this agent binds`);
+    });
+    // Publishing runs the verifier; an unknown `#tool` would make the published revision unusable.
+    if (agent.publish) {
+      for (const tool of procedureToolRefs(agent.setup.procedure)) {
+        if (!this.tools.has(tool)) this.fail([...path, 'setup', 'procedure'], `references unknown tool "#${tool}"`);
+      }
+    }
+  }
+
+  flowGraph(path: Path, flow: FlowManifest | TemplateFlowManifest): void {
+    this.bindings(path, flow.bindings);
+    const ids = new Map<string, string>();
+    const templates: Array<{ path: Path; text: string }> = [];
+    const walk = (steps: readonly FlowStep[], at: Path): void => {
+      steps.forEach((step, k) => {
+        const stepPath = [...at, k];
+        const first = ids.get(step.id);
+        if (first !== undefined) this.fail([...stepPath, 'id'], `duplicate step id "${step.id}" (first at ${first})`);
+        else ids.set(step.id, formatPath(stepPath));
+        if ('tool' in step) {
+          if (!this.tools.has(step.tool)) this.fail([...stepPath, 'tool'], `no tool "${step.tool}" in any known integration`);
+          collectStrings(step.args, [...stepPath, 'args'], templates);
+        } else {
+          templates.push({ path: [...stepPath, 'if'], text: step.if });
+          walk(step.then, [...stepPath, 'then']);
+          if (step.else !== undefined) walk(step.else, [...stepPath, 'else']);
+        }
+      });
+    };
+    walk(flow.steps, [...path, 'steps']);
+    collectStrings(flow.output, [...path, 'output'], templates);
+    for (const template of templates) {
+      for (const expression of template.text.matchAll(TEMPLATE)) {
+        for (const reference of expression[1]!.matchAll(STEP_REFERENCE)) {
+          if (!ids.has(reference[1]!)) this.fail(template.path, `refers to unknown step "${reference[1]}"`);
+        }
+      }
+    }
+  }
+}
+
+function collectStrings(value: unknown, path: Path, out: Array<{ path: Path; text: string }>): void {
+  if (typeof value === 'string') out.push({ path, text: value });
+  else if (Array.isArray(value)) value.forEach((item, i) => collectStrings(item, [...path, i], out));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) collectStrings(item, [...path, key], out);
+  }
+}
+
+function checkOrganization(c: Checker, org: OrganizationManifest, P: Path): void {
+  const users = new Map(org.users.map((u) => [u.ref, u]));
+  const domains = new Map(org.domains.map((d) => [d.ref, d]));
+  const connections = new Map(org.connections.map((x) => [x.ref, x]));
+  const modules = new Map(org.knowledge.modules.map((m) => [m.ref, m]));
+  const automations = new Set([...org.agents.map((a) => a.ref), ...org.flows.map((f) => f.ref)]);
+  const articles = new Map(org.knowledge.bases.flatMap((base) => base.articles.map((article) => [article.ref, { article, base }] as const)));
+  const needDomain = (path: Path, ref: string | undefined): void => {
+    if (ref !== undefined && !domains.has(ref)) c.fail(path, `no domain "${ref}" in this organization`);
+  };
+
+  org.domains.forEach((domain, d) => {
+    const seen = new Set<string>();
+    domain.members.forEach((member, k) => {
+      const at = [...P, 'domains', d, 'members', k, 'user'];
+      if (!users.has(member.user)) c.fail(at, `no user "${member.user}" in this organization`);
+      else if (seen.has(member.user)) c.fail(at, `duplicate member "${member.user}"`);
+      seen.add(member.user);
+    });
+    domain.approvalPolicy?.approvers.forEach((approver, k) => {
+      if (!users.has(approver)) c.fail([...P, 'domains', d, 'approvalPolicy', 'approvers', k], `no user "${approver}" in this organization`);
+    });
+  });
+
+  org.connections.forEach((connection, k) => {
+    const at = [...P, 'connections', k];
+    needDomain([...at, 'domain'], connection.domain);
+    const integration = c.integrations.get(connection.integration);
+    if (integration === undefined) return c.fail([...at, 'integration'], `no integration "${connection.integration}"`);
+    if (connection.secret?.token !== undefined && integration.auth?.token === undefined) {
+      c.fail([...at, 'secret', 'token'], `integration "${integration.id}" takes no token`);
+    }
+    const declared = new Set((integration.auth?.fields ?? []).map((f) => f.name));
+    for (const field of Object.keys(connection.secret?.fields ?? {})) {
+      if (!declared.has(field)) c.fail([...at, 'secret', 'fields', field], `integration "${integration.id}" declares no field "${field}"`);
+    }
+  });
+
+  org.agents.forEach((agent, k) => {
+    const at = [...P, 'agents', k];
+    needDomain([...at, 'domain'], agent.domain);
+    c.agentSetup(at, agent);
+    agent.knowledge?.modules?.forEach((ref, m) => {
+      const module = modules.get(ref);
+      const where = [...at, 'knowledge', 'modules', m];
+      if (module === undefined) c.fail(where, `no knowledge module "${ref}" in this organization`);
+      else if (module.kind === 'domain' && module.domain !== agent.domain) c.fail(where, `module "${ref}" belongs to another domain`);
+    });
+  });
+
+  org.flows.forEach((flow, k) => {
+    needDomain([...P, 'flows', k, 'domain'], flow.domain);
+    c.flowGraph([...P, 'flows', k], flow);
+  });
+
+  org.triggers.forEach((trigger, k) => {
+    const at = [...P, 'triggers', k];
+    needDomain([...at, 'domain'], trigger.domain);
+    trigger.subscribers.forEach((ref, s) => {
+      if (!automations.has(ref)) c.fail([...at, 'subscribers', s], `no agent or flow "${ref}" in this organization`);
+    });
+    if (trigger.type !== 'event') return;
+    const integration = c.integrations.get(trigger.sourceIntegrationId);
+    const event = integration?.events?.find((e) => e.type === trigger.eventType);
+    if (integration === undefined) c.fail([...at, 'sourceIntegrationId'], `no integration "${trigger.sourceIntegrationId}"`);
+    else if (event === undefined) c.fail([...at, 'eventType'], `integration "${integration.id}" declares no event "${trigger.eventType}"`);
+    const connection = connections.get(trigger.connection);
+    if (connection === undefined) c.fail([...at, 'connection'], `no connection "${trigger.connection}" in this organization`);
+    else if (connection.integration !== trigger.sourceIntegrationId) {
+      c.fail([...at, 'connection'], `connection "${trigger.connection}" is for integration "${connection.integration}"`);
+    } else if (connection.domain !== undefined && connection.domain !== trigger.domain) {
+      c.fail([...at, 'connection'], `connection "${trigger.connection}" belongs to another domain`);
+    }
+    const filter = trigger.eventFilter;
+    if (filter !== undefined) {
+      const field = filter.field;
+      const known = field === 'occurredAt' || /^actor(\.|$)/.test(field) || (event?.payloadPaths.includes(field) ?? true);
+      if (!known) c.fail([...at, 'eventFilter', 'field'], `"${field}" is not occurredAt, actor data, or a payload path of "${trigger.eventType}"`);
+      if ((filter.operator === '>' || filter.operator === '<') && typeof filter.value !== 'number' && typeof filter.value !== 'string') {
+        c.fail([...at, 'eventFilter', 'value'], `must be a number or a string for operator "${filter.operator}"`);
+      }
+    }
+  });
+
+  org.knowledge.bases.forEach((base, b) => needDomain([...P, 'knowledge', 'bases', b, 'domain'], base.domain));
+  org.knowledge.modules.forEach((module, m) => {
+    const at = [...P, 'knowledge', 'modules', m];
+    needDomain([...at, 'domain'], module.domain);
+    module.articles.forEach((ref, a) => {
+      const found = articles.get(ref);
+      const where = [...at, 'articles', a];
+      // SPEC authoring: a module holds published articles only, and only compatible ones (409 CONFLICT there).
+      if (found === undefined) c.fail(where, `no article "${ref}" in this organization`);
+      else if (!found.article.published) c.fail(where, `article "${ref}" is not published`);
+      else if (found.base.domain !== undefined && module.kind === 'domain' && found.base.domain !== module.domain) {
+        c.fail(where, `article "${ref}" is in a knowledge base of another domain`);
+      }
+    });
+  });
+}
+
+function checkPartner(c: Checker, partner: PartnerManifest, P: Path): void {
+  const templates = new Set(partner.templates.map((t) => t.ref));
+  const template = partner.provisioning?.template;
+  if (template !== undefined && !templates.has(template)) c.fail([...P, 'provisioning', 'template'], `no template "${template}" in this partner`);
+  partner.templates.forEach((t, k) => {
+    const at = [...P, 'templates', k];
+    const refs = new Set<string>();
+    const unique = (ref: string, path: Path): void => {
+      if (refs.has(ref)) c.fail(path, `duplicate ref "${ref}" in this template`);
+      refs.add(ref);
+    };
+    t.agents.forEach((agent, a) => {
+      unique(agent.ref, [...at, 'agents', a, 'ref']);
+      c.agentSetup([...at, 'agents', a], agent);
+      if ((agent.knowledge?.modules?.length ?? 0) > 0) {
+        c.fail([...at, 'agents', a, 'knowledge', 'modules'], 'a template has no knowledge modules to select');
+      }
+    });
+    t.flows.forEach((flow, f) => {
+      unique(flow.ref, [...at, 'flows', f, 'ref']);
+      c.flowGraph([...at, 'flows', f], flow);
+    });
+  });
+}
+
+/** Every problem with the manifest's references, each at its JSON path; empty when the manifest is consistent. */
+export function checkReferences(manifest: WorkspaceManifest, known: IntegrationCatalog = new Map()): ManifestIssue[] {
+  const c = new Checker();
+  for (const definition of known.values()) c.addIntegration(definition);
+  const manifestIds = new Set<string>();
+  manifest.integrations.forEach((definition, i) => {
+    if (manifestIds.has(definition.id)) c.fail(['integrations', i, 'id'], `duplicate integration "${definition.id}"`);
+    manifestIds.add(definition.id);
+    c.addIntegration(definition);
+  });
+
+  // Refs are unique across the whole manifest so `apply` can print one flat ref -> id map.
+  const refs = new Map<string, string>();
+  const claim = (ref: string, path: Path): void => {
+    const first = refs.get(ref);
+    if (first !== undefined) c.fail(path, `duplicate ref "${ref}" (first used at ${first})`);
+    else refs.set(ref, formatPath(path));
+  };
+  const emails = new Map<string, string>();
+  manifest.organizations.forEach((org, o) => {
+    const P = ['organizations', o];
+    claim(org.ref, [...P, 'ref']);
+    org.users.forEach((user, u) => {
+      claim(user.ref, [...P, 'users', u, 'ref']);
+      user.apiKeys.forEach((key, k) => claim(key, [...P, 'users', u, 'apiKeys', k]));
+      const email = user.email.toLowerCase();
+      const first = emails.get(email);
+      if (first !== undefined) c.fail([...P, 'users', u, 'email'], `duplicate email (first used at ${first})`);
+      else emails.set(email, formatPath([...P, 'users', u, 'email']));
+    });
+    for (const [list, items] of [
+      ['domains', org.domains],
+      ['connections', org.connections],
+      ['agents', org.agents],
+      ['flows', org.flows],
+      ['triggers', org.triggers],
+    ] as const) {
+      items.forEach((item, k) => claim(item.ref, [...P, list, k, 'ref']));
+    }
+    org.knowledge.bases.forEach((base, b) => {
+      claim(base.ref, [...P, 'knowledge', 'bases', b, 'ref']);
+      base.articles.forEach((article, a) => claim(article.ref, [...P, 'knowledge', 'bases', b, 'articles', a, 'ref']));
+    });
+    org.knowledge.modules.forEach((module, m) => claim(module.ref, [...P, 'knowledge', 'modules', m, 'ref']));
+    checkOrganization(c, org, P);
+  });
+  manifest.partners.forEach((partner, p) => {
+    const P = ['partners', p];
+    claim(partner.ref, [...P, 'ref']);
+    partner.keys.forEach((key, k) => claim(key, [...P, 'keys', k]));
+    partner.apps.forEach((app, a) => claim(app.ref, [...P, 'apps', a, 'ref']));
+    partner.templates.forEach((template, t) => claim(template.ref, [...P, 'templates', t, 'ref']));
+    checkPartner(c, partner, P);
+  });
+  return c.issues;
+}
+

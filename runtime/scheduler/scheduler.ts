@@ -1,0 +1,234 @@
+// Durable timers: deadlines live in SQLite as due times; one loop delivers each due timer to its kind's handler.
+/*
+ * Scheduling is a unit of work: `schedule(spec)` returns a function the caller runs inside its own unit
+ * (e.g. the effects of registry.transition), so a deadline commits with the state it guards.
+ *
+ * Delivery is exactly once: the handler runs `delivery.markFired` inside the unit of work that holds its
+ * effects, so "fired" and the effects commit together. A crash before that commit redelivers at the next boot;
+ * after it, never. markFired throws when the timer is no longer pending (cancelled or replaced meanwhile),
+ * rolling back the handler's effects. A handler that resolves without having committed markFired (it had no
+ * rows to write) is marked fired by the scheduler. A handler that throws leaves the timer due: it is retried
+ * after a backoff of the injected clock (1 s doubling, capped at 60 s; kept in memory only).
+ *
+ * Waking: with a ManualClock every clock change delivers what is due (no sleeping in tests); with the system
+ * clock one setTimeout is armed to the next due time, capped at maxDelayMs so a clock jump costs at most that,
+ * and re-armed after every schedule/cancel commit and every delivery.
+ */
+import type { GroupCommitWriter, UnitOfWork } from '../../storage/group-commit.js';
+import type { TimerRow, TimersRepo } from '../../storage/repos/timers.repo.js';
+import { isManualClock, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { createLogger, type Logger } from '../logger.js';
+
+export interface TimerSpec {
+  /** Which handler receives it, e.g. 'claim-expiry'. A target has at most one pending timer per kind. */
+  kind: string;
+  targetId: string;
+  /** Epoch ms of the injected clock. */
+  dueAt: number;
+  payload?: unknown;
+}
+
+export interface DueTimer {
+  readonly id: string;
+  readonly kind: string;
+  readonly targetId: string;
+  readonly dueAt: number;
+  readonly payload: unknown;
+  readonly createdAt: number;
+  /** 1 on first delivery; higher after failed attempts in this process. */
+  readonly attempt: number;
+}
+
+export interface TimerDelivery {
+  /** Run inside the unit of work holding the handler's effects; throws if the timer is no longer pending. */
+  readonly markFired: UnitOfWork<void>;
+}
+
+export type TimerHandler = (timer: DueTimer, delivery: TimerDelivery) => void | Promise<void>;
+
+export interface SchedulerOptions {
+  store: { repos: { timers: TimersRepo }; writer: GroupCommitWriter };
+  clock: Clock;
+  /** Longest single sleep with the system clock (default 60 s). */
+  maxDelayMs?: number;
+  /** Handlers running at once (default 64). */
+  concurrency?: number;
+  retry?: { baseMs: number; maxMs: number };
+  logger?: Pick<Logger, 'warn' | 'error'>;
+}
+
+export interface Scheduler {
+  /** The insert (replacing the target's pending timer of that kind) as a unit-of-work function; returns the id. */
+  schedule(spec: TimerSpec): UnitOfWork<string>;
+  /** Deletes the pending timer of (kind, targetId) as a unit-of-work function; false when there was none. */
+  cancel(kind: string, targetId: string): UnitOfWork<boolean>;
+  on(kind: string, handler: TimerHandler): void;
+  /** Starts delivering; resolves once the timers already due (e.g. while the process was down) are delivered. */
+  start(): Promise<number>;
+  /** Delivers everything due now and waits until none is in flight; resolves with how many were delivered. */
+  drain(): Promise<number>;
+  close(): void;
+}
+
+export class TimerNotPendingError extends AppError {
+  constructor(id: string) {
+    super('CONFLICT', `Timer ${id} is no longer pending.`);
+    this.name = 'TimerNotPendingError';
+  }
+}
+
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const { store, clock } = options;
+  const timers = store.repos.timers;
+  const maxDelayMs = options.maxDelayMs ?? 60_000;
+  const concurrency = options.concurrency ?? 64;
+  const retry = options.retry ?? { baseMs: 1_000, maxMs: 60_000 };
+  const logger = options.logger ?? createLogger('warn');
+  const manual = isManualClock(clock);
+  const handlers = new Map<string, TimerHandler>();
+  let kinds: string[] = [];
+  const inFlight = new Map<string, Promise<void>>();
+  const backoff = new Map<string, { attempts: number; notBefore: number }>();
+  let started = false;
+  let closed = false;
+  let wake: NodeJS.Timeout | null = null;
+  let pokeQueued = false;
+  let delivered = 0;
+  const stopListening = manual ? clock.onChange(() => poke()) : () => {};
+
+  /** In flight or backing off: not deliverable now. */
+  function blocked(now: number): string[] {
+    const ids = [...inFlight.keys()];
+    for (const [id, b] of backoff) if (b.notBefore > now) ids.push(id);
+    return ids;
+  }
+
+  function markFired(id: string): void {
+    if (!timers.markFired(id, clock.now())) throw new TimerNotPendingError(id);
+  }
+
+  async function deliver(row: TimerRow): Promise<void> {
+    const handler = handlers.get(row.kind);
+    if (handler === undefined) return;
+    const attempt = (backoff.get(row.id)?.attempts ?? 0) + 1;
+    try {
+      const timer: DueTimer = {
+        id: row.id,
+        kind: row.kind,
+        targetId: row.target_id,
+        dueAt: row.due_at,
+        payload: JSON.parse(row.payload) as unknown,
+        createdAt: row.created_at,
+        attempt,
+      };
+      await handler(timer, { markFired: () => markFired(row.id) });
+      const after = timers.get(row.id);
+      if (after !== undefined && after.fired_at === null) {
+        await store.writer.submit(() => void timers.markFired(row.id, clock.now()));
+      }
+      backoff.delete(row.id);
+      delivered += 1;
+    } catch (error) {
+      const delay = Math.min(retry.baseMs * 2 ** (attempt - 1), retry.maxMs);
+      backoff.set(row.id, { attempts: attempt, notBefore: clock.now() + delay });
+      logger.warn({ timerId: row.id, kind: row.kind, attempt, err: error instanceof Error ? error.message : String(error) }, 'timer handler failed; timer stays due');
+    }
+  }
+
+  function launch(row: TimerRow): void {
+    const running = deliver(row).finally(() => {
+      inFlight.delete(row.id);
+      poke();
+    });
+    inFlight.set(row.id, running);
+  }
+
+  function poke(): void {
+    if (!started || closed) return;
+    const now = clock.now();
+    const room = concurrency - inFlight.size;
+    try {
+      if (room > 0) for (const row of timers.due(now, kinds, blocked(now), room)) launch(row);
+      arm(now);
+    } catch (error) {
+      logger.error({ err: error instanceof Error ? error.message : String(error) }, 'scheduler could not read due timers');
+    }
+  }
+
+  function arm(now: number): void {
+    if (wake !== null) clearTimeout(wake);
+    wake = null;
+    // A ManualClock pokes on change; a full pipeline pokes when a delivery finishes.
+    if (manual || inFlight.size >= concurrency || kinds.length === 0) return;
+    const pending = timers.nextDueAt(kinds, blocked(now));
+    const retryAt = Math.min(...[...backoff.values()].map((b) => b.notBefore).filter((at) => at > now));
+    const next = Math.min(pending ?? Infinity, retryAt);
+    if (next === Infinity) return;
+    wake = setTimeout(poke, Math.max(0, Math.min(next - now, maxDelayMs)));
+    wake.unref();
+  }
+
+  /** After the caller's unit commits (the writer flushes synchronously, so setImmediate runs after it). */
+  function pokeAfterCommit(): void {
+    if (pokeQueued) return;
+    pokeQueued = true;
+    setImmediate(() => {
+      pokeQueued = false;
+      poke();
+    });
+  }
+
+  function forgetPending(kind: string, targetId: string): void {
+    const pending = timers.pending(kind, targetId);
+    if (pending !== undefined) backoff.delete(pending.id);
+  }
+
+  async function drain(): Promise<number> {
+    const before = delivered;
+    poke();
+    // Each finished delivery pokes again before its promise settles, so newly due timers join this loop.
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);
+    return delivered - before;
+  }
+
+  return {
+    schedule(spec) {
+      if (!spec.kind || !spec.targetId || !Number.isFinite(spec.dueAt)) throw new AppError('INTERNAL', 'A timer needs a kind, a target and a finite due time.');
+      const payload = JSON.stringify(spec.payload ?? {});
+      return () => {
+        forgetPending(spec.kind, spec.targetId);
+        const id = newId();
+        timers.replace({ id, kind: spec.kind, target_id: spec.targetId, due_at: spec.dueAt, payload, created_at: clock.now() });
+        pokeAfterCommit();
+        return id;
+      };
+    },
+    cancel(kind, targetId) {
+      return () => {
+        forgetPending(kind, targetId);
+        const cancelled = timers.cancel(kind, targetId);
+        pokeAfterCommit();
+        return cancelled;
+      };
+    },
+    on(kind, handler) {
+      if (handlers.has(kind)) throw new AppError('INTERNAL', `A handler for timer kind "${kind}" is already registered.`);
+      handlers.set(kind, handler);
+      kinds = [...handlers.keys()];
+      poke();
+    },
+    start() {
+      started = true;
+      return drain();
+    },
+    drain,
+    close() {
+      closed = true;
+      stopListening();
+      if (wake !== null) clearTimeout(wake);
+      wake = null;
+    },
+  };
+}
