@@ -1,5 +1,6 @@
 // The load client: runs autocannon in its own process (pinned to the client core) and prints one JSON result line.
 import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
 import { announce, exitWithParent } from './child-lifecycle.js';
 import type { LoadRequest } from './scenario.js';
 
@@ -36,9 +37,10 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const job = JSON.parse(process.argv[2] ?? '') as ClientJob;
 // A dead runner takes the client with it (stdin lifeline); the runner also kills it by PID on its own timeout.
 exitWithParent();
+// The job arrives as the first stdin line, not argv: its headers may carry a key, and argv is visible to `ps`.
+const job = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: process.stdin }).once('line', resolve))) as ClientJob;
 const { request } = job;
 const result = await autocannon({
   url: job.url,

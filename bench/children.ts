@@ -51,6 +51,8 @@ export function spawnTsNode(script: string, args: string[], core: number | null)
   if (child.pid === undefined) throw new Error(`could not start ${script}`);
   const pid = child.pid;
   live.set(pid, child);
+  // EPIPE on the lifeline only means the child is already gone; 'exit' reports that.
+  child.stdin?.on('error', () => undefined);
   let tail = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     tail = (tail + chunk).slice(-4096);

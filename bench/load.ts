@@ -60,9 +60,15 @@ async function probe(url: URL, request: LoadRequest): Promise<void> {
 }
 
 async function runClient(job: ClientJob): Promise<ClientResult> {
-  const child = spawnTsNode('bench/autocannon-child.ts', [JSON.stringify(job)], detectPinning().clientCore);
+  const child = spawnTsNode('bench/autocannon-child.ts', [], detectPinning().clientCore);
+  // stdin stays open after the job line: it is the child's lifeline.
+  child.process.stdin!.write(`${JSON.stringify(job)}\n`);
   const limitMs = (job.warmupSec + job.durationSec) * 1000 + CLIENT_SLACK_MS;
-  const timer = setTimeout(() => void stopChild(child, 1000), limitMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopChild(child, 1000);
+  }, limitMs);
   try {
     const lines = createInterface({ input: child.process.stdout! });
     const first = new Promise<string | null>((resolve) => {
@@ -71,7 +77,8 @@ async function runClient(job: ClientJob): Promise<ClientResult> {
     });
     const [line, code] = await Promise.all([first, child.exited]);
     if (line === null || code !== 0) {
-      throw new Error(`autocannon client failed (exit ${code}${code === 'SIGTERM' ? `, killed after ${limitMs / 1000} s` : ''}): ${child.stderrTail()}`);
+      const why = timedOut ? `stopped after ${limitMs / 1000} s` : `exit ${code}`;
+      throw new Error(`autocannon client failed (${why}): ${child.stderrTail()}`);
     }
     return JSON.parse(line) as ClientResult;
   } finally {

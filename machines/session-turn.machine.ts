@@ -123,7 +123,11 @@ export const sessionTurnMachine = setup({
   },
   actions: {
     recordQueued: assign(({ event }) => ({ entry: event.type === 'OPEN' ? ('open' as const) : ('message' as const), queuedAt: event.now })),
-    announceQueued: emit(({ context }) => ({ type: 'turn.queued' as const, executionId: context.executionId, entry: context.entry ?? 'message' })),
+    announceQueued: emit(({ context, event }) => ({
+      type: 'turn.queued' as const,
+      executionId: context.executionId,
+      entry: event.type === 'OPEN' ? ('open' as const) : ('message' as const),
+    })),
     recordStarted: assign(({ event }) => ({ startedAt: event.now })),
     announceStarted: emit(({ context }) => ({ type: 'turn.started' as const, executionId: context.executionId })),
     recordSuspension: assign(({ event }) => {
@@ -135,12 +139,11 @@ export const sessionTurnMachine = setup({
       assertEvent(event, 'SUSPEND');
       return { type: 'turn.suspended' as const, executionId: context.executionId, approvalId: event.approvalId, toolName: event.toolName };
     }),
-    recordApproval: assign(({ context, event }) => ({ lastDecision: decide(context, event, null), pendingApproval: null })),
+    recordDecision: assign(({ context, event }) => ({ lastDecision: decide(context, event, null), pendingApproval: null })),
     recordExpiredGrantApproval: assign(({ context, event }) => ({
       lastDecision: decide(context, event, CALLER_CREDENTIAL_EXPIRED),
       pendingApproval: null,
     })),
-    recordRejection: assign(({ context, event }) => ({ lastDecision: decide(context, event, null), pendingApproval: null })),
     announceResumeQueued: emit(({ context }) => ({
       type: 'turn.resumeQueued' as const,
       executionId: context.executionId,
@@ -192,9 +195,9 @@ export const sessionTurnMachine = setup({
         // Order matters: the expired-grant row is the narrower case of an approval whose id matches.
         APPROVE: [
           { guard: 'grantExpiredWithoutReplacement', target: 'resumeQueued', actions: ['recordExpiredGrantApproval', 'announceResumeQueued'] },
-          { guard: 'approvalIdMatches', target: 'resumeQueued', actions: ['recordApproval', 'announceResumeQueued'] },
+          { guard: 'approvalIdMatches', target: 'resumeQueued', actions: ['recordDecision', 'announceResumeQueued'] },
         ],
-        REJECT: { guard: 'approvalIdMatches', target: 'rejected', actions: 'recordRejection' },
+        REJECT: { guard: 'approvalIdMatches', target: 'rejected', actions: 'recordDecision' },
       },
     },
     resumeQueued: {

@@ -57,14 +57,23 @@ export type TriggerFiringEmitted = {
 };
 
 /**
- * Outcome rule: no subscribers => skipped; all started => succeeded; some started and some not =>
- * partial; none started => failed if any failed, else skipped (Trigger firing rule 3 keeps the two apart).
+ * Outcome rule (spec "Trigger": a firing whose subscribers disagree in outcome is recorded as partial):
+ * no subscribers => skipped; all started => succeeded; all skipped => skipped; all failed => failed;
+ * any disagreement (including skipped + failed with none started) => partial.
  */
 export function firingOutcome(outcomes: readonly SubscriberOutcome[]): FiringOutcome {
-  const started = outcomes.filter((o) => o === 'started').length;
-  if (outcomes.length > 0 && started === outcomes.length) return 'succeeded';
-  if (started > 0) return 'partial';
-  return outcomes.includes('failed') ? 'failed' : 'skipped';
+  if (outcomes.length === 0) return 'skipped';
+  if (outcomes.some((o) => o !== outcomes[0])) return 'partial';
+  return outcomes[0] === 'started' ? 'succeeded' : outcomes[0];
+}
+
+function summarize(context: TriggerFiringContext): { outcome: FiringOutcome; unusedIntegrationIds: string[] } {
+  const results = context.subscriberIds.map((id) => context.results[id]).filter((r) => r !== undefined);
+  const used = new Set(results.flatMap((r) => r.usedIntegrationIds));
+  return {
+    outcome: firingOutcome(results.map((r) => r.outcome)),
+    unusedIntegrationIds: context.suppliedIntegrationIds.filter((id) => !used.has(id)),
+  };
 }
 
 function pendingIds(context: TriggerFiringContext): string[] {
@@ -102,21 +111,12 @@ export const triggerFiringMachine = setup({
       };
       return { results: { ...context.results, [event.subscriberId]: result } };
     }),
-    recordOutcome: assign(({ context, event }) => {
-      const results = context.subscriberIds.map((id) => context.results[id]).filter((r) => r !== undefined);
-      const used = new Set(results.flatMap((r) => r.usedIntegrationIds));
-      return {
-        outcome: firingOutcome(results.map((r) => r.outcome)),
-        unusedIntegrationIds: context.suppliedIntegrationIds.filter((id) => !used.has(id)),
-        recordedAt: event.now,
-      };
-    }),
+    recordOutcome: assign(({ context, event }) => ({ ...summarize(context), recordedAt: event.now })),
     announceRecorded: emit(({ context }) => ({
       type: 'firing.recorded' as const,
       firingId: context.firingId,
       triggerId: context.triggerId,
-      outcome: context.outcome ?? 'skipped',
-      unusedIntegrationIds: context.unusedIntegrationIds ?? [],
+      ...summarize(context),
     })),
   },
 }).createMachine({

@@ -18,6 +18,12 @@ export interface ServiceConfig {
   consoleSessionTtlMs: number;
   /** Public base URL used in links we hand out (activation links, demo curl). */
   publicUrl: string | null;
+  /** Per-turn budgets (model steps, model tokens in + out, running wall time); past one the turn ends with budget.failed. */
+  turnMaxSteps: number;
+  turnMaxTokens: number;
+  turnMaxWallMs: number;
+  /** Lets the built-in `http` tool reach private and loopback addresses (off by default: SSRF guard). */
+  httpToolAllowPrivateNetworks: boolean;
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -34,6 +40,10 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   sseHeartbeatMs: 25_000,
   consoleSessionTtlMs: 12 * 3_600_000,
   publicUrl: null,
+  turnMaxSteps: 24,
+  turnMaxTokens: 200_000,
+  turnMaxWallMs: 10 * 60_000,
+  httpToolAllowPrivateNetworks: false,
 };
 
 function intFrom(value: string | undefined, name: string, fallback: number): number {
@@ -68,5 +78,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     sseHeartbeatMs: intFrom(env.SWITCHYARD_SSE_HEARTBEAT_MS, 'SWITCHYARD_SSE_HEARTBEAT_MS', base.sseHeartbeatMs),
     consoleSessionTtlMs: base.consoleSessionTtlMs,
     publicUrl: env.SWITCHYARD_PUBLIC_URL || base.publicUrl,
+    turnMaxSteps: intFrom(env.SWITCHYARD_TURN_MAX_STEPS, 'SWITCHYARD_TURN_MAX_STEPS', base.turnMaxSteps),
+    turnMaxTokens: intFrom(env.SWITCHYARD_TURN_MAX_TOKENS, 'SWITCHYARD_TURN_MAX_TOKENS', base.turnMaxTokens),
+    turnMaxWallMs: intFrom(env.SWITCHYARD_TURN_MAX_WALL_MS, 'SWITCHYARD_TURN_MAX_WALL_MS', base.turnMaxWallMs),
+    httpToolAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_HTTP_TOOL_ALLOW_PRIVATE ?? String(base.httpToolAllowPrivateNetworks)),
   };
 }

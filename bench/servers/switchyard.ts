@@ -1,6 +1,6 @@
 // The service under test: the embedding API on a temp file DB seeded from the demo manifest, on 127.0.0.1.
 // Args: [--manifest FILE] [--key-ref REF] (defaults examples/demo.workspace.json, demo-key).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -8,10 +8,11 @@ import pino from 'pino';
 import { createService, type Service } from '../../index.js';
 import { uwsImplementation } from '../../http/uws-server.js';
 import { createLogger } from '../../runtime/logger.js';
+import { loadManifestFile } from '../../runtime/manifest/load.js';
 import { announce, exitWithParent } from '../child-lifecycle.js';
 import { REPO_ROOT } from '../children.js';
 
-/** The seeding half of the embedding API (applying a manifest prints each ref's id or one-time secret). */
+/** The seeding half of the embedding API: applying a manifest returns each ref's id or one-time secret. */
 type Seedable = Service & { applyManifest?(manifest: unknown): { refs: Record<string, string> } | Promise<{ refs: Record<string, string> }> };
 
 const { values } = parseArgs({
@@ -26,7 +27,7 @@ exitWithParent(async () => {
 });
 
 try {
-  const manifest: unknown = JSON.parse(readFileSync(resolve(REPO_ROOT, values.manifest), 'utf8'));
+  const manifest = loadManifestFile(resolve(REPO_ROOT, values.manifest));
   // Rate limits off: the bench measures the request path, not the token buckets saying 429.
   // Logs go to stderr so stdout carries only the ready line; warn level keeps per-request logging off the hot path.
   service = (await createService({

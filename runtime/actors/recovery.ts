@@ -10,7 +10,7 @@
 import type { AnyStateMachine, SnapshotFrom } from 'xstate';
 import type { SnapshotsRepo } from '../../storage/repos/snapshots.repo.js';
 import { AppError } from '../errors.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger } from '../logger.js';
 import { ActorFailureError, errorMessage } from './actor-failure.js';
 import type { ActorRegistry, MachineMap } from './registry-types.js';
 
@@ -52,7 +52,8 @@ export interface BootRecoveryOptions<K extends MachineMap> {
   pageSize?: number;
   /** Handlers running at once (default 32), so their steps share group commits. */
   concurrency?: number;
-  logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Where restarts and handler failures are reported (default: the service's pino logger at warn). */
+  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -28,7 +28,7 @@ import type { GroupCommitWriter, UnitOfWork } from '../../storage/group-commit.j
 import type { SnapshotsRepo } from '../../storage/repos/snapshots.repo.js';
 import { isManualClock, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger } from '../logger.js';
 import { ActorFailureError, errorMessage, type ActorFailure, type ActorFailureReason } from './actor-failure.js';
 import { createActorLocks } from './actor-locks.js';
 import type { ActorKindHandle, ActorKindOptions, ActorRegistry, ActorStep, MachineMap, SpawnOptions } from './registry-types.js';
@@ -43,7 +43,8 @@ export interface ActorRegistryOptions {
   /** How often the system-clock sweep runs (default min(idleMs, 60 s)); a ManualClock sweeps on every change. */
   sweepEveryMs?: number;
   restartPolicy?: Partial<RestartPolicy>;
-  logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Where restarts and handler failures are reported (default: the service's pino logger at warn). */
+  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 interface Entry {

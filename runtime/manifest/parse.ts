@@ -1,11 +1,11 @@
 // Owns turning an untrusted value into a checked WorkspaceManifest, or a ManifestError listing every problem.
 import { ManifestError, issuesFromZod, manifestErrorMap } from './manifest-error.js';
-import { checkReferences, type IntegrationCatalog } from './references.js';
+import { checkReferences, type KnownIntegrations } from './references.js';
 import { WorkspaceManifestSchema, type WorkspaceManifest } from './workspace.schema.js';
 
 export interface ParseManifestOptions {
-  /** Integrations already in the catalog that the manifest may name without declaring them. */
-  knownIntegrations?: IntegrationCatalog;
+  /** Built-in and already-applied integrations the manifest may name without declaring them. */
+  knownIntegrations?: KnownIntegrations;
   /** Where the manifest came from (a file path), for the error message. */
   source?: string;
 }

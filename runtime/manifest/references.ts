@@ -1,15 +1,26 @@
 // Owns the manifest's cross-reference rules: every ref names something that exists, nothing is declared twice.
 import type { AgentManifest, TemplateAgentManifest } from './agent.schema.js';
 import type { FlowManifest, FlowStep, TemplateFlowManifest } from './flow.schema.js';
-import type { IntegrationDefinition, ToolDefinition } from './integration.schema.js';
+import { procedureToolReferences } from '../models/procedure-refs.js';
+import { BUILTIN_INTEGRATIONS, type BuiltinIntegration } from '../tools/catalog.js';
+import { integrationOfTool } from './belt.js';
+import type { IntegrationDefinition } from './integration.schema.js';
 import { formatPath, type ManifestIssue } from './manifest-error.js';
 import type { OrganizationManifest } from './organization.schema.js';
 import type { PartnerManifest } from './partner.schema.js';
-import { integrationOfTool, procedureToolRefs } from './tool-refs.js';
 import type { WorkspaceManifest } from './workspace.schema.js';
 
-/** Integrations a manifest may name besides its own (e.g. built-ins already in the catalog), by id. */
-export type IntegrationCatalog = ReadonlyMap<string, IntegrationDefinition>;
+/** Integrations a manifest may name besides its own. */
+export interface KnownIntegrations {
+  /** Shipped with the service: their ids are reserved (default: the tool catalog's built-ins). */
+  readonly builtins?: readonly BuiltinIntegration[];
+  /** Already in the catalog (applied earlier): a manifest may name them, or declare them again to update them. */
+  readonly applied?: readonly IntegrationDefinition[];
+}
+
+type AnyIntegration = IntegrationDefinition | BuiltinIntegration;
+const authOf = (integration: AnyIntegration) => ('auth' in integration ? integration.auth : undefined);
+const eventsOf = (integration: AnyIntegration) => ('events' in integration ? integration.events : undefined);
 
 type Path = readonly (string | number)[];
 
@@ -18,16 +29,18 @@ const STEP_REFERENCE = /\bsteps\.([A-Za-z_][A-Za-z0-9_]*)/g;
 
 class Checker {
   readonly issues: ManifestIssue[] = [];
-  readonly integrations = new Map<string, IntegrationDefinition>();
-  readonly tools = new Map<string, ToolDefinition>();
+  readonly integrations = new Map<string, AnyIntegration>();
+  readonly tools = new Set<string>();
 
   fail(path: Path, message: string): void {
     this.issues.push({ path: formatPath(path), message });
   }
 
-  addIntegration(definition: IntegrationDefinition): void {
+  addIntegration(definition: AnyIntegration): void {
+    const previous = this.integrations.get(definition.id);
+    for (const tool of previous?.tools ?? []) this.tools.delete(tool.name);
     this.integrations.set(definition.id, definition);
-    for (const tool of definition.tools) this.tools.set(tool.name, tool);
+    for (const tool of definition.tools) this.tools.add(tool.name);
   }
 
   /** Each binding names a known integration. */
@@ -48,7 +61,7 @@ class Checker {
     });
     // Publishing runs the verifier; an unknown `#tool` would make the published revision unusable.
     if (agent.publish) {
-      for (const tool of procedureToolRefs(agent.setup.procedure)) {
+      for (const tool of procedureToolReferences(agent.setup.procedure)) {
         if (!this.tools.has(tool)) this.fail([...path, 'setup', 'procedure'], `references unknown tool "#${tool}"`);
       }
     }
@@ -123,10 +136,10 @@ function checkOrganization(c: Checker, org: OrganizationManifest, P: Path): void
     needDomain([...at, 'domain'], connection.domain);
     const integration = c.integrations.get(connection.integration);
     if (integration === undefined) return c.fail([...at, 'integration'], `no integration "${connection.integration}"`);
-    if (connection.secret?.token !== undefined && integration.auth?.token === undefined) {
+    if (connection.secret?.token !== undefined && authOf(integration)?.token === undefined) {
       c.fail([...at, 'secret', 'token'], `integration "${integration.id}" takes no token`);
     }
-    const declared = new Set((integration.auth?.fields ?? []).map((f) => f.name));
+    const declared = new Set((authOf(integration)?.fields ?? []).map((f) => f.name));
     for (const field of Object.keys(connection.secret?.fields ?? {})) {
       if (!declared.has(field)) c.fail([...at, 'secret', 'fields', field], `integration "${integration.id}" declares no field "${field}"`);
     }
@@ -157,7 +170,7 @@ function checkOrganization(c: Checker, org: OrganizationManifest, P: Path): void
     });
     if (trigger.type !== 'event') return;
     const integration = c.integrations.get(trigger.sourceIntegrationId);
-    const event = integration?.events?.find((e) => e.type === trigger.eventType);
+    const event = integration === undefined ? undefined : eventsOf(integration)?.find((e) => e.type === trigger.eventType);
     if (integration === undefined) c.fail([...at, 'sourceIntegrationId'], `no integration "${trigger.sourceIntegrationId}"`);
     else if (event === undefined) c.fail([...at, 'eventType'], `integration "${integration.id}" declares no event "${trigger.eventType}"`);
     const connection = connections.get(trigger.connection);
@@ -221,14 +234,20 @@ function checkPartner(c: Checker, partner: PartnerManifest, P: Path): void {
 }
 
 /** Every problem with the manifest's references, each at its JSON path; empty when the manifest is consistent. */
-export function checkReferences(manifest: WorkspaceManifest, known: IntegrationCatalog = new Map()): ManifestIssue[] {
+export function checkReferences(manifest: WorkspaceManifest, known: KnownIntegrations = {}): ManifestIssue[] {
   const c = new Checker();
-  for (const definition of known.values()) c.addIntegration(definition);
+  const builtins = known.builtins ?? BUILTIN_INTEGRATIONS;
+  const reserved = new Set(builtins.map((b) => b.id));
+  for (const definition of known.applied ?? []) if (!reserved.has(definition.id)) c.addIntegration(definition);
+  for (const builtin of builtins) c.addIntegration(builtin);
   const manifestIds = new Set<string>();
   manifest.integrations.forEach((definition, i) => {
-    if (manifestIds.has(definition.id)) c.fail(['integrations', i, 'id'], `duplicate integration "${definition.id}"`);
-    manifestIds.add(definition.id);
-    c.addIntegration(definition);
+    if (reserved.has(definition.id)) c.fail(['integrations', i, 'id'], `"${definition.id}" is a built-in integration`);
+    else if (manifestIds.has(definition.id)) c.fail(['integrations', i, 'id'], `duplicate integration "${definition.id}"`);
+    else {
+      manifestIds.add(definition.id);
+      c.addIntegration(definition);
+    }
   });
 
   // Refs are unique across the whole manifest so `apply` can print one flat ref -> id map.

@@ -5,14 +5,23 @@ type Json = Record<string, unknown>;
 const isPlainObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const KEY_PREFIX = /^\s*[-*]?\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*:\s*$/;
+
 /**
  * The first balanced `{...}` in the text that parses as a JSON object: the whole message when it is
- * JSON, or one embedded in prose ("Look up {"id": "c-1"} please").
+ * JSON, or one embedded in prose ("Look up {"id": "c-1"} please"). An object that is the value of a
+ * `key: value` line whose key is a field (`meta: {"k": 1}` when `meta` is declared) belongs to that
+ * line, not to the message; `Details: {"id": "c-1"}` still counts as the message's object.
  */
-export function findJsonObject(text: string): Json | undefined {
+export function findJsonObject(text: string, isField: (key: string) => boolean = () => false): Json | undefined {
   for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
     const end = balancedEnd(text, start);
     if (end < 0) continue;
+    const key = KEY_PREFIX.exec(text.slice(text.lastIndexOf('\n', start - 1) + 1, start))?.[1];
+    if (key !== undefined && isField(key)) {
+      start = end; // skip the field's value whole, nested objects included
+      continue;
+    }
     try {
       const value: unknown = JSON.parse(text.slice(start, end + 1));
       if (isPlainObject(value)) return value;
@@ -88,7 +97,7 @@ export function extractToolArgs(message: string, inputSchema: Json): Json {
   const properties = schemaProperties(inputSchema);
   // `__proto__` as a property name would set the prototype of `args`, not a field.
   const names = Object.keys(properties).filter((name) => name !== '__proto__');
-  const json = findJsonObject(message);
+  const json = findJsonObject(message, (key) => names.some((name) => name.toLowerCase() === key.toLowerCase()));
   const pairs: Array<[string, unknown]> = json
     ? Object.entries(json)
     : keyValueLines(message).map(([key, raw]) => [key, raw]);

@@ -19,7 +19,7 @@ import type { TimerRow, TimersRepo } from '../../storage/repos/timers.repo.js';
 import { isManualClock, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger } from '../logger.js';
 
 export interface TimerSpec {
   /** Which handler receives it, e.g. 'claim-expiry'. A target has at most one pending timer per kind. */
@@ -56,7 +56,8 @@ export interface SchedulerOptions {
   /** Handlers running at once (default 64). */
   concurrency?: number;
   retry?: { baseMs: number; maxMs: number };
-  logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Where restarts and handler failures are reported (default: the service's pino logger at warn). */
+  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 export interface Scheduler {

@@ -1,18 +1,34 @@
 // All repositories over one connection; each feature adds its repo here (one line each).
 import type { SqliteDatabase } from '../database.js';
+import { createAutomationsRepo } from './automations.repo.js';
+import { createIntegrationsRepo } from './integrations.repo.js';
+import { createKnowledgeRepo } from './knowledge.repo.js';
+import { createPartnersRepo } from './partners.repo.js';
+import { createTriggersRepo } from './triggers.repo.js';
 import { createCredentialsRepo } from './credentials.repo.js';
 import { createSessionEventsRepo } from './session-events.repo.js';
 import { createTenancyRepo } from './tenancy.repo.js';
 import { createSnapshotsRepo } from './snapshots.repo.js';
 import { createTimersRepo } from './timers.repo.js';
+import { createSessionsRepo } from './sessions.repo.js';
+import { createExecutionsRepo } from './executions.repo.js';
+import { createApprovalsRepo } from './approvals.repo.js';
 
 export function createRepositories(db: SqliteDatabase) {
   return {
+    automations: createAutomationsRepo(db),
+    integrations: createIntegrationsRepo(db),
+    triggers: createTriggersRepo(db),
+    knowledge: createKnowledgeRepo(db),
+    partners: createPartnersRepo(db),
     tenancy: createTenancyRepo(db),
     credentials: createCredentialsRepo(db),
     sessionEvents: createSessionEventsRepo(db),
     snapshots: createSnapshotsRepo(db),
     timers: createTimersRepo(db),
+    sessions: createSessionsRepo(db),
+    executions: createExecutionsRepo(db),
+    approvals: createApprovalsRepo(db),
   };
 }
 

@@ -93,7 +93,7 @@ t.test('an overloaded API (529) is a retryable PROVIDER_UNAVAILABLE', async (t) 
   t.equal(isModelError(error) && error.retryable, true);
 });
 
-t.test('an error event mid-stream becomes a typed failure, not a crash', async (t) => {
+t.test('an overloaded error event mid-stream becomes a retryable typed failure, not a crash', async (t) => {
   const server = await startFakeProvider(() => ({
     sse: [
       ...anthropicSse({ text: ['Partial '], usage: { input: 1, output: 1 } }).slice(0, 4),
@@ -104,5 +104,6 @@ t.test('an error event mid-stream becomes a typed failure, not a crash', async (
   const seen: StepChunk[] = [];
   const error = await failure(collect(resolveModel('anthropic:claude-sonnet-4-5', configFor(server.origin)), firstStep, { onChunk: (c) => seen.push(c) }));
   t.same(seen, [{ type: 'text-delta', text: 'Partial ' }], 'the delta before the failure was delivered');
-  t.ok(isModelError(error), `typed failure (got ${String(error)})`);
+  t.ok(isModelError(error, 'PROVIDER_UNAVAILABLE'), `typed, retryable failure (got ${String(error)})`);
+  t.match(isModelError(error) ? error.message : '', 'anthropic failed mid-stream: overloaded_error: Overloaded');
 });

@@ -1,0 +1,73 @@
+// Owns applying the integration catalog (global definitions) and an organization's connections (secrets sealed).
+import { newId } from '../ids.js';
+import { isVaultError } from '../vault/vault-error.js';
+import { openSecret, sealSecret } from '../vault/sealed-secret.js';
+import type { ApplyContext, OrganizationIds } from './apply-context.js';
+import { canonicalJson } from './canonical-json.js';
+import type { IntegrationDefinition } from './integration.schema.js';
+import { ManifestError, formatPath } from './manifest-error.js';
+import type { ConnectionSecret, OrganizationManifest } from './organization.schema.js';
+
+export const connectionSecretAad = (orgId: string, connectionId: string): string => `connection:${orgId}:${connectionId}`;
+
+export function applyIntegrations(ctx: ApplyContext, integrations: readonly IntegrationDefinition[]): void {
+  const repo = ctx.repos.integrations;
+  integrations.forEach((definition, i) => {
+    const existing = repo.integration(definition.id);
+    if (existing !== undefined && existing.org_id !== null) {
+      throw new ManifestError([{ path: formatPath(['integrations', i, 'id']), message: `"${definition.id}" is an organization's private integration` }]);
+    }
+    const manifest = canonicalJson(definition);
+    if (existing?.manifest === manifest && existing.name === definition.name && existing.description === definition.description && existing.available === 1) return;
+    repo.upsertIntegration({
+      id: definition.id,
+      org_id: null,
+      name: definition.name,
+      description: definition.description,
+      manifest,
+      available: 1,
+      updated_at: ctx.now,
+    });
+  });
+}
+
+/** The canonical form compared and sealed: field order never makes a secret look changed. */
+const secretJson = (secret: ConnectionSecret): string => canonicalJson(secret);
+
+/** Seals `secret` unless the stored blob already holds exactly it (a re-apply then writes nothing). */
+export function sealIfChanged(ctx: ApplyContext, stored: Buffer | null, value: unknown, aad: string): Buffer {
+  if (stored !== null) {
+    try {
+      if (canonicalJson(openSecret(ctx.keyRing, stored, aad)) === canonicalJson(value)) return stored;
+    } catch (error) {
+      // Sealed under a retired master key or altered: the manifest's value replaces it.
+      if (!isVaultError(error)) throw error;
+    }
+  }
+  return sealSecret(ctx.keyRing, value, aad);
+}
+
+export function applyConnections(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): void {
+  const repo = ctx.repos.integrations;
+  org.connections.forEach((connection, k) => {
+    const path = formatPath(['organizations', o, 'connections', k]);
+    const domainId = connection.domain === undefined ? null : ids.domains.get(connection.domain)!;
+    let id = ctx.book.lookup(ids.scope, connection.ref, 'connection', path, (found) => repo.connection(found)?.org_id === ids.orgId);
+    if (id === undefined) {
+      id = newId();
+      const sealed = connection.secret === undefined ? null : sealSecret(ctx.keyRing, JSON.parse(secretJson(connection.secret)), connectionSecretAad(ids.orgId, id));
+      repo.insertConnection({ id, org_id: ids.orgId, domain_id: domainId, integration_id: connection.integration, secret_sealed: sealed, created_at: ctx.now });
+    } else {
+      const row = repo.connection(id)!;
+      // An absent secret keeps the stored one: material may have been set in the product since.
+      const sealed =
+        connection.secret === undefined ? row.secret_sealed : sealIfChanged(ctx, row.secret_sealed, connection.secret, connectionSecretAad(ids.orgId, id));
+      if (row.domain_id !== domainId || row.integration_id !== connection.integration || sealed !== row.secret_sealed) {
+        repo.updateConnection({ id, domain_id: domainId, integration_id: connection.integration, secret_sealed: sealed });
+      }
+    }
+    ctx.book.remember(ids.scope, connection.ref, 'connection', id);
+    ctx.refs[connection.ref] = id;
+    ids.connections.set(connection.ref, id);
+  });
+}

@@ -1,0 +1,50 @@
+// Owns manifest refs -> ids (table manifest_refs): what makes applying the same manifest twice create nothing new.
+import type { TenancyRepo } from '../../storage/repos/tenancy.repo.js';
+import { ManifestError } from './manifest-error.js';
+
+/** Scope of refs that are not inside an organization (organizations, partners and their parts). */
+export const GLOBAL_SCOPE = 'global';
+
+export type RefEntity =
+  | 'organization'
+  | 'user'
+  | 'api_key'
+  | 'domain'
+  | 'connection'
+  | 'agent'
+  | 'flow'
+  | 'trigger'
+  | 'knowledge_base'
+  | 'article'
+  | 'knowledge_module'
+  | 'partner'
+  | 'partner_key'
+  | 'partner_app'
+  | 'partner_template';
+
+export interface RefBook {
+  /**
+   * The id applied earlier for `ref` in `scope`, when that entity still exists (`exists`); undefined when it
+   * must be created. Throws ManifestError (at `path`) when the ref named another kind of entity before.
+   */
+  lookup(scope: string, ref: string, entity: RefEntity, path: string, exists: (id: string) => boolean): string | undefined;
+  remember(scope: string, ref: string, entity: RefEntity, id: string): void;
+}
+
+export function createRefBook(tenancy: TenancyRepo): RefBook {
+  return {
+    lookup(scope, ref, entity, path, exists) {
+      const row = tenancy.manifestRef(scope, ref);
+      if (row === undefined) return undefined;
+      if (row.entity !== entity) {
+        throw new ManifestError([{ path, message: `ref "${ref}" was applied before as a ${row.entity}; it cannot now name a ${entity}` }]);
+      }
+      // Deleted since (e.g. through the product): the ref is applied again as a new entity.
+      return exists(row.entity_id) ? row.entity_id : undefined;
+    },
+    remember(scope, ref, entity, id) {
+      const row = tenancy.manifestRef(scope, ref);
+      if (row?.entity !== entity || row.entity_id !== id) tenancy.putManifestRef(scope, ref, entity, id);
+    },
+  };
+}

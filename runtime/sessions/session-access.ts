@@ -1,0 +1,75 @@
+// Who may see, drive, manage and start sessions (SPEC "Personal-key Agent conversations" rules 1-3, 6).
+import type { Repositories } from '../../storage/repos/index.js';
+import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { DomainRole } from '../../storage/repos/tenancy.repo.js';
+import { AppError, forbidden, notFound } from '../errors.js';
+
+export interface Caller {
+  readonly userId: string;
+  readonly orgId: string;
+}
+
+/** Roles that may run automations and drive domain sessions (DESIGN "Domain model": execute = operator+). */
+const EXECUTE_ROLES: ReadonlySet<DomainRole> = new Set(['operator', 'editor', 'owner']);
+/** Roles that may rename, archive, delete or set the outcome of any domain session. */
+const MANAGE_ROLES: ReadonlySet<DomainRole> = new Set(['editor', 'owner']);
+
+export type ReadOnlyReason = 'not_a_participant' | 'session_closed' | 'agent_unpublished';
+
+export interface Participation {
+  canParticipate: boolean;
+  canManage: boolean;
+  readOnlyReason: ReadOnlyReason | null;
+}
+
+type Repos = Pick<Repositories, 'sessions' | 'tenancy' | 'automations'>;
+
+/**
+ * Rule 3: a personal chat is visible to its creator only; a domain session to current members of its domain.
+ * Organization Owner/Admin status grants nothing here. Anything else is the uniform 404 (rule 6).
+ */
+export function canView(repos: Repos, caller: Caller, session: SessionRow): boolean {
+  if (session.org_id !== caller.orgId) return false;
+  if (session.visibility === 'personal') return session.created_by === caller.userId;
+  return repos.tenancy.domainRole(session.domain_id, caller.userId) !== null;
+}
+
+export function visibleSession(repos: Repos, caller: Caller, sessionId: string): SessionRow {
+  const session = repos.sessions.session(sessionId);
+  if (session === undefined || !canView(repos, caller, session)) throw notFound();
+  return session;
+}
+
+/** The flags of rule 3 for a caller who can view the session; mutations recheck through `assertCanAppend`. */
+export function participation(repos: Repos, caller: Caller, session: SessionRow): Participation {
+  const role = repos.tenancy.domainRole(session.domain_id, caller.userId);
+  const isCreator = session.created_by !== null && session.created_by === caller.userId;
+  const canManage = isCreator || (role !== null && MANAGE_ROLES.has(role));
+  // Rule 2: the creator / recorded owner, or a domain Operator, Editor or Owner with current membership.
+  const permitted = isCreator || (role !== null && EXECUTE_ROLES.has(role));
+  if (!permitted) return { canParticipate: false, canManage, readOnlyReason: 'not_a_participant' };
+  if (session.status !== 'active') return { canParticipate: false, canManage, readOnlyReason: 'session_closed' };
+  const automation = repos.automations.automation(session.automation_id);
+  if (automation === undefined || automation.published_revision === null) {
+    return { canParticipate: false, canManage, readOnlyReason: 'agent_unpublished' };
+  }
+  return { canParticipate: true, canManage, readOnlyReason: null };
+}
+
+/** Rule 2: a visible session the caller may not drive is 403 SESSION_NOT_DRIVABLE (with the reason). */
+export function assertCanAppend(repos: Repos, caller: Caller, session: SessionRow): void {
+  const flags = participation(repos, caller, session);
+  if (!flags.canParticipate) {
+    throw new AppError('SESSION_NOT_DRIVABLE', 'You cannot send messages in this session.', { readOnlyReason: flags.readOnlyReason });
+  }
+}
+
+/**
+ * Rule 1, permission half: the key owner must hold an executing role in the automation's domain. The
+ * automation is in the caller's organization (the caller checked), so a missing role is 403, not 404.
+ */
+export function assertCanExecute(repos: Repos, caller: Caller, automation: AutomationRow): void {
+  const role = repos.tenancy.domainRole(automation.domain_id, caller.userId);
+  if (role === null || !EXECUTE_ROLES.has(role)) throw forbidden('You cannot run automations in this domain.');
+}

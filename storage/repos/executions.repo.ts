@@ -1,0 +1,156 @@
+// Executions (turns), their tool calls, and the sealed caller grants bound to them.
+import type { SqliteDatabase } from '../database.js';
+
+export type ExecutionStatus = 'queued' | 'running' | 'suspended' | 'resume_queued' | 'completed' | 'failed' | 'rejected';
+export type ToolCallStatus = 'pending' | 'awaiting_approval' | 'running' | 'succeeded' | 'failed' | 'rejected';
+
+export interface ExecutionRow {
+  id: string;
+  session_id: string;
+  position: number;
+  status: ExecutionStatus;
+  /** JSON: a flow's input object; `{}` for agent turns (their message is a message row). */
+  input: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+  settled_at: number | null;
+  revision: number | null;
+  entry: string;
+  steps_used: number;
+  tokens_used: number;
+  run_ms: number;
+  started_at: number | null;
+  /** JSON array of integration ids the grant holds entries for (never material). */
+  grant_integration_ids: string;
+  grant_expires_at: number | null;
+}
+
+export type NewExecution = Pick<ExecutionRow, 'id' | 'session_id' | 'status' | 'input' | 'created_by' | 'created_at' | 'revision' | 'entry' | 'grant_integration_ids' | 'grant_expires_at'>;
+
+export interface ToolCallRow {
+  id: string;
+  execution_id: string;
+  session_id: string;
+  /** Per-execution call number, 1-based. */
+  step: number;
+  tool: string;
+  /** JSON: the arguments the call runs (or ran) with; edited ones when an approver changed them. */
+  args: string;
+  edited: number;
+  identity: 'caller' | 'organization' | null;
+  status: ToolCallStatus;
+  /** JSON output (success) or failure detail, already redacted of the identity's secrets. */
+  result: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  finished_at: number | null;
+  call_ref: string | null;
+  integration_id: string | null;
+  readonly: number;
+  approval_id: string | null;
+}
+
+export interface CallerGrantRow {
+  id: string;
+  org_id: string;
+  execution_id: string;
+  key_id: string;
+  wrapped_key: Buffer;
+  iv: Buffer;
+  tag: Buffer;
+  ciphertext: Buffer;
+  integration_ids: string;
+  expires_at: number | null;
+  created_at: number;
+}
+
+const UNSETTLED = `('queued', 'running', 'suspended', 'resume_queued')`;
+
+export function createExecutionsRepo(db: SqliteDatabase) {
+  const s = {
+    insert: db.prepare(
+      `INSERT INTO executions (id, session_id, position, status, input, created_by, created_at, updated_at, revision, entry, grant_integration_ids, grant_expires_at)
+       SELECT @id, @session_id, COALESCE(MAX(position), 0) + 1, @status, @input, @created_by, @created_at, @created_at, @revision, @entry, @grant_integration_ids, @grant_expires_at
+       FROM executions WHERE session_id = @session_id`,
+    ),
+    byId: db.prepare('SELECT * FROM executions WHERE id = ?'),
+    latest: db.prepare('SELECT * FROM executions WHERE session_id = ? ORDER BY position DESC LIMIT 1'),
+    firstUnsettled: db.prepare(`SELECT * FROM executions WHERE session_id = ? AND status IN ${UNSETTLED} ORDER BY position LIMIT 1`),
+    unsettledSessions: db.prepare(`SELECT DISTINCT session_id FROM executions WHERE status IN ('queued', 'running', 'resume_queued')`).pluck(),
+    setStatus: db.prepare('UPDATE executions SET status = ?, updated_at = ? WHERE id = ?'),
+    markStarted: db.prepare(`UPDATE executions SET status = 'running', started_at = COALESCE(started_at, @now), updated_at = @now WHERE id = @id`),
+    settle: db.prepare(
+      `UPDATE executions SET status = @status, error_code = @error_code, error_message = @error_message, settled_at = @now, updated_at = @now,
+         grant_integration_ids = '[]' WHERE id = @id`,
+    ),
+    addUsage: db.prepare(
+      'UPDATE executions SET steps_used = steps_used + @steps, tokens_used = tokens_used + @tokens, run_ms = run_ms + @ms, updated_at = @now WHERE id = @id',
+    ),
+    setGrantFacts: db.prepare('UPDATE executions SET grant_integration_ids = ?, grant_expires_at = ?, updated_at = ? WHERE id = ?'),
+    insertCall: db.prepare(
+      `INSERT INTO tool_calls (id, execution_id, session_id, step, tool, args, edited, identity, status, result, error_code, error_message, created_at, finished_at, call_ref, integration_id, readonly, approval_id)
+       SELECT @id, @execution_id, @session_id, COALESCE(MAX(step), 0) + 1, @tool, @args, @edited, @identity, @status, NULL, NULL, NULL, @created_at, NULL, @call_ref, @integration_id, @readonly, @approval_id
+       FROM tool_calls WHERE execution_id = @execution_id`,
+    ),
+    callByRef: db.prepare('SELECT * FROM tool_calls WHERE execution_id = ? AND call_ref = ?'),
+    callById: db.prepare('SELECT * FROM tool_calls WHERE id = ?'),
+    callsOfSession: db.prepare('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY created_at, execution_id, step'),
+    startCall: db.prepare(`UPDATE tool_calls SET status = 'running', args = @args, edited = @edited, identity = @identity WHERE id = @id`),
+    finishCall: db.prepare(
+      `UPDATE tool_calls SET status = @status, result = @result, error_code = @error_code, error_message = @error_message, finished_at = @now,
+         identity = COALESCE(@identity, identity) WHERE id = @id`,
+    ),
+    insertGrant: db.prepare(
+      `INSERT INTO caller_grants (id, org_id, execution_id, key_id, wrapped_key, iv, tag, ciphertext, integration_ids, expires_at, created_at)
+       VALUES (@id, @org_id, @execution_id, @key_id, @wrapped_key, @iv, @tag, @ciphertext, @integration_ids, @expires_at, @created_at)`,
+    ),
+    grantOf: db.prepare('SELECT * FROM caller_grants WHERE execution_id = ? ORDER BY created_at DESC, id DESC LIMIT 1'),
+    deleteGrants: db.prepare('DELETE FROM caller_grants WHERE execution_id = ?'),
+  };
+
+  return {
+    /** Inserts the session's next execution (position = last + 1) and returns its position. */
+    insertExecution(row: NewExecution): number {
+      s.insert.run(row);
+      return (s.byId.get(row.id) as ExecutionRow).position;
+    },
+    execution: (id: string) => s.byId.get(id) as ExecutionRow | undefined,
+    latestExecution: (sessionId: string) => s.latest.get(sessionId) as ExecutionRow | undefined,
+    /** The oldest execution of the session that has not settled: the one the session's queue waits on. */
+    firstUnsettled: (sessionId: string) => s.firstUnsettled.get(sessionId) as ExecutionRow | undefined,
+    /** Sessions with work to resume at boot (queued, running or resume-queued executions). */
+    sessionsWithRunnableWork: () => s.unsettledSessions.all() as string[],
+    setStatus: (id: string, status: ExecutionStatus, now: number): void => void s.setStatus.run(status, now, id),
+    markStarted: (id: string, now: number): void => void s.markStarted.run({ id, now }),
+    settle: (id: string, status: 'completed' | 'failed' | 'rejected', now: number, errorCode: string | null, errorMessage: string | null): void =>
+      void s.settle.run({ id, status, now, error_code: errorCode, error_message: errorMessage }),
+    addUsage: (id: string, usage: { steps: number; tokens: number; ms: number }, now: number): void =>
+      void s.addUsage.run({ id, steps: usage.steps, tokens: usage.tokens, ms: usage.ms, now }),
+    setGrantFacts: (id: string, integrationIds: readonly string[], expiresAt: number | null, now: number): void =>
+      void s.setGrantFacts.run(JSON.stringify(integrationIds), expiresAt, now, id),
+
+    insertToolCall(row: Pick<ToolCallRow, 'id' | 'execution_id' | 'session_id' | 'tool' | 'args' | 'edited' | 'identity' | 'status' | 'created_at' | 'call_ref' | 'integration_id' | 'readonly' | 'approval_id'>): ToolCallRow {
+      s.insertCall.run(row);
+      return s.callById.get(row.id) as ToolCallRow;
+    },
+    toolCallByRef: (executionId: string, callRef: string) => s.callByRef.get(executionId, callRef) as ToolCallRow | undefined,
+    toolCall: (id: string) => s.callById.get(id) as ToolCallRow | undefined,
+    toolCallsOfSession: (sessionId: string) => s.callsOfSession.all(sessionId) as ToolCallRow[],
+    startToolCall: (id: string, args: string, edited: boolean, identity: ToolCallRow['identity']): void =>
+      void s.startCall.run({ id, args, edited: edited ? 1 : 0, identity }),
+    finishToolCall(id: string, outcome: { status: 'succeeded' | 'failed' | 'rejected'; result: string | null; errorCode: string | null; errorMessage: string | null; identity?: ToolCallRow['identity'] }, now: number): void {
+      s.finishCall.run({ id, status: outcome.status, result: outcome.result, error_code: outcome.errorCode, error_message: outcome.errorMessage, identity: outcome.identity ?? null, now });
+    },
+
+    insertGrant: (row: CallerGrantRow): void => void s.insertGrant.run(row),
+    grantOf: (executionId: string) => s.grantOf.get(executionId) as CallerGrantRow | undefined,
+    /** Removes every grant of the execution (secure_delete zeroes the freed pages); returns how many went. */
+    deleteGrants: (executionId: string): number => s.deleteGrants.run(executionId).changes,
+  };
+}
+
+export type ExecutionsRepo = ReturnType<typeof createExecutionsRepo>;

@@ -1,0 +1,118 @@
+// Knowledge bases, articles (published text kept in the FTS5 index), modules and their article memberships.
+import type { SqliteDatabase } from '../database.js';
+
+export type ModuleKind = 'domain' | 'org';
+
+export interface KnowledgeBaseRow {
+  id: string;
+  org_id: string;
+  domain_id: string | null;
+  name: string;
+  created_at: number;
+}
+
+export interface ArticleRow {
+  id: string;
+  base_id: string;
+  org_id: string;
+  title: string;
+  draft_body: string | null;
+  published_body: string | null;
+  published_at: number | null;
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface KnowledgeModuleRow {
+  id: string;
+  org_id: string;
+  kind: ModuleKind;
+  domain_id: string | null;
+  name: string;
+  description: string | null;
+  created_at: number;
+}
+
+export function createKnowledgeRepo(db: SqliteDatabase) {
+  const s = {
+    insertBase: db.prepare(
+      'INSERT INTO knowledge_bases (id, org_id, domain_id, name, created_at) VALUES (@id, @org_id, @domain_id, @name, @created_at)',
+    ),
+    updateBase: db.prepare('UPDATE knowledge_bases SET domain_id = ?, name = ? WHERE id = ?'),
+    base: db.prepare('SELECT * FROM knowledge_bases WHERE id = ?'),
+    basesOfOrg: db.prepare('SELECT * FROM knowledge_bases WHERE org_id = ? ORDER BY created_at, id'),
+    insertArticle: db.prepare(
+      `INSERT INTO articles (id, base_id, org_id, title, draft_body, published_body, published_at, created_by, created_at, updated_at)
+       VALUES (@id, @base_id, @org_id, @title, @draft_body, @published_body, @published_at, @created_by, @created_at, @updated_at)`,
+    ),
+    updateDraft: db.prepare('UPDATE articles SET title = ?, draft_body = ?, updated_at = ? WHERE id = ?'),
+    publish: db.prepare('UPDATE articles SET published_body = draft_body, published_at = ?, updated_at = ? WHERE id = ?'),
+    article: db.prepare('SELECT * FROM articles WHERE id = ?'),
+    articlesOfBase: db.prepare('SELECT * FROM articles WHERE base_id = ? ORDER BY created_at, id'),
+    deleteArticle: db.prepare('DELETE FROM articles WHERE id = ?'),
+    claimFtsRow: db.prepare('INSERT INTO article_fts_rows (article_id) VALUES (?) ON CONFLICT (article_id) DO NOTHING'),
+    ftsRowid: db.prepare('SELECT fts_rowid FROM article_fts_rows WHERE article_id = ?'),
+    ftsDelete: db.prepare('DELETE FROM articles_fts WHERE rowid = ?'),
+    ftsInsert: db.prepare('INSERT INTO articles_fts (rowid, title, body) VALUES (?, ?, ?)'),
+    match: db.prepare(
+      `SELECT a.* FROM articles_fts f
+         JOIN article_fts_rows r ON r.fts_rowid = f.rowid
+         JOIN articles a ON a.id = r.article_id
+       WHERE articles_fts MATCH ? AND a.org_id = ? AND a.published_at IS NOT NULL
+       ORDER BY f.rank LIMIT ?`,
+    ),
+    insertModule: db.prepare(
+      `INSERT INTO knowledge_modules (id, org_id, kind, domain_id, name, description, created_at)
+       VALUES (@id, @org_id, @kind, @domain_id, @name, @description, @created_at)`,
+    ),
+    updateModule: db.prepare('UPDATE knowledge_modules SET kind = @kind, domain_id = @domain_id, name = @name, description = @description WHERE id = @id'),
+    module: db.prepare('SELECT * FROM knowledge_modules WHERE id = ?'),
+    modulesOfOrg: db.prepare('SELECT * FROM knowledge_modules WHERE org_id = ? ORDER BY created_at, id'),
+    addMember: db.prepare(
+      'INSERT INTO module_articles (module_id, article_id, created_at) VALUES (?, ?, ?) ON CONFLICT (module_id, article_id) DO NOTHING',
+    ),
+    members: db.prepare('SELECT article_id FROM module_articles WHERE module_id = ? ORDER BY created_at, article_id'),
+  };
+
+  // The index is contentless: it holds only what publish put there, keyed by the stable article_fts_rows id.
+  const publishArticle = db.transaction((id: string, now: number): boolean => {
+    if (s.publish.run(now, now, id).changes === 0) return false;
+    const article = s.article.get(id) as ArticleRow;
+    s.claimFtsRow.run(id);
+    const { fts_rowid } = s.ftsRowid.get(id) as { fts_rowid: number };
+    s.ftsDelete.run(fts_rowid);
+    s.ftsInsert.run(fts_rowid, article.title, article.published_body ?? '');
+    return true;
+  });
+
+  return {
+    insertBase: (row: KnowledgeBaseRow): void => void s.insertBase.run(row),
+    updateBase: (id: string, name: string, domainId: string | null): void => void s.updateBase.run(domainId, name, id),
+    base: (id: string) => s.base.get(id) as KnowledgeBaseRow | undefined,
+    basesOfOrganization: (orgId: string) => s.basesOfOrg.all(orgId) as KnowledgeBaseRow[],
+    /** Inserts an unpublished draft (published fields are ignored: use publishArticle). */
+    insertArticle: (row: Omit<ArticleRow, 'published_body' | 'published_at'>): void =>
+      void s.insertArticle.run({ ...row, published_body: null, published_at: null }),
+    /** Changes the draft only; readers and the index keep seeing the published text. */
+    updateArticleDraft: (id: string, title: string, draftBody: string | null, now: number): void =>
+      void s.updateDraft.run(title, draftBody, now, id),
+    /** Publishes the current draft and (re)indexes it; false when there is no such article. */
+    publishArticle: (id: string, now: number): boolean => publishArticle(id, now),
+    article: (id: string) => s.article.get(id) as ArticleRow | undefined,
+    articlesOfBase: (baseId: string) => s.articlesOfBase.all(baseId) as ArticleRow[],
+    /** Deletes the article; its index entry goes with it (trigger on article_fts_rows). */
+    deleteArticle: (id: string): boolean => s.deleteArticle.run(id).changes > 0,
+    /** Published articles of an organization matching an FTS5 query (the caller quotes user text), best first. */
+    matchPublishedArticles: (orgId: string, ftsQuery: string, limit: number) => s.match.all(ftsQuery, orgId, limit) as ArticleRow[],
+    insertModule: (row: KnowledgeModuleRow): void => void s.insertModule.run(row),
+    updateModule: (row: Pick<KnowledgeModuleRow, 'id' | 'kind' | 'domain_id' | 'name' | 'description'>): void => void s.updateModule.run(row),
+    module: (id: string) => s.module.get(id) as KnowledgeModuleRow | undefined,
+    modulesOfOrganization: (orgId: string) => s.modulesOfOrg.all(orgId) as KnowledgeModuleRow[],
+    /** Idempotent: adding an existing membership changes nothing. */
+    addModuleArticle: (moduleId: string, articleId: string, now: number): void => void s.addMember.run(moduleId, articleId, now),
+    moduleArticleIds: (moduleId: string) => (s.members.all(moduleId) as Array<{ article_id: string }>).map((r) => r.article_id),
+  };
+}
+
+export type KnowledgeRepo = ReturnType<typeof createKnowledgeRepo>;

@@ -1,0 +1,102 @@
+// Sessions and what they show: session rows, the ordered message log, and files tools returned.
+import type { SqliteDatabase } from '../database.js';
+
+export type SessionVisibility = 'personal' | 'domain';
+export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
+
+export interface SessionRow {
+  id: string;
+  org_id: string;
+  domain_id: string;
+  automation_id: string;
+  revision: number | null;
+  visibility: SessionVisibility;
+  created_by: string | null;
+  origin: string;
+  trigger_run_id: string | null;
+  status: string;
+  title: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessageRow {
+  id: string;
+  session_id: string;
+  execution_id: string | null;
+  role: MessageRole;
+  author_user_id: string | null;
+  /** The text a person reads (user message, assistant answer); a short label for tool rows. */
+  content: string;
+  /** JSON: an assistant step's tool calls, or a tool row's result (what the model is shown next step). */
+  payload: string | null;
+  created_at: number;
+  position: number;
+}
+
+/** A message with its author's display name (null when the author is unknown or deleted). */
+export type MessageWithAuthor = MessageRow & { author_name: string | null };
+
+export interface FileRow {
+  id: string;
+  session_id: string;
+  execution_id: string | null;
+  name: string;
+  media_type: string;
+  content: Buffer;
+  created_at: number;
+}
+
+export type FileMeta = Omit<FileRow, 'content'> & { size_bytes: number };
+
+export function createSessionsRepo(db: SqliteDatabase) {
+  const s = {
+    insert: db.prepare(
+      `INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, created_by, origin, trigger_run_id, status, title, created_at, updated_at)
+       VALUES (@id, @org_id, @domain_id, @automation_id, @revision, @visibility, @created_by, @origin, @trigger_run_id, @status, @title, @created_at, @updated_at)`,
+    ),
+    byId: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+    touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
+    // Position assigned in the inserting transaction, like session event seqs: dense and gap-free.
+    insertMessage: db.prepare(
+      `INSERT INTO messages (id, session_id, execution_id, role, author_user_id, content, payload, created_at, position)
+       SELECT @id, @session_id, @execution_id, @role, @author_user_id, @content, @payload, @created_at, COALESCE(MAX(position), 0) + 1
+       FROM messages WHERE session_id = @session_id`,
+    ),
+    messagesOf: db.prepare(
+      `SELECT m.*, u.name AS author_name FROM messages m LEFT JOIN users u ON u.id = m.author_user_id
+       WHERE m.session_id = ? AND m.role IN ('user', 'assistant') ORDER BY m.position`,
+    ),
+    conversationOf: db.prepare(`SELECT * FROM messages WHERE session_id = ? ORDER BY position`),
+    insertFile: db.prepare(
+      `INSERT INTO files (id, session_id, execution_id, name, media_type, content, created_at)
+       VALUES (@id, @session_id, @execution_id, @name, @media_type, @content, @created_at)`,
+    ),
+    file: db.prepare('SELECT * FROM files WHERE id = ? AND session_id = ?'),
+    filesOf: db.prepare(
+      'SELECT id, session_id, execution_id, name, media_type, created_at, length(content) AS size_bytes FROM files WHERE session_id = ? ORDER BY created_at, id',
+    ),
+    entitlementOverride: db.prepare('SELECT enabled FROM entitlement_overrides WHERE org_id = ? AND automation_id = ?').pluck(),
+  };
+
+  return {
+    insertSession: (row: SessionRow): void => void s.insert.run(row),
+    session: (id: string) => s.byId.get(id) as SessionRow | undefined,
+    touchSession: (id: string, now: number): void => void s.touch.run(now, id),
+    insertMessage: (row: Omit<MessageRow, 'position'>): void => void s.insertMessage.run(row),
+    /** What people read: user and assistant messages in order, with the author's name. */
+    visibleMessages: (sessionId: string) => s.messagesOf.all(sessionId) as MessageWithAuthor[],
+    /** Every message row in order, tool rows included: the model's view of the conversation. */
+    conversation: (sessionId: string) => s.conversationOf.all(sessionId) as MessageRow[],
+    insertFile: (row: FileRow): void => void s.insertFile.run(row),
+    file: (sessionId: string, fileId: string) => s.file.get(fileId, sessionId) as FileRow | undefined,
+    files: (sessionId: string) => s.filesOf.all(sessionId) as FileMeta[],
+    /** Partner entitlement override of an automation for an organization: true, false, or null when none is set. */
+    entitlementOverride(orgId: string, automationId: string): boolean | null {
+      const enabled = s.entitlementOverride.get(orgId, automationId) as number | undefined;
+      return enabled === undefined ? null : enabled === 1;
+    },
+  };
+}
+
+export type SessionsRepo = ReturnType<typeof createSessionsRepo>;

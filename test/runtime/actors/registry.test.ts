@@ -1,0 +1,201 @@
+// Actor registry: rehydrate/persist round trip, step + effect rows in one transaction, versions, settle, concurrency.
+import t from 'tap';
+import { ManualClock } from '../../../runtime/clock.js';
+import { ActorFailureError, createActorRegistry, type ActorFailure } from '../../../runtime/actors/index.js';
+import { JOB_VERSION, memoryLogger, openTestStore, providedJobMachine, tempDbPath, turn, type JobEvent } from './job.fixture.js';
+import type { Store } from '../../../storage/store.js';
+
+function setup(store: Store, clock = new ManualClock(), version = JOB_VERSION) {
+  const started: string[] = [];
+  const failures: ActorFailure[] = [];
+  const settled: string[] = [];
+  const logger = memoryLogger();
+  const registry = createActorRegistry({ store, clock, logger });
+  const jobs = registry.register('job', {
+    machine: providedJobMachine(started),
+    version,
+    onFailure: (failure) => void failures.push(failure),
+    onSettled: ({ id }) => void settled.push(id),
+  });
+  return { registry, jobs, started, failures, settled, clock, logger };
+}
+
+/** An effect row of the step: a timer keyed by the job (any real table does; timers is ours). */
+function effectRow(store: Store, jobId: string, now: number): void {
+  store.repos.timers.replace({ id: `timer-${jobId}-${now}`, kind: 'job-deadline', target_id: jobId, due_at: now + 1000, payload: '{}', created_at: now });
+}
+
+t.test('spawn, transition and rehydrate round trip through the persisted snapshot', async (t) => {
+  const path = tempDbPath(t);
+  const clock = new ManualClock();
+  const first = openTestStore(t, path);
+  const a = setup(first, clock);
+  const spawned = await a.jobs.spawn('job-1', { jobId: 'job-1' });
+  t.equal(spawned.snapshot.value, 'queued');
+  t.equal(spawned.before, null);
+  const step = await a.jobs.transition('job-1', { type: 'START', now: clock.now() });
+  t.equal(step.snapshot.value, 'running');
+  t.same(step.emitted, [{ type: 'job.started', jobId: 'job-1', at: clock.now() }], 'emitted events reach the step');
+  t.same(a.started, ['job-1'], 'the provided action ran once, after commit');
+
+  const row = first.repos.snapshots.get('job-1');
+  t.match(row, { machine: 'job', machine_version: JOB_VERSION, status: 'active' });
+  t.match(JSON.parse(row!.snapshot), { value: 'running', context: { jobId: 'job-1', steps: 1, startedAt: clock.now() } });
+  a.registry.close();
+  first.close();
+
+  // A new process on the same file: the actor comes back from its snapshot, not from its input.
+  const second = openTestStore(t, path);
+  const b = setup(second, clock);
+  t.equal(b.registry.residentCount, 0);
+  const actor = b.jobs.get('job-1');
+  t.ok(actor, 'rehydrated');
+  t.equal(actor!.getSnapshot().value, 'running');
+  t.equal(actor!.getSnapshot().context.startedAt, clock.now());
+  t.equal(b.registry.residentCount, 1);
+  t.same(b.started, [], 'rehydrating does not replay actions');
+  t.equal(b.jobs.get('missing'), undefined, 'no row, no actor');
+
+  const finished = await b.jobs.transition('job-1', { type: 'FINISH', now: clock.now() });
+  t.equal(finished.snapshot.status, 'done');
+  t.equal(second.repos.snapshots.get('job-1')?.status, 'done', 'final state persists as status done');
+  t.same(b.settled, ['job-1'], 'onSettled after commit');
+  t.equal(b.registry.residentCount, 0, 'a settled actor leaves memory');
+  t.equal(b.jobs.peek('job-1')?.value, 'finished', 'and can still be read');
+  b.registry.close();
+});
+
+t.test('the snapshot commits in the same transaction as the effect rows', async (t) => {
+  const store = openTestStore(t);
+  const { jobs, registry, started, clock } = setup(store);
+  t.teardown(() => registry.close());
+  await jobs.spawn('job-1', { jobId: 'job-1' });
+  const before = store.repos.snapshots.get('job-1')!.snapshot;
+
+  await t.rejects(
+    jobs.transition('job-1', { type: 'START', now: clock.now() }, (step) => {
+      t.equal(step.snapshot.value, 'running', 'effects see the next state');
+      t.same(started, [], 'side effects have not run before commit');
+      effectRow(store, 'job-1', clock.now());
+      throw new Error('refused');
+    }),
+    { message: 'refused' },
+  );
+  t.equal(store.repos.timers.pending('job-deadline', 'job-1'), undefined, 'the effect row rolled back');
+  t.equal(store.repos.snapshots.get('job-1')!.snapshot, before, 'the snapshot did not change');
+  t.equal(jobs.get('job-1')!.getSnapshot().value, 'queued', 'the live actor did not move');
+  t.same(started, [], 'no side effect for a step that did not commit');
+
+  const value = await jobs.transition('job-1', { type: 'START', now: clock.now() }, (step) => {
+    effectRow(store, 'job-1', clock.now());
+    return `now ${String(step.snapshot.value)}`;
+  });
+  t.equal(value, 'now running', 'the effects value is the answer');
+  t.ok(store.repos.timers.pending('job-deadline', 'job-1'), 'effect row committed');
+  t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'running' }, 'with the snapshot');
+  t.equal(jobs.get('job-1')!.getSnapshot().value, 'running');
+});
+
+t.test('an ignored event writes no snapshot and effects see changed=false', async (t) => {
+  const store = openTestStore(t);
+  const { jobs, registry, clock } = setup(store);
+  t.teardown(() => registry.close());
+  await jobs.spawn('job-1', { jobId: 'job-1' });
+  clock.advance(5);
+  const step = await jobs.transition('job-1', { type: 'FINISH', now: clock.now() });
+  t.equal(step.changed, false);
+  t.equal(step.snapshot.value, 'queued');
+  t.not(store.repos.snapshots.get('job-1')!.updated_at, clock.now(), 'row untouched');
+});
+
+t.test('transact commits steps of several actors with their rows, or none of them', async (t) => {
+  const store = openTestStore(t);
+  const { registry, jobs, clock } = setup(store);
+  t.teardown(() => registry.close());
+  await jobs.spawn('job-1', { jobId: 'job-1' });
+  const moves = [
+    { kind: 'job', id: 'job-1', event: { type: 'START', now: clock.now() } as JobEvent },
+    { kind: 'job', id: 'job-2', input: { jobId: 'job-2' }, event: { type: 'START', now: clock.now() } as JobEvent },
+  ];
+  await t.rejects(registry.transact(moves, () => { throw new Error('no'); }));
+  t.equal(store.repos.snapshots.get('job-2'), undefined, 'spawn rolled back');
+  t.equal(jobs.get('job-1')!.getSnapshot().value, 'queued');
+  t.equal(jobs.get('job-2'), undefined);
+
+  const values = await registry.transact(moves, (steps) => steps.map((s) => `${s.id}:${String(s.snapshot.value)}`));
+  t.same(values, ['job-1:running', 'job-2:running']);
+  t.equal(jobs.get('job-2')!.getSnapshot().value, 'running');
+  await t.rejects(registry.transact([moves[0], moves[0]], () => 0), /One step per actor/);
+});
+
+t.test('spawning an existing id is a CONFLICT; an unknown id is NOT_FOUND', async (t) => {
+  const store = openTestStore(t);
+  const { jobs, registry, clock } = setup(store);
+  t.teardown(() => registry.close());
+  await jobs.spawn('job-1', { jobId: 'job-1' });
+  await t.rejects(jobs.spawn('job-1', { jobId: 'job-1' }), { code: 'CONFLICT' });
+  clock.advance(10 * 60_000); // passivates: the ManualClock sweep runs on change
+  t.equal(registry.residentCount, 0);
+  await t.rejects(jobs.spawn('job-1', { jobId: 'job-1' }), { code: 'CONFLICT' }, 'also when only the row exists');
+  await t.rejects(jobs.transition('nope', { type: 'START', now: 0 }), { code: 'NOT_FOUND' });
+});
+
+t.test('steps of one actor are serialized: concurrent events all apply, in order', async (t) => {
+  const store = openTestStore(t);
+  const { jobs, registry, clock } = setup(store);
+  t.teardown(() => registry.close());
+  await jobs.spawn('job-1', { jobId: 'job-1' });
+  const results = await Promise.all([
+    jobs.transition('job-1', { type: 'START', now: clock.now() }),
+    jobs.transition('job-1', { type: 'BOOM', now: clock.now() }),
+    jobs.transition('job-1', { type: 'FINISH', now: clock.now() }),
+  ]);
+  t.same(results.map((s) => s.snapshot.value), ['running', 'running', 'finished']);
+  t.same(results.map((s) => s.changed), [true, true, true]);
+  t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'finished', context: { steps: 2 } });
+});
+
+t.test('a machine_version mismatch on rehydrate is an explicit error with the reason given to the owner', async (t) => {
+  const store = openTestStore(t);
+  const old = setup(store);
+  await old.jobs.spawn('job-1', { jobId: 'job-1' });
+  old.registry.close();
+
+  const upgraded = setup(store, old.clock, JOB_VERSION + 1);
+  t.teardown(() => upgraded.registry.close());
+  const error = await upgraded.jobs.transition('job-1', { type: 'START', now: 0 }).catch((e: unknown) => e);
+  t.type(error, ActorFailureError);
+  t.match((error as ActorFailureError).failure.reason, { code: 'machine_version_mismatch', stored: JOB_VERSION, current: JOB_VERSION + 1 });
+  t.equal((error as ActorFailureError).code, 'INTERNAL');
+  t.throws(() => upgraded.jobs.get('job-1'), ActorFailureError, 'get refuses too');
+  await turn();
+  t.equal(upgraded.failures.length, 1, 'the owner is told once');
+  t.match(upgraded.failures[0], { kind: 'job', id: 'job-1', reason: { code: 'machine_version_mismatch' } });
+
+  // The owner records the failure and retires the row in its own unit of work.
+  t.equal(await store.writer.submit(upgraded.jobs.retire('job-1')), true);
+  t.equal(store.repos.snapshots.get('job-1')?.status, 'failed');
+  const retired = (() => {
+    try {
+      return upgraded.jobs.peek('job-1');
+    } catch (e) {
+      return e;
+    }
+  })();
+  t.match(retired, { failure: { reason: { code: 'retired' } } }, 'a retired row is never rehydrated');
+});
+
+t.test('persist() writes the live snapshot inside the caller unit of work', async (t) => {
+  const store = openTestStore(t);
+  const { jobs, registry, clock } = setup(store);
+  t.teardown(() => registry.close());
+  await jobs.spawn('job-1', { jobId: 'job-1' });
+  // An actor moved by something other than transition() (here: a direct send) is saved with the caller's rows.
+  jobs.get('job-1')!.send({ type: 'START', now: clock.now() });
+  await store.writer.submit(() => {
+    effectRow(store, 'job-1', clock.now());
+    jobs.persist('job-1')();
+  });
+  t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'running' });
+  t.ok(store.repos.timers.pending('job-deadline', 'job-1'));
+});

@@ -1,0 +1,76 @@
+// Test fixture: a store with seeded sessions, a bus over it, manual delta timers, and a recording subscriber.
+import { ManualClock } from '../../../runtime/clock.js';
+import type { DeltaTimers } from '../../../runtime/events/delta-coalescer.js';
+import { createSessionEventBus, type SessionEventBus, type SessionEventBusOptions } from '../../../runtime/events/event-bus.js';
+import type { SessionEventEnvelope } from '../../../runtime/events/session-event.js';
+import { openStore, type Store } from '../../../storage/store.js';
+import { seedSessions } from './seed-sessions.js';
+
+/** Delta window timers that fire only when the test says so. */
+export class ManualTimers implements DeltaTimers {
+  private next = 1;
+  readonly armed = new Map<number, { run: () => void; ms: number }>();
+  set(run: () => void, ms: number): unknown {
+    const id = this.next++;
+    this.armed.set(id, { run, ms });
+    return id;
+  }
+  clear(handle: unknown): void {
+    this.armed.delete(handle as number);
+  }
+  fireAll(): void {
+    const due = [...this.armed.values()];
+    this.armed.clear();
+    for (const timer of due) timer.run();
+  }
+}
+
+export interface BusFixture {
+  store: Store;
+  bus: SessionEventBus;
+  clock: ManualClock;
+  timers: ManualTimers;
+  sessions: string[];
+  errors: unknown[];
+}
+
+export function busFixture(sessionCount = 2, options: Partial<SessionEventBusOptions> = {}): BusFixture {
+  const store = openStore({ path: ':memory:' });
+  const sessions = seedSessions(store, sessionCount);
+  const clock = new ManualClock(Date.UTC(2026, 3, 1, 9));
+  const timers = new ManualTimers();
+  const errors: unknown[] = [];
+  const bus = createSessionEventBus({
+    repo: store.repos.sessionEvents,
+    writer: store.writer,
+    clock,
+    timers,
+    onError: (error) => errors.push(error),
+    ...options,
+  });
+  return { store, bus, clock, timers, sessions, errors };
+}
+
+/** Resolves after the event loop's next check phase: one fan-out turn has run. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Lets every queued fan-out turn run (bounded, so a bug shows as a failure, not a hang). */
+export async function settle(bus: SessionEventBus, maxTurns = 1000): Promise<void> {
+  for (let i = 0; i < maxTurns && bus.stats().queued > 0; i++) await nextTurn();
+  await nextTurn();
+}
+
+export function recorder(): { events: SessionEventEnvelope[]; batches: number; listener: (batch: readonly SessionEventEnvelope[]) => void } {
+  const state = {
+    events: [] as SessionEventEnvelope[],
+    batches: 0,
+    listener: (batch: readonly SessionEventEnvelope[]) => {
+      state.batches += 1;
+      state.events.push(...batch);
+    },
+  };
+  return state;
+}
+
+export const seqs = (events: readonly SessionEventEnvelope[]): number[] => events.map((e) => e.seq);
+export const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);

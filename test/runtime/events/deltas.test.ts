@@ -1,0 +1,132 @@
+// message.delta coalescing (docs/events.md): merged chunks keep order against other events; seqs stay dense.
+import t from 'tap';
+import { busFixture, range, recorder, seqs, settle } from './bus-fixture.js';
+
+const chunk = (text: string, messageId = 'm1') => ({ executionId: 'e1', messageId, text });
+const types = (events: readonly { event: { type: string } }[]) => events.map((e) => e.event.type);
+const texts = (events: readonly { event: unknown }[]) => events.map((e) => (e.event as { text?: string }).text);
+
+t.test('chunks of one message within the window become one stored and sent message.delta', async (t) => {
+  const { store, bus, sessions, timers } = busFixture(1);
+  const [s] = sessions;
+  const watch = recorder();
+  bus.subscribe(s, null, watch.listener);
+  for (const piece of ['Hel', 'lo, ', 'wor', 'ld']) bus.pushDelta(s, chunk(piece));
+  t.equal(store.repos.sessionEvents.maxSeq(s), 0, 'nothing stored before the window closes');
+  t.equal(timers.armed.size, 1, 'one window timer for all buffered sessions');
+  t.equal([...timers.armed.values()][0].ms, 50, 'default window is 50 ms');
+  timers.fireAll();
+  await bus.flushDeltas();
+  await settle(bus);
+  const rows = store.repos.sessionEvents.listRange(s, 0, 100, 100);
+  t.strictSame(rows.map((r) => [r.seq, r.type, JSON.parse(r.payload)]), [
+    [1, 'message.delta', { executionId: 'e1', messageId: 'm1', text: 'Hello, world' }],
+  ]);
+  t.strictSame(texts(watch.events), ['Hello, world'], 'subscribers get the stored (merged) event, once');
+});
+
+t.test('a switch of message starts a new delta event; order is kept', async (t) => {
+  const { bus, sessions } = busFixture(1);
+  const [s] = sessions;
+  const watch = recorder();
+  bus.subscribe(s, null, watch.listener);
+  bus.pushDelta(s, chunk('a1', 'm1'));
+  bus.pushDelta(s, chunk('b1', 'm2'));
+  bus.pushDelta(s, chunk('b2', 'm2'));
+  bus.pushDelta(s, chunk('a2', 'm1'));
+  await bus.flushDeltas();
+  await settle(bus);
+  t.strictSame(
+    watch.events.map((e) => [e.seq, (e.event as { messageId: string }).messageId, (e.event as { text: string }).text]),
+    [
+      [1, 'm1', 'a1'],
+      [2, 'm2', 'b1b2'],
+      [3, 'm1', 'a2'],
+    ],
+  );
+});
+
+t.test('buffered deltas are stored before the session\'s next event, in the same unit of work', async (t) => {
+  const { store, bus, sessions, timers } = busFixture(2);
+  const [s, other] = sessions;
+  const watch = recorder();
+  bus.subscribe(s, null, watch.listener);
+  bus.pushDelta(s, chunk('thinking… '));
+  bus.pushDelta(other, chunk('elsewhere'));
+  const stored = await store.writer.submit(
+    bus.append(s, { type: 'tool_call.started', executionId: 'e1', toolCallId: 't1', toolName: 'crm.create_contact', step: 1, edited: false }),
+  );
+  t.strictSame(
+    stored.map((e) => [e.seq, e.event.type]),
+    [
+      [1, 'message.delta'],
+      [2, 'tool_call.started'],
+    ],
+    'the unit returned both envelopes, delta first',
+  );
+  bus.publish(stored);
+  timers.fireAll();
+  await bus.flushDeltas();
+  await settle(bus);
+  t.strictSame(types(watch.events), ['message.delta', 'tool_call.started'], 'the window flush found nothing left for this session');
+  t.strictSame(seqs(watch.events), [1, 2]);
+  t.equal(store.repos.sessionEvents.maxSeq(other), 1, 'the other session\'s buffer was flushed by the window on its own');
+});
+
+t.test('reaching deltaMaxChars flushes without waiting for the window', async (t) => {
+  const { store, bus, sessions, timers } = busFixture(1, { deltaMaxChars: 10 });
+  const [s] = sessions;
+  bus.pushDelta(s, chunk('12345'));
+  bus.pushDelta(s, chunk('67890'));
+  bus.pushDelta(s, chunk('x'));
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.strictSame(texts(store.repos.sessionEvents.listRange(s, 0, 100, 100).map((r) => ({ event: JSON.parse(r.payload) }))), ['1234567890x']);
+  t.equal(timers.armed.size, 0, 'the window timer was cancelled once the buffer was taken');
+});
+
+t.test('interleaved deltas, events and window flushes: a late subscriber replays a gap-free, duplicate-free history', async (t) => {
+  const { bus, sessions, timers } = busFixture(1);
+  const [s] = sessions;
+  const live = recorder();
+  bus.subscribe(s, null, live.listener);
+  let text = '';
+  for (let i = 0; i < 40; i++) {
+    bus.pushDelta(s, chunk(`w${i} `));
+    text += `w${i} `;
+    if (i % 7 === 3) timers.fireAll();
+    if (i % 10 === 9) await bus.emit(s, { type: 'file.added', executionId: 'e1', fileId: `f${i}`, name: 'out.csv', mediaType: 'text/csv', sizeBytes: 10 });
+  }
+  await bus.close();
+  await settle(bus);
+  const replay = recorder();
+  bus.subscribe(s, 0, replay.listener);
+  await settle(bus);
+  const max = live.events[live.events.length - 1].seq;
+  t.strictSame(seqs(live.events), range(1, max), 'live: every seq once');
+  t.strictSame(seqs(replay.events), range(1, max), 'replay: every seq once');
+  t.strictSame(replay.events.map((e) => JSON.stringify(e.event)), live.events.map((e) => JSON.stringify(e.event)), 'replay equals what was sent live');
+  t.equal(texts(live.events.filter((e) => e.event.type === 'message.delta')).join(''), text, 'no text lost or repeated');
+  t.ok(live.events.length < 40, `40 chunks were coalesced into ${live.events.length} events`);
+});
+
+t.test('credential material never reaches the table or subscribers', async (t) => {
+  const { store, bus, sessions } = busFixture(1);
+  const [s] = sessions;
+  const { mintSecret } = await import('../../../runtime/auth/secrets.js');
+  const key = mintSecret('sv_');
+  const watch = recorder();
+  bus.subscribe(s, null, watch.listener);
+  bus.pushDelta(s, chunk(`your key is ${key}.`));
+  // A careless caller passing extra fields: credential-named keys are redacted wherever they sit.
+  const careless = { type: 'file.added', executionId: null, fileId: 'f', name: key, mediaType: 'text/plain', sizeBytes: 1, callerCredentials: { integrations: { crm: { token: 'tok-123' } } } };
+  await bus.emit(s, careless as never);
+  await settle(bus);
+  const raw = store.repos.sessionEvents.listRange(s, 0, 100, 100).map((r) => r.payload).join('\n');
+  const sent = JSON.stringify(watch.events);
+  for (const [where, text] of [['table', raw], ['subscriber', sent]] as const) {
+    t.notOk(text.includes(key), `${where}: no service key`);
+    t.notOk(text.includes('tok-123'), `${where}: no caller token`);
+    t.ok(text.includes('[redacted]'), `${where}: redaction is visible`);
+  }
+});
