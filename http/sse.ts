@@ -89,7 +89,7 @@ export function sseReply(options: SseReplyOptions): StreamReply {
         subscription = bus.subscribe(sessionId, parseLastEventId(options.lastEventId), (events) => send(events.map(sseFrame).join('')));
         const state = redactCredentialMaterial(options.snapshot());
         // The id is the stream position: a reconnect from here replays exactly what follows it.
-        const snapshot = envelope(sessionId, subscription.latestSeq, clock.now(), {
+        const snapshot = envelope(sessionId, subscription.startSeq, clock.now(), {
           type: 'snapshot',
           turn: state.turn,
           pendingApproval: state.pendingApproval,

@@ -6,7 +6,7 @@ import type { ApplyContext, OrganizationIds } from './apply-context.js';
 import { canonicalJson } from './canonical-json.js';
 import type { IntegrationDefinition } from './integration.schema.js';
 import { ManifestError, formatPath } from './manifest-error.js';
-import type { ConnectionSecret, OrganizationManifest } from './organization.schema.js';
+import type { OrganizationManifest } from './organization.schema.js';
 
 export const connectionSecretAad = (orgId: string, connectionId: string): string => `connection:${orgId}:${connectionId}`;
 
@@ -31,10 +31,7 @@ export function applyIntegrations(ctx: ApplyContext, integrations: readonly Inte
   });
 }
 
-/** The canonical form compared and sealed: field order never makes a secret look changed. */
-const secretJson = (secret: ConnectionSecret): string => canonicalJson(secret);
-
-/** Seals `secret` unless the stored blob already holds exactly it (a re-apply then writes nothing). */
+/** Seals `value` unless the stored blob already holds it (key order aside), so a re-apply writes nothing. */
 export function sealIfChanged(ctx: ApplyContext, stored: Buffer | null, value: unknown, aad: string): Buffer {
   if (stored !== null) {
     try {
@@ -55,7 +52,7 @@ export function applyConnections(ctx: ApplyContext, ids: OrganizationIds, org: O
     let id = ctx.book.lookup(ids.scope, connection.ref, 'connection', path, (found) => repo.connection(found)?.org_id === ids.orgId);
     if (id === undefined) {
       id = newId();
-      const sealed = connection.secret === undefined ? null : sealSecret(ctx.keyRing, JSON.parse(secretJson(connection.secret)), connectionSecretAad(ids.orgId, id));
+      const sealed = connection.secret === undefined ? null : sealSecret(ctx.keyRing, connection.secret, connectionSecretAad(ids.orgId, id));
       repo.insertConnection({ id, org_id: ids.orgId, domain_id: domainId, integration_id: connection.integration, secret_sealed: sealed, created_at: ctx.now });
     } else {
       const row = repo.connection(id)!;

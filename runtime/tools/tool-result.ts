@@ -73,6 +73,12 @@ function decode(body: Buffer, charset: string): string {
   }
 }
 
+/** A file name, never a path: the name is shown to users and may become a download name. */
+function safeFileName(name: string, fallback: string): string {
+  const base = name.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f]/g, '').trim() ?? '';
+  return (base === '' || base === '.' || base === '..' ? fallback : base).slice(0, 255);
+}
+
 function fileNameFrom(response: TransportResponse, fallback: string): string {
   const disposition = response.headers['content-disposition'] ?? '';
   const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
@@ -84,9 +90,7 @@ function fileNameFrom(response: TransportResponse, fallback: string): string {
       name = match[1]!;
     }
   }
-  // A file name, never a path: the name is shown to users and may become a download name.
-  const base = name.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f]/g, '').trim() ?? '';
-  return (base === '' || base === '.' || base === '..' ? fallback : base).slice(0, 255);
+  return safeFileName(name, fallback);
 }
 
 /**
@@ -100,7 +104,7 @@ function extractJsonFile(parsed: unknown): { output: unknown; files: ToolFile[] 
   const { name, mediaType, base64 } = file as Record<string, unknown>;
   if (typeof name !== 'string' || typeof mediaType !== 'string' || typeof base64 !== 'string' || !BASE64.test(base64)) return undefined;
   const content = Buffer.from(base64, 'base64');
-  const safeName = name.split(/[\\/]/).pop()?.slice(0, 255) || 'file';
+  const safeName = safeFileName(name, 'file');
   return {
     output: { ...(parsed as Record<string, unknown>), file: { name: safeName, mediaType, sizeBytes: content.byteLength } },
     files: [{ name: safeName, mediaType, content }],

@@ -1,0 +1,113 @@
+// Bench child: holds N raw-socket SSE streams (its own fd budget) and reports when every one saw a marker.
+// argv: <port> <path> <streams>. stdin lines: {"expect":"<marker>"}. stdout lines: JSON reports (see SseClientReport).
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+import { announce, exitWithParent } from './child-lifecycle.js';
+
+export type SseClientReport =
+  | { type: 'ready'; opened: number; failed: number; openMs: number }
+  | { type: 'armed'; marker: string }
+  | { type: 'received'; marker: string; count: number; firstAt: number; lastAt: number };
+
+/** Wall-clock ms with sub-ms precision, comparable across processes on one machine. */
+const wallNow = (): number => performance.timeOrigin + performance.now();
+const CONNECT_CONCURRENCY = 200;
+const ROUND_DEADLINE_MS = 30_000;
+
+interface Stream {
+  socket: net.Socket;
+  tail: string;
+  seen: boolean;
+}
+
+const [portArg, path, countArg] = process.argv.slice(2);
+const port = Number(portArg);
+const total = Number(countArg);
+const streams: Stream[] = [];
+let marker: string | null = null;
+let seen = 0;
+let firstAt = 0;
+let lastAt = 0;
+let deadline: NodeJS.Timeout | null = null;
+
+function finishRound(): void {
+  if (deadline) clearTimeout(deadline);
+  deadline = null;
+  announce({ type: 'received', marker: marker!, count: seen, firstAt, lastAt } satisfies SseClientReport);
+  marker = null;
+}
+
+function onData(stream: Stream, chunk: Buffer): void {
+  if (marker === null || stream.seen) return;
+  // latin1 keeps byte positions; the tail catches a marker split across two reads.
+  const text = stream.tail + chunk.toString('latin1');
+  if (text.includes(marker)) {
+    stream.seen = true;
+    seen += 1;
+    lastAt = wallNow();
+    if (seen === 1) firstAt = lastAt;
+    if (seen === streams.length) finishRound();
+    return;
+  }
+  stream.tail = text.slice(-marker.length);
+}
+
+/** Opens one stream; resolves once the snapshot frame arrived (the server has subscribed it). */
+function open(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const stream: Stream = { socket, tail: '', seen: false };
+    let ready = false;
+    let head = '';
+    socket.setNoDelay(true);
+    socket.on('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`));
+    socket.on('data', (chunk) => {
+      if (!ready) {
+        head += chunk.toString('latin1');
+        if (head.includes('"type":"snapshot"')) {
+          ready = true;
+          head = '';
+          streams.push(stream);
+          resolve(true);
+        }
+        return;
+      }
+      onData(stream, chunk);
+    });
+    socket.on('error', () => {
+      if (!ready) resolve(false);
+    });
+    socket.on('close', () => {
+      if (!ready) resolve(false);
+    });
+  });
+}
+
+async function openAll(): Promise<void> {
+  const started = wallNow();
+  let next = 0;
+  let failed = 0;
+  const worker = async (): Promise<void> => {
+    while (next < total) {
+      next += 1;
+      if (!(await open())) failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONNECT_CONCURRENCY, total) }, worker));
+  announce({ type: 'ready', opened: streams.length, failed, openMs: wallNow() - started } satisfies SseClientReport);
+}
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { expect } = JSON.parse(line) as { expect: string };
+  marker = expect;
+  seen = 0;
+  for (const stream of streams) {
+    stream.seen = false;
+    stream.tail = '';
+  }
+  deadline = setTimeout(finishRound, ROUND_DEADLINE_MS);
+  announce({ type: 'armed', marker: expect } satisfies SseClientReport);
+});
+
+exitWithParent(() => streams.forEach((s) => s.socket.destroy()));
+void openAll();

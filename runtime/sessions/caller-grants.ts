@@ -1,0 +1,87 @@
+// Custody of caller credentials for one execution: sealed at rest, opened only at call time, deleted at settle or expiry.
+/*
+ * SPEC "Caller credentials rules" 6, 7, 10, 11: a grant belongs to the execution whose request supplied it (a
+ * later execution never sees it), is encrypted at rest (runtime/vault envelope, bound to grant, organization and
+ * execution), is held until the execution settles or its declared expiry (a durable timer deletes it then), and
+ * is replaced wholesale when an approval supplies new credentials. The execution row keeps only the integration
+ * ids and the expiry, so a call after expiry is told apart from a call that never had a credential.
+ */
+import type { ExecutionRow, ExecutionsRepo } from '../../storage/repos/executions.repo.js';
+import type { GroupCommitWriter } from '../../storage/group-commit.js';
+import type { Clock } from '../clock.js';
+import { newId } from '../ids.js';
+import type { Scheduler } from '../scheduler/index.js';
+import { SEALED_GRANT_VERSION, createGrantEnvelope, type KeyRing, type NormalizedCallerCredentials } from '../vault/index.js';
+
+export const GRANT_EXPIRY_TIMER = 'caller-grant-expiry';
+
+export interface CallerGrants {
+  /**
+   * Inside a unit of work, after the execution row: seals `credentials` as the execution's only grant (replacing
+   * any earlier one) and records its integration ids and expiry. Returns the ids held.
+   */
+  store(orgId: string, executionId: string, credentials: NormalizedCallerCredentials, expiresAt: number | null): string[];
+  /** The decrypted grant, or null when the execution holds none. Call it right before the upstream call only. */
+  open(execution: Pick<ExecutionRow, 'id' | 'session_id'>, orgId: string): NormalizedCallerCredentials | null;
+  /** Inside a unit of work: deletes the grant and its expiry timer (the execution settled). */
+  discard(executionId: string): void;
+}
+
+export function createCallerGrants(deps: { executions: ExecutionsRepo; keyRing: KeyRing; scheduler: Scheduler; clock: Clock; writer: GroupCommitWriter }): CallerGrants {
+  const { executions, scheduler, clock } = deps;
+  const envelope = createGrantEnvelope(deps.keyRing);
+
+  // The deadline is durable: a grant whose expiry passed while the process was down is deleted at boot.
+  scheduler.on(GRANT_EXPIRY_TIMER, async (timer, delivery) => {
+    await deps.writer.submit(() => {
+      delivery.markFired();
+      executions.deleteGrants(timer.targetId);
+    });
+  });
+
+  return {
+    store(orgId, executionId, credentials, expiresAt) {
+      executions.deleteGrants(executionId);
+      const integrationIds = Object.keys(credentials.integrations).sort();
+      const now = clock.now();
+      if (integrationIds.length === 0) {
+        executions.setGrantFacts(executionId, [], null, now);
+        scheduler.cancel(GRANT_EXPIRY_TIMER, executionId)();
+        return [];
+      }
+      const grantId = newId();
+      const sealed = envelope.sealGrant({ grantId, orgId, executionId, credentials });
+      executions.insertGrant({
+        id: grantId,
+        org_id: orgId,
+        execution_id: executionId,
+        key_id: sealed.keyId,
+        wrapped_key: sealed.wrappedKey,
+        iv: sealed.iv,
+        tag: sealed.tag,
+        ciphertext: sealed.ciphertext,
+        integration_ids: JSON.stringify(integrationIds),
+        expires_at: expiresAt,
+        created_at: now,
+      });
+      executions.setGrantFacts(executionId, integrationIds, expiresAt, now);
+      if (expiresAt === null) scheduler.cancel(GRANT_EXPIRY_TIMER, executionId)();
+      else scheduler.schedule({ kind: GRANT_EXPIRY_TIMER, targetId: executionId, dueAt: expiresAt })();
+      return integrationIds;
+    },
+
+    open(execution, orgId) {
+      const row = executions.grantOf(execution.id);
+      if (row === undefined) return null;
+      return envelope.openGrant(
+        { version: SEALED_GRANT_VERSION, keyId: row.key_id, wrappedKey: row.wrapped_key, iv: row.iv, tag: row.tag, ciphertext: row.ciphertext },
+        { grantId: row.id, orgId, executionId: execution.id },
+      );
+    },
+
+    discard(executionId) {
+      executions.deleteGrants(executionId);
+      scheduler.cancel(GRANT_EXPIRY_TIMER, executionId)();
+    },
+  };
+}

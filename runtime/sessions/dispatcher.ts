@@ -1,0 +1,120 @@
+// Runs each session's executions one at a time, in order, on the engine registered for the automation's kind.
+/*
+ * Queue policy (docs/decisions.md "Messages sent while a turn runs"): executions of one session run strictly in
+ * position order. A message appended while a turn runs or waits for approval is queued behind it and starts when
+ * every earlier execution has settled. The queue lives in SQLite (executions.status), so `dispatch` only says
+ * "look at this session again": it is idempotent, survives restarts (boot calls `recover`), and needs no payload.
+ */
+import type { Store } from '../../storage/store.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { EngineKind, QueuedExecution, SessionEngine } from './engine.js';
+
+export interface SessionDispatcher {
+  /** Registers the engine for one automation kind (`agent` by the sessions runtime, `flow` by the flow runtime). */
+  registerEngine(kind: EngineKind, engine: SessionEngine): void;
+  engineFor(kind: EngineKind): SessionEngine | undefined;
+  /** After commit: runs the session's oldest unsettled execution, then the next, until one parks or none is left. Returns at once. */
+  dispatch(sessionId: string): void;
+  /** Resolves when the session's queue (or every queue) has nothing running. */
+  idle(sessionId?: string): Promise<void>;
+  /** Boot: dispatches every session with queued, running or resume-queued executions; returns how many. */
+  recover(): number;
+  /** Aborts running executions (left as they are for the next boot) and waits for them to stop. */
+  stop(): Promise<void>;
+}
+
+export interface DispatcherDeps {
+  store: Pick<Store, 'repos'>;
+  logger: Pick<Logger, 'error' | 'warn'>;
+}
+
+export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher {
+  const { repos } = deps.store;
+  const engines = new Map<EngineKind, SessionEngine>();
+  /** Sessions whose pump is running; `again` is set by a dispatch that arrives meanwhile. */
+  const pumps = new Map<string, { again: boolean; done: Promise<void> }>();
+  const shutdown = new AbortController();
+
+  function next(sessionId: string): { execution: QueuedExecution; engine: SessionEngine } | null {
+    const row = repos.executions.firstUnsettled(sessionId);
+    // A suspended execution blocks the queue until its approval is decided (which dispatches again).
+    if (row === undefined || row.status === 'suspended') return null;
+    const session = repos.sessions.session(sessionId);
+    const automation = session && repos.automations.automation(session.automation_id);
+    if (session === undefined || automation === undefined) return null;
+    const engine = engines.get(automation.kind);
+    if (engine === undefined) {
+      deps.logger.warn({ sessionId, kind: automation.kind }, 'no engine registered for this automation kind; execution left queued');
+      return null;
+    }
+    const execution: QueuedExecution = {
+      executionId: row.id,
+      sessionId,
+      orgId: session.org_id,
+      automationId: automation.id,
+      status: row.status,
+    };
+    return { execution, engine };
+  }
+
+  async function pump(sessionId: string, state: { again: boolean }): Promise<void> {
+    for (;;) {
+      state.again = false;
+      if (shutdown.signal.aborted) return;
+      const picked = next(sessionId);
+      if (picked === null) {
+        if (state.again) continue;
+        return;
+      }
+      const { execution, engine } = picked;
+      try {
+        await engine.run(execution, shutdown.signal);
+      } catch (error) {
+        deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
+      }
+      if (shutdown.signal.aborted) return;
+      // An engine that left the execution where it found it would spin: wait for the next dispatch instead.
+      if (repos.executions.execution(execution.executionId)?.status === execution.status && !state.again) return;
+    }
+  }
+
+  function dispatch(sessionId: string): void {
+    if (shutdown.signal.aborted) return;
+    const running = pumps.get(sessionId);
+    if (running !== undefined) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false, done: Promise.resolve() };
+    state.done = pump(sessionId, state).finally(() => {
+      if (pumps.get(sessionId) === state) pumps.delete(sessionId);
+    });
+    pumps.set(sessionId, state);
+  }
+
+  return {
+    registerEngine(kind, engine) {
+      if (engines.has(kind)) throw new AppError('INTERNAL', `An engine for "${kind}" is already registered.`);
+      engines.set(kind, engine);
+    },
+    engineFor: (kind) => engines.get(kind),
+    dispatch,
+    async idle(sessionId) {
+      for (;;) {
+        const waiting = sessionId === undefined ? [...pumps.values()] : [pumps.get(sessionId)].filter((p) => p !== undefined);
+        if (waiting.length === 0) return;
+        await Promise.all(waiting.map((p) => p.done));
+      }
+    },
+    recover() {
+      const sessions = repos.executions.sessionsWithRunnableWork();
+      for (const sessionId of sessions) dispatch(sessionId);
+      return sessions.length;
+    },
+    async stop() {
+      shutdown.abort();
+      await Promise.all([...pumps.values()].map((p) => p.done));
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// The engine seam: one engine per automation kind (agent turns here, flows by the flow runtime) behind the dispatcher.
+import type { AutomationKind, AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { ExecutionStatus } from '../../storage/repos/executions.repo.js';
+import type { SessionEventEnvelope } from '../events/index.js';
+import type { IntegrationBinding } from '../vault/index.js';
+import type { StartSessionRequest } from './contracts.js';
+
+/** What an engine settled on when it accepted a start: the version it runs and the bindings credentials narrow to. */
+export interface AdmittedStart {
+  /** Agent revision or flow version the execution is pinned to. */
+  readonly revision: number;
+  /** Per-integration identity modes (the belt), for narrowing and the caller-credential refusal. */
+  readonly bindings: readonly IntegrationBinding[];
+}
+
+/** Everything an engine writes its own rows from, inside the unit of work that writes the session and execution. */
+export interface EngineStart {
+  readonly sessionId: string;
+  readonly executionId: string;
+  readonly automation: AutomationRow;
+  readonly revision: number;
+  /** `open`: the session's first execution; `message`: a later one appended to it. */
+  readonly entry: 'open' | 'message';
+  readonly request: StartSessionRequest;
+  readonly now: number;
+}
+
+/** One unsettled execution handed to its engine; the dispatcher runs one at a time per session, in position order. */
+export interface QueuedExecution {
+  readonly executionId: string;
+  readonly sessionId: string;
+  readonly orgId: string;
+  readonly automationId: string;
+  /** As stored when picked up: `queued`, `resume_queued`, or `running` after a restart. */
+  readonly status: ExecutionStatus;
+}
+
+export interface SessionEngine {
+  /**
+   * Refusals that must happen before anything is written (unpublished target, missing message, invalid input),
+   * thrown as AppError. Synchronous: it runs inside SessionStarter.plan().
+   */
+  admit(request: StartSessionRequest, automation: AutomationRow): AdmittedStart;
+  /**
+   * Writes the engine's own rows for a queued execution (message or input, actor snapshot) inside the caller's
+   * unit of work, after the session and execution rows. Returns stored events, published after commit.
+   */
+  writeStart(start: EngineStart): SessionEventEnvelope[];
+  /**
+   * Runs the execution until it settles or parks on an approval, recording its own outcome. `signal` aborts on
+   * shutdown: the engine then stops without recording anything, and boot recovery picks the execution up again.
+   * A throw is logged and leaves the session's queue where it is until the next dispatch.
+   */
+  run(execution: QueuedExecution, signal: AbortSignal): Promise<void>;
+}
+
+export type EngineKind = AutomationKind;

@@ -1,0 +1,60 @@
+// The rows and stream events each fact a session-turn step emits stands for, written in that step's unit of work.
+import type { ActorStep } from '../actors/index.js';
+import type { Clock } from '../clock.js';
+import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
+import type { Repositories } from '../../storage/repos/index.js';
+import type { sessionTurnMachine } from '../../machines/session-turn.machine.js';
+import type { CallerGrants } from './caller-grants.js';
+
+export type TurnStep = ActorStep<typeof sessionTurnMachine>;
+
+export interface TurnEffectsDeps {
+  repos: Pick<Repositories, 'executions' | 'sessions'>;
+  bus: SessionEventBus;
+  grants: CallerGrants;
+  clock: Clock;
+}
+
+export interface TurnStepFacts {
+  /** The gated tool call of a suspension (the stream names it). */
+  toolCallId?: string | null;
+  /** Recorded on a failed execution; never an upstream message (those can quote secrets). */
+  errorMessage?: string | null;
+}
+
+/**
+ * Runs inside the step's unit of work, so the execution row, the grant deletion and the events commit with the
+ * snapshot. Returns the stored events for the caller to publish after commit.
+ */
+export function applyTurnStep(deps: TurnEffectsDeps, sessionId: string, step: TurnStep, facts: TurnStepFacts = {}): SessionEventEnvelope[] {
+  const { executions, sessions } = deps.repos;
+  const now = deps.clock.now();
+  const out: SessionEventEnvelope[] = [];
+  const append = (event: Parameters<SessionEventBus['append']>[1]) => out.push(...deps.bus.append(sessionId, event)());
+  for (const fact of step.emitted) {
+    switch (fact.type) {
+      case 'turn.queued':
+        // Whoever queued the turn wrote its rows (message, grant) in the same unit.
+        break;
+      case 'turn.started':
+        executions.markStarted(fact.executionId, now);
+        append({ type: 'turn.started', executionId: fact.executionId, resumed: step.before?.matches('resumeQueued') === true });
+        break;
+      case 'turn.suspended':
+        executions.setStatus(fact.executionId, 'suspended', now);
+        append({ type: 'turn.suspended', executionId: fact.executionId, approvalId: fact.approvalId, toolName: fact.toolName, toolCallId: facts.toolCallId ?? null });
+        break;
+      case 'turn.resumeQueued':
+        executions.setStatus(fact.executionId, 'resume_queued', now);
+        break;
+      case 'turn.settled':
+        executions.settle(fact.executionId, fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
+        // Rule 7: caller material is deleted when the execution settles (secure_delete zeroes the freed pages).
+        deps.grants.discard(fact.executionId);
+        sessions.touchSession(sessionId, now);
+        append({ type: 'turn.completed', executionId: fact.executionId, outcome: fact.outcome, errorCode: fact.code });
+        break;
+    }
+  }
+  return out;
+}
