@@ -1,6 +1,7 @@
 // SSE fan-out bench: N open session streams on the real uWS server; memory per stream and publish -> last client time.
 // Standalone: `node --import tsx bench/sse.bench.ts [streams=10000] [rounds=5]`. Clients live in a child process:
 // the hard fd limit here is 20,000 per process (PERF-NOTES), so server and clients each get their own budget.
+import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -76,6 +77,16 @@ function seedSession(store: Store): string {
   return sessionId;
 }
 
+/** Moves every thread of this process to `core` (the server core); returns how to undo it. */
+function pinSelf(core: number | null): { undo(): void; pinned: boolean } {
+  const none = { undo: () => undefined, pinned: false };
+  if (core === null) return none;
+  const pid = String(process.pid);
+  const current = /list:\s*(\S+)/.exec(spawnSync('taskset', ['-cp', pid], { encoding: 'utf8' }).stdout ?? '')?.[1];
+  if (!current || spawnSync('taskset', ['-a', '-cp', String(core), pid], { stdio: 'ignore' }).status !== 0) return none;
+  return { undo: () => void spawnSync('taskset', ['-a', '-cp', current, pid], { stdio: 'ignore' }), pinned: true };
+}
+
 /** Reads the child's JSON report lines; `next(type)` waits for the next report of that type. */
 function reports(child: Child) {
   const queue: SseClientReport[] = [];
@@ -133,6 +144,8 @@ export async function run(options: SseBenchOptions = {}): Promise<SseBenchRow[]>
   const server = createUwsServer({ kernel, trustProxy: false, streamQueueLimit: 1024 * 1024 });
   const port = await server.listen('127.0.0.1', 0);
   const pinning = detectPinning();
+  // PERF-NOTES: server and clients on different cores, or the figure measures their contention.
+  const pin = pinSelf(pinning.serverCore);
   let child: Child | null = null;
   try {
     forceGc();
@@ -176,10 +189,13 @@ export async function run(options: SseBenchOptions = {}): Promise<SseBenchRow[]>
         firstClientMsP50: round1(median(firstClient)),
         serverFanoutMsP50: round1(median(serverFanout)),
         missed,
-        note: `server in the bench process (not pinned); client child: ${pinning.description}`,
+        note: pin.pinned
+          ? `server (this process) on core ${pinning.serverCore}, raw-socket clients (child) on core ${pinning.clientCore}`
+          : `not pinned: ${pinning.description}`,
       },
     ];
   } finally {
+    pin.undo();
     if (child) await stopChild(child);
     server.close();
     await bus.close();

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { createService } from '../http/service.js';
 import { configFromEnv } from '../runtime/config.js';
 import { seedDemo } from '../runtime/demo.js';
@@ -15,7 +16,18 @@ const USAGE = `Usage:
 Environment variables are listed in README.md ("Configuration").`;
 
 /** The project's own demo workspace, seeded by a bare `start` (see README "Quick start"). */
-const DEMO_MANIFEST = fileURLToPath(new URL('../../examples/demo.workspace.json', import.meta.url));
+const DEMO_MANIFEST = findUp('examples/demo.workspace.json');
+
+/** The file relative to the package root, whether this runs from dist/bin (built) or bin (tsx). */
+function findUp(relative: string): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  return join(process.cwd(), relative);
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

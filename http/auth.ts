@@ -23,8 +23,21 @@ export function cookieValue(request: HttpRequest, name: string): string | undefi
   return undefined;
 }
 
+/**
+ * People a route wrapper already authenticated before calling a shared `/api/v1` handler (the partner API's
+ * customer-tenant routes act as the person X-Service-Subject names). Keyed by the request object, so only code
+ * holding it can set one; the transport never does.
+ */
+const actingPrincipals = new WeakMap<HttpRequest, UserPrincipal>();
+
+export function actAs(request: HttpRequest, principal: UserPrincipal): void {
+  actingPrincipals.set(request, principal);
+}
+
 /** `sv_` key routes: anything wrong with the key is the same 404 as an unknown id (spec rule 6). */
 export function requireApiKey(request: HttpRequest, services: Services): UserPrincipal {
+  const acting = actingPrincipals.get(request);
+  if (acting !== undefined) return acting;
   const token = bearerToken(request);
   const principal = token ? services.auth.apiKey(token) : null;
   if (!principal) throw notFound();

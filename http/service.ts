@@ -6,6 +6,7 @@ import { createRuntime } from '../runtime/runtime.js';
 import { TokenBuckets } from '../runtime/rate-limit.js';
 import type { Services } from '../runtime/services.js';
 import { openStore, type Store } from '../storage/store.js';
+import { applyManifest, type ApplyManifestResult } from '../runtime/manifest/apply.js';
 import { defaultMasterKeyFileFor, loadKeyRing, type KeyRing } from '../runtime/vault/index.js';
 import { createKernel, type Kernel } from './kernel.js';
 import { createHttpMetrics } from './metrics.js';
@@ -30,6 +31,8 @@ export interface Service {
   readonly store: Store;
   /** The transport-neutral kernel: tests and embedders can call it without a socket. */
   readonly kernel: Kernel;
+  /** Applies a workspace manifest (parsed or as written) in one transaction; idempotent by ref. */
+  applyManifest(manifest: unknown): Promise<ApplyManifestResult>;
   /** Starts serving; resolves with the bound port (pass 0 for an ephemeral one). */
   listen(port?: number, host?: string): Promise<number>;
   /** Graceful stop: refuse new connections, end streams, let in-flight work commit, close the DB. */
@@ -78,6 +81,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
     services: runtime.services,
     store,
     kernel: trackedKernel,
+    applyManifest: (manifest) => applyManifest(store, manifest, { clock, keyRing }),
     async listen(port = config.port, host = config.host) {
       const bound = await server.listen(host, port);
       logger.info({ host, port: bound, uws: uwsImplementation(), db: config.dbPath, durability: config.durability }, 'listening');

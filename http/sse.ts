@@ -3,7 +3,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { SessionEventBus, SessionSubscription } from '../runtime/events/event-bus.js';
 import { redactCredentialMaterial } from '../runtime/events/redact-payload.js';
 import { envelope, type SessionEventEnvelope, type SnapshotPayload } from '../runtime/events/session-event.js';
-import type { HttpRequest, StreamReply } from './types.js';
+import type { HttpRequest, StreamReply, StreamSink } from './types.js';
 
 /** Spec "Limits": `retry: 2000`, heartbeat comment every 25 seconds. */
 export const SSE_RETRY_MS = 2000;
@@ -62,50 +62,73 @@ export function lastEventIdOf(request: HttpRequest): string | null {
 
 /** retry -> snapshot (id = stream position) -> replay after Last-Event-ID or stream.reset -> live, with heartbeats. */
 export function sseReply(options: SseReplyOptions): StreamReply {
-  const { sessionId, bus, clock } = options;
-  const retryMs = options.retryMs ?? SSE_RETRY_MS;
-  const heartbeatMs = options.heartbeatMs ?? SSE_HEARTBEAT_MS;
   return {
     status: 200,
     headers: { ...SSE_HEADERS, ...options.headers },
     open(sink) {
-      if (sink.closed) return;
-      let subscription: SessionSubscription | null = null;
-      let heartbeat: NodeJS.Timeout | null = null;
-      const stop = (): void => {
-        if (heartbeat) clearInterval(heartbeat);
-        heartbeat = null;
-        subscription?.unsubscribe();
-        subscription = null;
-      };
-      // write() is false once the adapter closed a too-slow client; it reconnects with Last-Event-ID.
-      const send = (chunk: string): void => {
-        if (!sink.write(chunk)) stop();
-      };
-      sink.onClose(stop);
-      try {
-        // Subscribe and snapshot in the same synchronous step, so the snapshot matches `latestSeq` exactly.
-        // The bus never calls the listener inline, so the snapshot is always the first frame.
-        subscription = bus.subscribe(sessionId, parseLastEventId(options.lastEventId), (events) => send(events.map(sseFrame).join('')));
-        const state = redactCredentialMaterial(options.snapshot());
-        // The id is the stream position: a reconnect from here replays exactly what follows it.
-        const snapshot = envelope(sessionId, subscription.startSeq, clock.now(), {
-          type: 'snapshot',
-          turn: state.turn,
-          pendingApproval: state.pendingApproval,
-          pendingApprovalId: state.pendingApprovalId,
-          latestSeq: subscription.latestSeq,
-        });
-        send(`retry: ${retryMs}\n\n${sseFrame(snapshot)}`);
-      } catch (error) {
-        stop();
-        options.onError?.(error);
-        sink.end();
-        return;
-      }
-      if (sink.closed) return stop();
-      heartbeat = setInterval(() => send(HEARTBEAT_FRAME), heartbeatMs);
-      heartbeat.unref();
+      if (!sink.closed) new SessionStream(sink, options).start();
     },
   };
+}
+
+/**
+ * One open stream. A class, not closures: with 10k+ streams per process every per-stream function counts
+ * (and under tsx each named closure also gets a property store from esbuild's keepNames).
+ */
+class SessionStream {
+  private subscription: SessionSubscription | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly sink: StreamSink,
+    private readonly options: SseReplyOptions,
+  ) {}
+
+  start(): void {
+    const { sessionId, bus, clock } = this.options;
+    this.sink.onClose(() => this.stop());
+    try {
+      // Subscribe and snapshot in the same synchronous step, so the snapshot matches `latestSeq` exactly.
+      // The bus never calls the listener inline, so the snapshot is always the first frame.
+      this.subscription = bus.subscribe(sessionId, parseLastEventId(this.options.lastEventId), (events) => this.deliver(events));
+      const state = redactCredentialMaterial(this.options.snapshot());
+      // The id is the stream position: a reconnect from here replays exactly what follows it.
+      const snapshot = envelope(sessionId, this.subscription.startSeq, clock.now(), {
+        type: 'snapshot',
+        turn: state.turn,
+        pendingApproval: state.pendingApproval,
+        pendingApprovalId: state.pendingApprovalId,
+        latestSeq: this.subscription.latestSeq,
+      });
+      this.send(`retry: ${this.options.retryMs ?? SSE_RETRY_MS}\n\n${sseFrame(snapshot)}`);
+    } catch (error) {
+      this.stop();
+      this.options.onError?.(error);
+      this.sink.end();
+      return;
+    }
+    if (this.sink.closed) return this.stop();
+    this.heartbeat = setInterval(beat, this.options.heartbeatMs ?? SSE_HEARTBEAT_MS, this);
+    this.heartbeat.unref();
+  }
+
+  deliver(events: readonly SessionEventEnvelope[]): void {
+    this.send(events.length === 1 ? sseFrame(events[0]) : events.map(sseFrame).join(''));
+  }
+
+  /** write() is false once the adapter closed a too-slow client; it reconnects with Last-Event-ID. */
+  send(chunk: string): void {
+    if (!this.sink.write(chunk)) this.stop();
+  }
+
+  stop(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.subscription?.unsubscribe();
+    this.subscription = null;
+  }
+}
+
+function beat(stream: SessionStream): void {
+  stream.send(HEARTBEAT_FRAME);
 }

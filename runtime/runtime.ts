@@ -1,6 +1,7 @@
 // Builds the runtime services over one store: the composition root below the HTTP layer.
 import type { Store } from '../storage/store.js';
 import { createAuthenticator } from './auth/authenticator.js';
+import { createAuthoringService } from './authoring/authoring.service.js';
 import { createSignInService } from './auth/sign-in.js';
 import type { Clock } from './clock.js';
 import type { ServiceConfig } from './config.js';
@@ -8,6 +9,13 @@ import type { Logger } from './logger.js';
 import { TokenBuckets } from './rate-limit.js';
 import type { Services } from './services.js';
 import type { KeyRing } from './vault/index.js';
+import { createActorRegistry } from './actors/index.js';
+import { createSessionEventBus } from './events/index.js';
+import { createScheduler } from './scheduler/index.js';
+import { createSessionsRuntime } from './sessions/sessions.runtime.js';
+import { createPartnersRuntime } from './partners/partners.runtime.js';
+import { flowRunApprovals } from './partners/flow-run-approvals.js';
+import { createTriggerServices } from './triggers/trigger-services.js';
 
 export interface RuntimeDeps {
   config: ServiceConfig;
@@ -29,6 +37,29 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const { config, clock, logger, store, keyRing } = deps;
   const auth = createAuthenticator(store, clock);
   let ready = false;
+  // One registry, scheduler and event bus per service instance: every actor kind and timer kind shares them.
+  const events = createSessionEventBus({
+    repo: store.repos.sessionEvents,
+    writer: store.writer,
+    clock,
+    onError: (error, context) => logger.error({ ...context, err: error instanceof Error ? error.message : String(error) }, 'session event delivery failed'),
+  });
+  const actors = createActorRegistry({ store, clock, logger });
+  const scheduler = createScheduler({ store, clock, logger });
+  const sessions = createSessionsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler });
+  const signIn = createSignInService({ store, clock, auth, sessionTtlMs: config.consoleSessionTtlMs });
+  const partners = createPartnersRuntime({
+    store,
+    clock,
+    logger,
+    keyRing,
+    registry: actors,
+    scheduler,
+    signIn,
+    turnApprovals: sessions.approvals,
+    runApprovals: flowRunApprovals({ store, dispatcher: sessions.dispatcher }),
+  });
+  const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler });
   const services: Services = {
     config,
     clock,
@@ -36,17 +67,32 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     store,
     auth,
     keyRing,
-    signIn: createSignInService({ store, clock, auth, sessionTtlMs: config.consoleSessionTtlMs }),
+    signIn,
+    authoring: createAuthoringService({ store, clock }),
     keyLimiter: new TokenBuckets(config.keyRateLimit, clock),
     ready: () => ready,
+    events,
+    actors,
+    scheduler,
+    sessions,
+    partners,
+    ...triggers,
   };
   return {
     services,
     async start() {
+      // Owners recover their work first, then timers that fell due while the process was down fire once.
+      sessions.start();
+      await scheduler.start();
       ready = true;
     },
     async stop() {
       ready = false;
+      // Running turns are abandoned, not failed: their rows say where they were, and the next boot resumes them.
+      await sessions.stop();
+      scheduler.close();
+      actors.close();
+      await events.close();
     },
   };
 }

@@ -7,6 +7,13 @@ import type { Clock } from './clock.js';
 import type { ServiceConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { KeyRing } from './vault/index.js';
+import type { AuthoringService } from './authoring/authoring.service.js';
+import type { ActorRegistry } from './actors/index.js';
+import type { SessionEventBus } from './events/index.js';
+import type { Scheduler } from './scheduler/index.js';
+import type { SessionsRuntime } from './sessions/sessions.runtime.js';
+import type { PartnersRuntime } from './partners/partners.runtime.js';
+import type { TriggerServices } from './triggers/trigger-services.js';
 
 export interface CoreServices {
   config: ServiceConfig;
@@ -22,4 +29,24 @@ export interface CoreServices {
   ready: () => boolean;
 }
 
-export type Services = CoreServices;
+/** SPEC "Authoring": catalog view, agents draft -> revision, knowledge modules/articles/selections. */
+export interface AuthoringServices {
+  authoring: AuthoringService;
+}
+
+/** The actor runtime (supervised actors, durable timers, session event bus) and agent conversations on top of it. */
+export interface ConversationServices {
+  events: SessionEventBus;
+  actors: ActorRegistry;
+  scheduler: Scheduler;
+  /** Starter for every entry point, dispatcher (engines per automation kind), conversations, approvals, read models. */
+  sessions: SessionsRuntime;
+}
+
+/** SPEC "Partner API": provisioning, leases, workers, entitlements, support sessions, worker approvals. */
+export interface PartnerServices {
+  partners: PartnersRuntime;
+}
+
+/** SPEC "Trigger firing": fire (fan-out, idempotency) and Run history (TriggerServices: `fire`, `triggerRuns`). */
+export type Services = CoreServices & AuthoringServices & ConversationServices & PartnerServices & TriggerServices;

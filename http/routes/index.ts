@@ -2,13 +2,22 @@
 import type { Services } from '../../runtime/services.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { Route } from '../types.js';
+import { authoringRoutes } from './authoring.route.js';
 import { consoleRoutes } from './console.route.js';
 import { healthRoutes } from './health.route.js';
+import { knowledgeRoutes } from './knowledge.route.js';
 import { meRoutes } from './me.route.js';
 import { openApiRoute } from './openapi.route.js';
+import { approvalsRoutes } from './approvals.route.js';
+import { sessionsRoutes } from './sessions.route.js';
+import { triggerRunsRoutes } from './trigger-runs.route.js';
+import { triggersFireRoutes } from './triggers-fire.route.js';
 
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
+  routes.push(...authoringRoutes, ...knowledgeRoutes);
+  routes.push(...sessionsRoutes, ...approvalsRoutes);
+  routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(openApiRoute(() => routes));
   return routes;
 }

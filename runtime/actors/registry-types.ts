@@ -58,6 +58,7 @@ export interface ActorKindHandle<M extends AnyStateMachine> {
   get(id: string): Actor<M> | undefined;
   peek(id: string): SnapshotFrom<M> | undefined;
   spawn<T = ActorStep<M>>(id: string, input: InputFrom<M>, options?: SpawnOptions<M, T>): Promise<T>;
+  spawnRow(id: string, input: InputFrom<M>, event?: EventFromLogic<M>): UnitOfWork<ActorStep<M>>;
   transition<T = ActorStep<M>>(id: string, event: EventFromLogic<M>, effects?: (step: ActorStep<M>) => T): Promise<T>;
   persist(id: string): UnitOfWork<void>;
   retire(id: string): UnitOfWork<boolean>;
@@ -76,6 +77,12 @@ export interface ActorRegistry<K extends MachineMap = MachineMap> {
   peek<N extends keyof K & string>(kind: N, id: string): SnapshotFrom<K[N]> | undefined;
   /** Creates the actor; its first snapshot commits with `effects`. Rejects CONFLICT when the id exists. */
   spawn<N extends keyof K & string, T = ActorStep<K[N]>>(kind: N, id: string, input: InputFrom<K[N]>, options?: SpawnOptions<K[N], T>): Promise<T>;
+  /**
+   * The new actor's first snapshot row as a unit-of-work function, for a caller that must create it inside its
+   * own unit (e.g. a firing creating turns). Nothing goes live: the actor is rehydrated on first use, so no
+   * provided action runs for this first step. Throws CONFLICT (rolling back the unit) when the id exists.
+   */
+  spawnRow<N extends keyof K & string>(kind: N, id: string, input: InputFrom<K[N]>, event?: EventFromLogic<K[N]>): UnitOfWork<ActorStep<K[N]>>;
   /** Applies `event`: next state + effects() commit together, then the live actor moves; resolves after commit. */
   transition<N extends keyof K & string, T = ActorStep<K[N]>>(
     kind: N,

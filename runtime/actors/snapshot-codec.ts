@@ -1,5 +1,5 @@
-// Pure step computation (xstate `transition`, actions not executed) and snapshot <-> row conversion per kind.
-import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
+// Pure step computation (actions collected, not executed) and snapshot <-> row conversion, per actor kind.
+import { createActor, fromTransition, type AnyActorScope, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
 import type { ActorSnapshotRow } from '../../storage/repos/snapshots.repo.js';
 import { errorMessage, type ActorFailureReason } from './actor-failure.js';
 import type { ActorKindOptions } from './registry-types.js';
@@ -9,6 +9,7 @@ export interface KindDef {
   readonly machine: AnyStateMachine;
   readonly version: number;
   readonly options: ActorKindOptions<AnyStateMachine>;
+  readonly stepper: Stepper;
 }
 
 export interface Computed {
@@ -18,29 +19,46 @@ export interface Computed {
 
 type Executable = { type: string; params?: unknown };
 
-function emittedOf(actions: readonly Executable[], into: EventObject[]): EventObject[] {
-  for (const action of actions) if (action.type === 'xstate.emit') into.push((action.params as { event: EventObject }).event);
-  return into;
+/**
+ * Computes steps without executing actions, like xstate's `transition()`/`initialTransition()`, but on one inert
+ * actor scope per kind: those helpers build a throwaway actor per call, which evaluates the machine's initial
+ * context with no input (a thrown TypeError for most of ours) and costs several times the step itself.
+ * Sound for machines without spawned or invoked children (ours: effects are emitted events and provided actions).
+ */
+export function createStepper(machine: AnyStateMachine) {
+  const self = createActor(fromTransition((state: null) => state, null));
+  let sink: Executable[] = [];
+  const scope = {
+    self,
+    system: self.system,
+    id: '',
+    sessionId: '',
+    logger: () => {},
+    defer: () => {},
+    emit: () => {},
+    stopChild: () => {},
+    actionExecutor: (action: Executable) => void sink.push(action),
+  } as unknown as AnyActorScope;
+
+  function collect(compute: () => AnyMachineSnapshot, emitted: EventObject[]): Computed {
+    sink = [];
+    const next = compute();
+    if (next.status === 'error') throw next.error instanceof Error ? next.error : new Error(errorMessage(next.error));
+    for (const action of sink) if (action.type === 'xstate.emit') emitted.push((action.params as { event: EventObject }).event);
+    sink = [];
+    return { next, emitted };
+  }
+
+  return {
+    transition: (before: AnyMachineSnapshot, event: EventObject): Computed => collect(() => machine.transition(before, event, scope), []),
+    spawn(input: unknown, event: EventObject | undefined): Computed {
+      const initial = collect(() => machine.getInitialSnapshot(scope, input), []);
+      return event === undefined ? initial : collect(() => machine.transition(initial.next, event, scope), initial.emitted);
+    },
+  };
 }
 
-/** A step that leaves the machine in 'error' is a machine bug for that event: refused before anything commits. */
-function checked(next: AnyMachineSnapshot): AnyMachineSnapshot {
-  if (next.status === 'error') throw next.error instanceof Error ? next.error : new Error(errorMessage(next.error));
-  return next;
-}
-
-export function computeTransition(def: KindDef, before: AnyMachineSnapshot, event: EventObject): Computed {
-  const [next, actions] = transition(def.machine, before, event);
-  return { next: checked(next), emitted: emittedOf(actions as Executable[], []) };
-}
-
-export function computeSpawn(def: KindDef, input: unknown, event: EventObject | undefined): Computed {
-  const [initial, actions] = initialTransition(def.machine, input);
-  const emitted = emittedOf(actions as Executable[], []);
-  if (event === undefined) return { next: checked(initial), emitted };
-  const [next, more] = transition(def.machine, checked(initial), event);
-  return { next: checked(next), emitted: emittedOf(more as Executable[], emitted) };
-}
+export type Stepper = ReturnType<typeof createStepper>;
 
 export function toRow(def: KindDef, id: string, snapshot: AnyMachineSnapshot, now: number): ActorSnapshotRow {
   return {

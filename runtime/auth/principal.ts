@@ -1,6 +1,7 @@
 // Who is calling: the resolved identity behind a credential.
 
-export type UserCredentialKind = 'api_key' | 'user_token' | 'console' | 'worker_lease';
+/** `partner_subject`: a partner's customer-tenant call acting as the person X-Service-Subject names. */
+export type UserCredentialKind = 'api_key' | 'user_token' | 'console' | 'worker_lease' | 'partner_subject';
 
 /** A person acting inside one organization. */
 export interface UserPrincipal {

@@ -84,7 +84,7 @@ export type SessionEvent =
   | { type: 'file.added'; executionId: string | null; fileId: string; name: string; mediaType: string; sizeBytes: number }
   | { type: 'turn.suspended'; executionId: string; approvalId: string; toolName: string; toolCallId: string | null }
   | { type: 'turn.completed'; executionId: string; outcome: TurnOutcome; errorCode: string | null }
-  | { type: 'session.changed'; change: 'renamed' | 'archived' | 'unarchived' | 'outcome_set' | 'deleted' | 'access_changed' }
+  | { type: 'session.changed'; change: 'message_added' | 'renamed' | 'archived' | 'unarchived' | 'outcome_set' | 'deleted' | 'access_changed' }
   | { type: 'stream.reset'; reason: StreamResetReason; requestedSeq: number | null; latestSeq: number };
 
 export type SessionEventOf<T extends SessionEventType> = Extract<SessionEvent, { type: T }>;

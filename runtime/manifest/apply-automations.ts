@@ -104,7 +104,8 @@ function applyFlow(ctx: ApplyContext, ids: OrganizationIds, flow: FlowManifest, 
   if (flow.publish && repo.automation(id)!.published_revision !== version) repo.setPublishedRevision(id, version, ctx.now);
 }
 
-export function applyAutomations(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): void {
+/** Also applies a partner template's agents and flows into a provisioned organization (runtime/partners/onboarding.ts). */
+export function applyAutomations(ctx: ApplyContext, ids: OrganizationIds, org: Pick<OrganizationManifest, 'agents' | 'flows'>, o: number): void {
   org.agents.forEach((agent, k) => applyAgent(ctx, ids, agent, formatPath(['organizations', o, 'agents', k])));
   org.flows.forEach((flow, k) => applyFlow(ctx, ids, flow, formatPath(['organizations', o, 'flows', k])));
 }

@@ -53,7 +53,7 @@ export const ConditionStepSchema: z.ZodType<ConditionStep> = z.strictObject({
   },
 });
 
-export const FlowStepSchema: z.ZodType<FlowStep> = z.union([ToolStepSchema, ConditionStepSchema]);
+export const FlowStepSchema: z.ZodType<FlowStep> = z.union([ToolStepSchema, ConditionStepSchema]).meta({ id: 'FlowStep' });
 
 export const FlowSchema = z.strictObject({
   ref: RefSchema,

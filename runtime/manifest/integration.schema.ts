@@ -51,7 +51,7 @@ export const IntegrationAuthSchema = z.strictObject({
 export const ToolRequestSchema = z.strictObject({
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
   /** Path appended to baseUrl; `{param}` placeholders are filled from (and consume) the tool arguments. */
-  path: z.string().min(1).max(2_000).startsWith('/', 'must start with "/"'),
+  path: z.string().min(1).max(2_000).regex(/^\//, 'must start with "/"'),
   /** 'rest': arguments not used in the path are the JSON body; 'args': all arguments are the body. */
   body: z.enum(['rest', 'args']).optional(),
   /** Argument names sent as query-string parameters instead of in the body. */

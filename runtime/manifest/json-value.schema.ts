@@ -1,9 +1,22 @@
 // Owns the zod schemas for free-form JSON values and JSON Schema documents embedded in manifests.
 import * as z from 'zod';
 
-/** Any JSON-encodable value (templates, trigger inputs, filter values). */
-export const JsonValueSchema = z.json();
-export type JsonValue = z.infer<typeof JsonValueSchema>;
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Any JSON value (templates, trigger inputs, filter values). Spelled out instead of `z.json()` so the published
+ * JSON Schema gets one named, self-referencing `JsonValue` definition.
+ */
+export const JsonValueSchema: z.ZodType<JsonValue> = z
+  .union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(z.lazy(() => JsonValueSchema)),
+    z.record(z.string(), z.lazy(() => JsonValueSchema)),
+  ])
+  .meta({ id: 'JsonValue' });
 
 /** A JSON object (string keys, JSON values). */
 export const JsonObjectSchema = z.record(z.string(), JsonValueSchema);

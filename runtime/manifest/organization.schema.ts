@@ -18,7 +18,7 @@ export const ORGANIZATION_LIMITS = Object.freeze({
 
 export const UserSchema = z.strictObject({
   ref: RefSchema,
-  email: z.email('must be an email address').max(320),
+  email: z.email().max(320),
   name: nameSchema(ORGANIZATION_LIMITS.nameMaxLength),
   /** Console password; stored only as a scrypt hash. Absent: the user cannot sign in to the console. */
   password: z.string().min(ORGANIZATION_LIMITS.passwordMinLength).max(ORGANIZATION_LIMITS.passwordMaxLength).optional(),

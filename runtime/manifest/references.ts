@@ -2,7 +2,9 @@
 import type { AgentManifest, TemplateAgentManifest } from './agent.schema.js';
 import type { FlowManifest, FlowStep, TemplateFlowManifest } from './flow.schema.js';
 import { procedureToolReferences } from '../models/procedure-refs.js';
+import { TemplateSyntaxError, compileTemplate } from '../flows/template.js';
 import { BUILTIN_INTEGRATIONS, type BuiltinIntegration } from '../tools/catalog.js';
+import { createJsonSchemaValidator, formatIssues } from '../tools/json-schema-validator.js';
 import { integrationOfTool } from './belt.js';
 import type { IntegrationDefinition } from './integration.schema.js';
 import { formatPath, type ManifestIssue } from './manifest-error.js';
@@ -24,8 +26,8 @@ const eventsOf = (integration: AnyIntegration) => ('events' in integration ? int
 
 type Path = readonly (string | number)[];
 
-const TEMPLATE = /\{\{([^}]*)\}\}/g;
-const STEP_REFERENCE = /\bsteps\.([A-Za-z_][A-Za-z0-9_]*)/g;
+
+const schemas = createJsonSchemaValidator();
 
 class Checker {
   readonly issues: ManifestIssue[] = [];
@@ -41,6 +43,12 @@ class Checker {
     for (const tool of previous?.tools ?? []) this.tools.delete(tool.name);
     this.integrations.set(definition.id, definition);
     for (const tool of definition.tools) this.tools.add(tool.name);
+  }
+
+  /** The document compiles as a JSON Schema (tool inputs, flow inputs), so calls can be validated against it. */
+  jsonSchema(path: Path, schema: object): void {
+    const check = schemas.checkSchema(schema);
+    if (!check.ok) this.fail(path, `is not a valid JSON Schema: ${formatIssues(check.issues)}`);
   }
 
   /** Each binding names a known integration. */
@@ -69,32 +77,44 @@ class Checker {
 
   flowGraph(path: Path, flow: FlowManifest | TemplateFlowManifest): void {
     this.bindings(path, flow.bindings);
+    this.jsonSchema([...path, 'inputs'], flow.inputs);
+    // Document order: a template may read the steps written before it (the output reads any step).
     const ids = new Map<string, string>();
-    const templates: Array<{ path: Path; text: string }> = [];
+    const templates = (value: unknown, at: Path, visible: ReadonlySet<string>): void => {
+      const found: Array<{ path: Path; text: string }> = [];
+      collectStrings(value, at, found);
+      for (const { path: where, text } of found) this.template(where, text, visible);
+    };
     const walk = (steps: readonly FlowStep[], at: Path): void => {
       steps.forEach((step, k) => {
         const stepPath = [...at, k];
+        const before = new Set(ids.keys());
         const first = ids.get(step.id);
         if (first !== undefined) this.fail([...stepPath, 'id'], `duplicate step id "${step.id}" (first at ${first})`);
         else ids.set(step.id, formatPath(stepPath));
         if ('tool' in step) {
           if (!this.tools.has(step.tool)) this.fail([...stepPath, 'tool'], `no tool "${step.tool}" in any known integration`);
-          collectStrings(step.args, [...stepPath, 'args'], templates);
+          templates(step.args, [...stepPath, 'args'], before);
         } else {
-          templates.push({ path: [...stepPath, 'if'], text: step.if });
+          templates(step.if, [...stepPath, 'if'], before);
           walk(step.then, [...stepPath, 'then']);
           if (step.else !== undefined) walk(step.else, [...stepPath, 'else']);
         }
       });
     };
     walk(flow.steps, [...path, 'steps']);
-    collectStrings(flow.output, [...path, 'output'], templates);
-    for (const template of templates) {
-      for (const expression of template.text.matchAll(TEMPLATE)) {
-        for (const reference of expression[1]!.matchAll(STEP_REFERENCE)) {
-          if (!ids.has(reference[1]!)) this.fail(template.path, `refers to unknown step "${reference[1]}"`);
-        }
+    templates(flow.output, [...path, 'output'], new Set(ids.keys()));
+  }
+
+  /** A `{{ … }}` template compiles (flow expression grammar) and reads only steps visible from where it is. */
+  template(path: Path, text: string, visible: ReadonlySet<string>): void {
+    try {
+      for (const step of compileTemplate(text).references) {
+        if (!visible.has(step)) this.fail(path, `reads step "${step}", which is not an earlier step of this flow`);
       }
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      this.fail(path, `template error at character ${error.at}: ${error.message}`);
     }
   }
 }
@@ -248,6 +268,7 @@ export function checkReferences(manifest: WorkspaceManifest, known: KnownIntegra
       manifestIds.add(definition.id);
       c.addIntegration(definition);
     }
+    definition.tools.forEach((tool, t) => c.jsonSchema(['integrations', i, 'tools', t, 'inputSchema'], tool.inputSchema));
   });
 
   // Refs are unique across the whole manifest so `apply` can print one flat ref -> id map.

@@ -12,3 +12,15 @@ export function procedureToolReferences(procedure: string): string[] {
   for (const match of procedure.matchAll(REFERENCE)) seen.add(match[1]);
   return [...seen];
 }
+
+/** One `#wire.id` occurrence: `start` is the `#`, `end` is exclusive (UTF-16 offsets, like every length the API bounds). */
+export interface ToolReferenceSpan {
+  readonly wireId: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Every reference occurrence in order, found with the same pattern as procedureToolReferences (the verifier's spans). */
+export function procedureToolReferenceSpans(procedure: string): ToolReferenceSpan[] {
+  return [...procedure.matchAll(REFERENCE)].map((match) => ({ wireId: match[1], start: match.index, end: match.index + match[0].length }));
+}

@@ -87,7 +87,8 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       return;
     }
     const state = { again: false, done: Promise.resolve() };
-    state.done = pump(sessionId, state).finally(() => {
+    // Started on the next turn of the event loop: the HTTP answer that dispatched goes out before engine work.
+    state.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => pump(sessionId, state)).finally(() => {
       if (pumps.get(sessionId) === state) pumps.delete(sessionId);
     });
     pumps.set(sessionId, state);

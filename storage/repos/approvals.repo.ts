@@ -33,6 +33,8 @@ export function createApprovalsRepo(db: SqliteDatabase) {
     ),
     byId: db.prepare('SELECT * FROM approvals WHERE id = ?'),
     pendingOfSession: db.prepare(`SELECT * FROM approvals WHERE session_id = ? AND status = 'pending' ORDER BY created_at DESC, id DESC LIMIT 1`),
+    // Partial index approvals_pending (org_id, status): oldest first, the order a work queue reads in.
+    pendingOfOrg: db.prepare(`SELECT * FROM approvals WHERE org_id = ? AND status = 'pending' ORDER BY created_at, id`),
     decide: db.prepare(
       `UPDATE approvals SET status = @status, decided_by = @decided_by, comment = @comment, edited = @edited, edited_args = @edited_args, decided_at = @now
        WHERE id = @id AND status = 'pending'`,
@@ -43,6 +45,8 @@ export function createApprovalsRepo(db: SqliteDatabase) {
     approval: (id: string) => s.byId.get(id) as ApprovalRow | undefined,
     /** The session's waiting approval (executions run in order, so there is at most one). */
     pendingOfSession: (sessionId: string) => s.pendingOfSession.get(sessionId) as ApprovalRow | undefined,
+    /** Every waiting approval of an organization, oldest first (callers filter by what the reader may see). */
+    pendingOfOrganization: (orgId: string) => s.pendingOfOrg.all(orgId) as ApprovalRow[],
     /** Records the decision; false when the approval was no longer pending (nothing written). */
     decide(id: string, decision: { status: 'approved' | 'rejected'; decidedBy: string; comment: string | null; editedArgs: string | null }, now: number): boolean {
       return (

@@ -99,6 +99,7 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     callByRef: db.prepare('SELECT * FROM tool_calls WHERE execution_id = ? AND call_ref = ?'),
     callById: db.prepare('SELECT * FROM tool_calls WHERE id = ?'),
     callsOfSession: db.prepare('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY created_at, execution_id, step'),
+    setCallArgs: db.prepare('UPDATE tool_calls SET args = ?, edited = ? WHERE id = ?'),
     startCall: db.prepare(`UPDATE tool_calls SET status = 'running', args = @args, edited = @edited, identity = @identity WHERE id = @id`),
     finishCall: db.prepare(
       `UPDATE tool_calls SET status = @status, result = @result, error_code = @error_code, error_message = @error_message, finished_at = @now,
@@ -140,6 +141,8 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     toolCallByRef: (executionId: string, callRef: string) => s.callByRef.get(executionId, callRef) as ToolCallRow | undefined,
     toolCall: (id: string) => s.callById.get(id) as ToolCallRow | undefined,
     toolCallsOfSession: (sessionId: string) => s.callsOfSession.all(sessionId) as ToolCallRow[],
+    /** An approver's edited arguments, recorded when decided (the call runs with them later). */
+    setToolCallArgs: (id: string, args: string, edited: boolean): void => void s.setCallArgs.run(args, edited ? 1 : 0, id),
     startToolCall: (id: string, args: string, edited: boolean, identity: ToolCallRow['identity']): void =>
       void s.startCall.run({ id, args, edited: edited ? 1 : 0, identity }),
     finishToolCall(id: string, outcome: { status: 'succeeded' | 'failed' | 'rejected'; result: string | null; errorCode: string | null; errorMessage: string | null; identity?: ToolCallRow['identity'] }, now: number): void {

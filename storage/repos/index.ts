@@ -13,6 +13,14 @@ import { createTimersRepo } from './timers.repo.js';
 import { createSessionsRepo } from './sessions.repo.js';
 import { createExecutionsRepo } from './executions.repo.js';
 import { createApprovalsRepo } from './approvals.repo.js';
+import { createTriggerRunsRepo } from './trigger-runs.repo.js';
+import { createFireClaimsRepo } from './fire-claims.repo.js';
+import { createServiceKeysRepo } from './service-keys.repo.js';
+import { createProvisioningRepo } from './provisioning.repo.js';
+import { createLeasesRepo } from './leases.repo.js';
+import { createWorkersRepo } from './workers.repo.js';
+import { createEntitlementsRepo } from './entitlements.repo.js';
+import { createSupportGrantsRepo } from './support-grants.repo.js';
 
 export function createRepositories(db: SqliteDatabase) {
   return {
@@ -29,6 +37,14 @@ export function createRepositories(db: SqliteDatabase) {
     sessions: createSessionsRepo(db),
     executions: createExecutionsRepo(db),
     approvals: createApprovalsRepo(db),
+    triggerRuns: createTriggerRunsRepo(db),
+    fireClaims: createFireClaimsRepo(db),
+    serviceKeys: createServiceKeysRepo(db),
+    provisioning: createProvisioningRepo(db),
+    leases: createLeasesRepo(db),
+    workers: createWorkersRepo(db),
+    entitlements: createEntitlementsRepo(db),
+    supportGrants: createSupportGrantsRepo(db),
   };
 }
 

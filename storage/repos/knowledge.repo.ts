@@ -34,6 +34,12 @@ export interface KnowledgeModuleRow {
   created_at: number;
 }
 
+export interface ModuleArticleRow {
+  module_id: string;
+  article_id: string;
+  created_at: number;
+}
+
 export function createKnowledgeRepo(db: SqliteDatabase) {
   const s = {
     insertBase: db.prepare(
@@ -73,6 +79,16 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
       'INSERT INTO module_articles (module_id, article_id, created_at) VALUES (?, ?, ?) ON CONFLICT (module_id, article_id) DO NOTHING',
     ),
     members: db.prepare('SELECT article_id FROM module_articles WHERE module_id = ? ORDER BY created_at, article_id'),
+    membership: db.prepare('SELECT * FROM module_articles WHERE module_id = ? AND article_id = ?'),
+    // bm25 with the title weighted above the body; lower is better, so ascending order is best first.
+    matchInModules: db.prepare(
+      `SELECT a.*, bm25(articles_fts, 4.0, 1.0) AS score FROM articles_fts f
+         JOIN article_fts_rows r ON r.fts_rowid = f.rowid
+         JOIN articles a ON a.id = r.article_id
+       WHERE articles_fts MATCH ? AND a.org_id = ? AND a.published_at IS NOT NULL
+         AND a.id IN (SELECT m.article_id FROM module_articles m WHERE m.module_id IN (SELECT value FROM json_each(?)))
+       ORDER BY score LIMIT ?`,
+    ),
   };
 
   // The index is contentless: it holds only what publish put there, keyed by the stable article_fts_rows id.
@@ -109,9 +125,16 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
     updateModule: (row: Pick<KnowledgeModuleRow, 'id' | 'kind' | 'domain_id' | 'name' | 'description'>): void => void s.updateModule.run(row),
     module: (id: string) => s.module.get(id) as KnowledgeModuleRow | undefined,
     modulesOfOrganization: (orgId: string) => s.modulesOfOrg.all(orgId) as KnowledgeModuleRow[],
-    /** Idempotent: adding an existing membership changes nothing. */
-    addModuleArticle: (moduleId: string, articleId: string, now: number): void => void s.addMember.run(moduleId, articleId, now),
+    /** Idempotent: adding an existing membership changes nothing; true when a row was added. */
+    addModuleArticle: (moduleId: string, articleId: string, now: number): boolean => s.addMember.run(moduleId, articleId, now).changes > 0,
     moduleArticleIds: (moduleId: string) => (s.members.all(moduleId) as Array<{ article_id: string }>).map((r) => r.article_id),
+    moduleArticle: (moduleId: string, articleId: string) => s.membership.get(moduleId, articleId) as ModuleArticleRow | undefined,
+    /**
+     * Published articles that belong to any of `moduleIds` (and to the organization) matching an FTS5 query, best
+     * bm25 score first (title weighted 4:1 over body). The caller builds the query from quoted terms only.
+     */
+    matchPublishedInModules: (orgId: string, moduleIds: readonly string[], ftsQuery: string, limit: number) =>
+      s.matchInModules.all(ftsQuery, orgId, JSON.stringify(moduleIds), limit) as Array<ArticleRow & { score: number }>,
   };
 }
 

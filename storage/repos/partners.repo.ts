@@ -71,6 +71,8 @@ export function createPartnersRepo(db: SqliteDatabase) {
     template: db.prepare('SELECT * FROM partner_templates WHERE id = ?'),
     templateByRef: db.prepare('SELECT * FROM partner_templates WHERE partner_id = ? AND ref = ?'),
     templatesOfPartner: db.prepare('SELECT * FROM partner_templates WHERE partner_id = ? ORDER BY created_at, id'),
+    // The allowance is spent in the transaction that creates the customer, and only while some is left.
+    spendQuota: db.prepare('UPDATE partners SET quota_used = quota_used + 1 WHERE id = ? AND quota_used < quota_total'),
   };
   return {
     insertPartner: (row: PartnerRow): void => void s.insertPartner.run(row),
@@ -92,6 +94,8 @@ export function createPartnersRepo(db: SqliteDatabase) {
     partnerTemplate: (id: string) => s.template.get(id) as PartnerTemplateRow | undefined,
     partnerTemplateByRef: (partnerId: string, ref: string) => s.templateByRef.get(partnerId, ref) as PartnerTemplateRow | undefined,
     partnerTemplatesOfPartner: (partnerId: string) => s.templatesOfPartner.all(partnerId) as PartnerTemplateRow[],
+    /** Spends one customer from the durable allowance; false (nothing written) when it is exhausted. */
+    spendQuota: (partnerId: string): boolean => s.spendQuota.run(partnerId).changes > 0,
   };
 }
 

@@ -34,6 +34,9 @@ export interface MessageRow {
   position: number;
 }
 
+/** A message with the position of its execution in the session (null for messages outside any execution). */
+export type ConversationRow = MessageRow & { execution_position: number | null };
+
 /** A message with its author's display name (null when the author is unknown or deleted). */
 export type MessageWithAuthor = MessageRow & { author_name: string | null };
 
@@ -65,9 +68,12 @@ export function createSessionsRepo(db: SqliteDatabase) {
     ),
     messagesOf: db.prepare(
       `SELECT m.*, u.name AS author_name FROM messages m LEFT JOIN users u ON u.id = m.author_user_id
-       WHERE m.session_id = ? AND m.role IN ('user', 'assistant') ORDER BY m.position`,
+       WHERE m.session_id = ? AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != '')) ORDER BY m.position`,
     ),
-    conversationOf: db.prepare(`SELECT * FROM messages WHERE session_id = ? ORDER BY position`),
+    conversationOf: db.prepare(
+      `SELECT m.*, e.position AS execution_position FROM messages m LEFT JOIN executions e ON e.id = m.execution_id
+       WHERE m.session_id = ? ORDER BY m.position`,
+    ),
     insertFile: db.prepare(
       `INSERT INTO files (id, session_id, execution_id, name, media_type, content, created_at)
        VALUES (@id, @session_id, @execution_id, @name, @media_type, @content, @created_at)`,
@@ -84,10 +90,10 @@ export function createSessionsRepo(db: SqliteDatabase) {
     session: (id: string) => s.byId.get(id) as SessionRow | undefined,
     touchSession: (id: string, now: number): void => void s.touch.run(now, id),
     insertMessage: (row: Omit<MessageRow, 'position'>): void => void s.insertMessage.run(row),
-    /** What people read: user and assistant messages in order, with the author's name. */
+    /** What people read: user messages and non-empty assistant answers in order, with the author's name. */
     visibleMessages: (sessionId: string) => s.messagesOf.all(sessionId) as MessageWithAuthor[],
     /** Every message row in order, tool rows included: the model's view of the conversation. */
-    conversation: (sessionId: string) => s.conversationOf.all(sessionId) as MessageRow[],
+    conversation: (sessionId: string) => s.conversationOf.all(sessionId) as ConversationRow[],
     insertFile: (row: FileRow): void => void s.insertFile.run(row),
     file: (sessionId: string, fileId: string) => s.file.get(fileId, sessionId) as FileRow | undefined,
     files: (sessionId: string) => s.filesOf.all(sessionId) as FileMeta[],

@@ -39,6 +39,7 @@ export function createSnapshotsRepo(db: SqliteDatabase) {
        WHERE machine = ? AND status = 'active' AND rowid > ? ORDER BY rowid LIMIT ?`,
     ),
     activeKinds: db.prepare(`SELECT machine, COUNT(*) AS count FROM actor_snapshots WHERE status = 'active' GROUP BY machine`),
+    remove: db.prepare('DELETE FROM actor_snapshots WHERE actor_id = ? AND machine = ?'),
   };
   return {
     get: (actorId: string) => s.get.get(actorId) as ActorSnapshotRow | undefined,
@@ -51,6 +52,8 @@ export function createSnapshotsRepo(db: SqliteDatabase) {
     /** Active rows of one kind after `afterRowid`, in rowid order (pages by the partial index). */
     activePage: (machine: string, afterRowid: number, limit: number) => s.activePage.all(machine, afterRowid, limit) as ActiveSnapshotRow[],
     activeKinds: () => s.activeKinds.all() as Array<{ machine: string; count: number }>,
+    /** Deletes an actor's row (a swept claim); the next use of the id starts from the machine's initial state. */
+    remove: (actorId: string, machine: string): boolean => s.remove.run(actorId, machine).changes > 0,
   };
 }
 

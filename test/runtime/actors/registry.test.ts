@@ -153,6 +153,8 @@ t.test('steps of one actor are serialized: concurrent events all apply, in order
   t.same(results.map((s) => s.snapshot.value), ['running', 'running', 'finished']);
   t.same(results.map((s) => s.changed), [true, true, true]);
   t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'finished', context: { steps: 2 } });
+  const live = registry.get('job', 'job-1')!.getPersistedSnapshot();
+  t.same(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), JSON.parse(JSON.stringify(live)), 'the committed step is what the live actor reached');
 });
 
 t.test('a machine_version mismatch on rehydrate is an explicit error with the reason given to the owner', async (t) => {
@@ -198,4 +200,28 @@ t.test('persist() writes the live snapshot inside the caller unit of work', asyn
   });
   t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'running' });
   t.ok(store.repos.timers.pending('job-deadline', 'job-1'));
+});
+
+t.test('spawnRow writes a new actor inside the caller unit of work; it goes live on first use', async (t) => {
+  const store = openTestStore(t);
+  const { jobs, registry, started, clock } = setup(store);
+  t.teardown(() => registry.close());
+  await t.rejects(
+    store.writer.submit(() => {
+      jobs.spawnRow('job-1', { jobId: 'job-1' }, { type: 'START', now: clock.now() })();
+      throw new Error('caller rolled back');
+    }),
+  );
+  t.equal(store.repos.snapshots.get('job-1'), undefined, 'rolled back with the caller');
+
+  const step = await store.writer.submit(() => {
+    effectRow(store, 'job-1', clock.now());
+    return jobs.spawnRow('job-1', { jobId: 'job-1' }, { type: 'START', now: clock.now() })();
+  });
+  t.equal(step.snapshot.value, 'running');
+  t.same(step.emitted, [{ type: 'job.started', jobId: 'job-1', at: clock.now() }]);
+  t.equal(registry.residentCount, 0, 'nothing went live');
+  t.same(started, [], 'so no provided action ran');
+  t.equal(jobs.get('job-1')!.getSnapshot().value, 'running', 'rehydrated on first use');
+  await t.rejects(store.writer.submit(jobs.spawnRow('job-1', { jobId: 'job-1' })), { code: 'CONFLICT' });
 });

@@ -1,0 +1,140 @@
+// Authoring routes for integrations and agents (SPEC "Authoring"): `sv_` key or `svu_` token, strict bodies.
+import type { Services } from '../../runtime/services.js';
+import { requireAuthoringCredential } from '../auth.js';
+import type { HttpRequest, Route, RouteDoc } from '../types.js';
+import { parseBody } from '../validate.js';
+import {
+  AgentDetailResponse,
+  AgentResponse,
+  CreateAgentBody,
+  IntegrationListResponse,
+  IntegrationResponse,
+  IntegrationsQuery,
+  PublishBody,
+  PublishResponse,
+  SetupPatchBody,
+  SetupResponse,
+  VerifyResponse,
+} from './authoring.schemas.js';
+
+const BASE = '/api/v1/authoring';
+
+/** Every authoring route: same credentials, same tag, and the errors the spec names for the group. */
+export function authoringDoc(doc: RouteDoc): RouteDoc {
+  return {
+    tags: ['authoring'],
+    security: ['apiKey', 'userToken'],
+    ...doc,
+    responses: {
+      ...doc.responses,
+      400: { description: 'VALIDATION: unknown field in the strict body, or a bound exceeded' },
+      404: { description: 'NOT_FOUND: bad credential, unknown id, or another organization\'s id (uniform)' },
+    },
+  };
+}
+
+/** The person the credential acts as, with membership re-read now (a disabled or removed user is refused). */
+export const authorOf = (request: HttpRequest, services: Services) => {
+  const principal = requireAuthoringCredential(request, services);
+  return { userId: principal.userId, orgId: principal.orgId };
+};
+
+export const authoringRoutes: Route<Services>[] = [
+  {
+    method: 'GET',
+    path: `${BASE}/integrations`,
+    doc: authoringDoc({
+      summary: 'Search the integration catalog (q: trimmed, case-insensitive, at most 200 characters); at most 50 integrations.',
+      query: IntegrationsQuery,
+      responses: { 200: { description: 'matching integrations', schema: IntegrationListResponse } },
+    }),
+    handler(request, services) {
+      const author = authorOf(request, services);
+      return { status: 200, body: { integrations: services.authoring.integrations.search(author, request.query.get('q') ?? '') } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/integrations/:id`,
+    doc: authoringDoc({
+      summary: 'One integration with each tool\'s inputSchema.',
+      responses: { 200: { description: 'integration', schema: IntegrationResponse } },
+    }),
+    handler(request, services) {
+      const author = authorOf(request, services);
+      return { status: 200, body: services.authoring.integrations.read(author, request.params.id) };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${BASE}/automations`,
+    doc: authoringDoc({
+      summary: 'Create an Agent (never a Flow) with an optional initial Setup; it is not published. Requires edit_automation in the domain.',
+      body: CreateAgentBody,
+      responses: { 201: { description: 'created agent', schema: AgentResponse }, 403: { description: 'FORBIDDEN: no edit_automation in the domain' } },
+    }),
+    async handler(request, services) {
+      const author = authorOf(request, services);
+      const body = parseBody(request, CreateAgentBody);
+      const created = await services.authoring.agents.create(author, body);
+      return { status: 201, headers: { location: `${BASE}/automations/${created.id}` }, body: created };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/automations/:id`,
+    doc: authoringDoc({
+      summary: 'An automation with its draft Setup and the published revision runs use. Requires edit_automation.',
+      responses: { 200: { description: 'automation', schema: AgentDetailResponse }, 403: { description: 'FORBIDDEN' } },
+    }),
+    handler(request, services) {
+      const author = authorOf(request, services);
+      return { status: 200, body: services.authoring.agents.read(author, request.params.id) };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: `${BASE}/automations/:id/setup`,
+    doc: authoringDoc({
+      summary: 'Change any of the four Setup fields (omitted fields unchanged); creates no revision and leaves the published pointer. Requires edit_automation.',
+      body: SetupPatchBody,
+      responses: { 200: { description: 'the draft Setup', schema: SetupResponse }, 403: { description: 'FORBIDDEN' } },
+    }),
+    async handler(request, services) {
+      const author = authorOf(request, services);
+      const body = parseBody(request, SetupPatchBody);
+      return { status: 200, body: { setup: await services.authoring.agents.patchSetup(author, request.params.id, body) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/automations/:id/verify`,
+    doc: authoringDoc({
+      summary: 'Run the publish verifier on the draft without changing anything. Requires edit_automation.',
+      responses: { 200: { description: 'findings, planned belt, warnings', schema: VerifyResponse }, 403: { description: 'FORBIDDEN' } },
+    }),
+    handler(request, services) {
+      const author = authorOf(request, services);
+      return { status: 200, body: services.authoring.agents.verify(author, request.params.id) };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${BASE}/automations/:id/publish`,
+    doc: authoringDoc({
+      summary: 'Publish the draft as the next immutable revision (1, 2, 3…) when the verifier finds no problems; warnings never block.',
+      body: PublishBody,
+      responses: {
+        201: { description: 'published revision and its belt', schema: PublishResponse },
+        403: { description: 'FORBIDDEN' },
+        422: { description: 'VALIDATION: the verifier found problems; error.details.findings lists { message, span }' },
+      },
+    }),
+    async handler(request, services) {
+      const author = authorOf(request, services);
+      const body = parseBody(request, PublishBody, { allowEmpty: true });
+      const note = body.changeNote ? body.changeNote : null;
+      return { status: 201, body: await services.authoring.agents.publish(author, request.params.id, note) };
+    },
+  },
+];

@@ -1,0 +1,150 @@
+// Agent conversations with an `sv_` key: open, append, read, stream (SSE) and file download.
+import { AppError, notFound } from '../../runtime/errors.js';
+import { isUuid } from '../../runtime/ids.js';
+import type { Services } from '../../runtime/services.js';
+import { normalizeCallerCredentials } from '../../runtime/vault/index.js';
+import { requireApiKey } from '../auth.js';
+import { lastEventIdOf, sseReply } from '../sse.js';
+import type { HttpRequest, Route } from '../types.js';
+import { parseBody } from '../validate.js';
+import { AppendResponse, MessageBody, OpenResponse } from './sessions.schemas.js';
+
+/** A path id that is not a UUID is an unknown id: the same uniform 404 (rule 6). */
+function idParam(request: HttpRequest, name: string): string {
+  const value = request.params[name] ?? '';
+  if (!isUuid(value)) throw notFound();
+  return value.toLowerCase();
+}
+
+function messageRequest(request: HttpRequest) {
+  const body = parseBody(request, MessageBody);
+  return { message: body.message, callerCredentials: body.callerCredentials && normalizeCallerCredentials(body.callerCredentials) };
+}
+
+const KEY_404 = { description: 'NOT_FOUND: missing or invalid key, unknown id, or another organization\'s id (uniform)' };
+
+/** `Accept` must allow an event stream when it is sent (EventSource sends `text/event-stream`). */
+function acceptsEventStream(request: HttpRequest): boolean {
+  const accept = request.headers.accept;
+  return accept === undefined || /(^|,)\s*(text\/event-stream|text\/\*|\*\/\*)\s*(;|,|$)/i.test(accept);
+}
+
+/** `filename*` (RFC 6266/8187) so any name survives; the plain `filename` fallback is ASCII only. */
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+export const sessionsRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/agents/:automationId/sessions',
+    doc: {
+      summary: 'Open a session on a published agent with its first message; the turn is queued (202 after the rows commit).',
+      tags: ['conversations'],
+      security: ['apiKey'],
+      body: MessageBody,
+      responses: {
+        202: { description: 'accepted: the session and its first turn are durable', schema: OpenResponse },
+        400: { description: 'VALIDATION' },
+        403: { description: 'FORBIDDEN: the key owner cannot run automations in the agent\'s domain' },
+        404: { description: `${KEY_404.description}; also a flow or an unpublished agent` },
+        422: { description: 'CALLER_CREDENTIALS_REQUIRED: the agent binds an integration at caller identity and no credential was sent' },
+      },
+    },
+    async handler(request, services) {
+      const principal = requireApiKey(request, services);
+      const automationId = idParam(request, 'automationId');
+      const body = messageRequest(request);
+      const opened = await services.sessions.conversations.open(principal, automationId, body);
+      return { status: 202, body: opened };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/agents/sessions/:sessionId/messages',
+    doc: {
+      summary: 'Append a message; its turn runs after every earlier turn of the session has settled.',
+      tags: ['conversations'],
+      security: ['apiKey'],
+      body: MessageBody,
+      responses: {
+        200: { description: 'queued', schema: AppendResponse },
+        400: { description: 'VALIDATION' },
+        403: { description: 'SESSION_NOT_DRIVABLE: visible, but the key owner may not send messages here' },
+        404: KEY_404,
+        422: { description: 'CALLER_CREDENTIALS_REQUIRED' },
+      },
+    },
+    async handler(request, services) {
+      const principal = requireApiKey(request, services);
+      const sessionId = idParam(request, 'sessionId');
+      const body = messageRequest(request);
+      return { status: 200, body: await services.sessions.conversations.append(principal, sessionId, body) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/agents/sessions/:sessionId',
+    doc: {
+      summary: 'Session details for the caller: canParticipate, canManage, readOnlyReason, messages with authors, tool calls, files, pending approval.',
+      tags: ['conversations'],
+      security: ['apiKey'],
+      responses: { 200: { description: 'session' }, 404: KEY_404 },
+    },
+    handler(request, services) {
+      const principal = requireApiKey(request, services);
+      const sessionId = idParam(request, 'sessionId');
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body: services.sessions.view(principal, sessionId) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/agents/sessions/:sessionId/stream',
+    doc: {
+      summary: 'Server-Sent Events: retry, snapshot, then live events (Last-Event-ID replays what was missed); visibility suffices.',
+      tags: ['conversations'],
+      security: ['apiKey'],
+      responses: { 200: { description: 'text/event-stream' }, 404: KEY_404, 406: { description: 'NOT_ACCEPTABLE: Accept excludes text/event-stream' } },
+    },
+    handler(request, services) {
+      const principal = requireApiKey(request, services);
+      const sessionId = idParam(request, 'sessionId');
+      services.sessions.visible(principal, sessionId);
+      if (!acceptsEventStream(request)) throw new AppError('NOT_ACCEPTABLE', 'This route answers text/event-stream only.');
+      return sseReply({
+        sessionId,
+        lastEventId: lastEventIdOf(request),
+        snapshot: () => services.sessions.snapshot(sessionId),
+        bus: services.events,
+        clock: services.clock,
+        heartbeatMs: services.config.sseHeartbeatMs,
+        onError: (error) => services.logger.error({ sessionId, err: error instanceof Error ? error.name : typeof error }, 'stream snapshot failed'),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/agents/sessions/:sessionId/files/:fileId',
+    doc: {
+      summary: 'Download a file a tool returned during the session (announced by file.added).',
+      tags: ['conversations'],
+      security: ['apiKey'],
+      responses: { 200: { description: 'the file, as an attachment' }, 404: KEY_404 },
+    },
+    handler(request, services) {
+      const principal = requireApiKey(request, services);
+      const file = services.sessions.file(principal, idParam(request, 'sessionId'), idParam(request, 'fileId'));
+      return {
+        status: 200,
+        headers: {
+          'content-type': file.media_type,
+          'content-disposition': contentDisposition(file.name),
+          'x-content-type-options': 'nosniff',
+          'cache-control': 'private, no-store',
+        },
+        body: file.content,
+      };
+    },
+  },
+];

@@ -1,0 +1,192 @@
+// Owns authoring agents (SPEC "Authoring"): create, read, PATCH setup, verify and publish through the agent-revision machine.
+import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import { AppError, validation } from '../errors.js';
+import { newId } from '../ids.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import type { IntegrationBinding } from '../vault/identity-policy.js';
+import { stepAgentRevision } from './agent-revision-steps.js';
+import { EMPTY_SETUP, bindingsOf, frozenSetup, setupFromRow, setupRow, type AgentSetup } from './agent-setup.js';
+import { domainOf, editableAutomation, requireDomainPermission, type Author } from './authoring-access.js';
+import { verifySetup, type Finding, type VerifyReport } from './procedure-verifier.js';
+
+export interface AgentSummary {
+  readonly id: string;
+  readonly domainId: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly kind: 'agent' | 'flow';
+}
+
+export interface PublishedRevisionView {
+  readonly revision: number;
+  readonly setup: AgentSetup;
+  readonly belt: readonly IntegrationBinding[];
+  readonly changeNote: string | null;
+  readonly publishedAt: string;
+}
+
+export interface AgentDetail extends AgentSummary {
+  /** Null for a Flow (flows have versions, not a Setup). */
+  readonly setup: AgentSetup | null;
+  /** True when the draft Setup differs from the published revision (or nothing was published yet). */
+  readonly hasUnpublishedChanges: boolean;
+  readonly published: PublishedRevisionView | null;
+}
+
+export interface CreateAgentInput {
+  readonly domainId: string;
+  readonly name: string;
+  readonly description?: string | null;
+  readonly initialSetup?: Partial<AgentSetup>;
+}
+
+export interface PublishResult {
+  readonly revision: number;
+  readonly belt: readonly IntegrationBinding[];
+}
+
+export interface AgentAuthoring {
+  create(author: Author, input: CreateAgentInput): Promise<AgentSummary>;
+  read(author: Author, automationId: string): AgentDetail;
+  patchSetup(author: Author, automationId: string, patch: Partial<AgentSetup>): Promise<AgentSetup>;
+  verify(author: Author, automationId: string): VerifyReport;
+  publish(author: Author, automationId: string, changeNote: string | null): Promise<PublishResult>;
+}
+
+export interface AgentAuthoringDeps {
+  store: Pick<Store, 'repos' | 'writer'>;
+  clock: Clock;
+  /** The catalog visible to an organization (global integrations, its own, and the built-ins). */
+  catalogFor(orgId: string): ToolCatalog;
+}
+
+const summaryOf = (row: AutomationRow): AgentSummary => ({
+  id: row.id,
+  domainId: row.domain_id,
+  name: row.name,
+  description: row.description,
+  kind: row.kind,
+});
+
+function requireAgent(automation: AutomationRow): void {
+  // A Flow has versions of a step graph, not a Setup: the authoring API edits agents only (SPEC "cannot create a Flow").
+  if (automation.kind !== 'agent') throw validation('This automation is a Flow; only agents have a Setup.');
+}
+
+/** 422 VALIDATION with `details.findings` of `{ message, span }` (plus the finding's kind and proposal). */
+function refusal(findings: readonly Finding[]): AppError {
+  return new AppError(
+    'VALIDATION',
+    `The procedure verifier found ${findings.length} problem${findings.length === 1 ? '' : 's'}; nothing was published.`,
+    { findings: findings.map((f) => ({ message: f.detail, span: f.span, kind: f.kind, proposal: f.proposal })) },
+    { status: 422 },
+  );
+}
+
+export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
+  const { repos, writer } = deps.store;
+  const { automations } = repos;
+
+  const parseJson = <T>(json: string): T => JSON.parse(json) as T;
+
+  return {
+    async create(author, input) {
+      const domain = domainOf(repos, author, input.domainId);
+      requireDomainPermission(repos, author, domain.id, 'edit_automation');
+      const id = newId();
+      const now = deps.clock.now();
+      const setup: AgentSetup = { ...EMPTY_SETUP, ...input.initialSetup };
+      const row: AutomationRow = {
+        id,
+        org_id: author.orgId,
+        domain_id: domain.id,
+        kind: 'agent',
+        name: input.name,
+        description: input.description ?? null,
+        published_revision: null,
+        entitled_by_default: 1,
+        created_by: author.userId,
+        created_at: now,
+        updated_at: now,
+      };
+      await writer.submit(() => {
+        automations.insertAutomation(row);
+        automations.upsertAgentSetup(setupRow(id, setup, now));
+      });
+      return summaryOf(row);
+    },
+
+    read(author, automationId) {
+      const automation = editableAutomation(repos, author, automationId);
+      if (automation.kind !== 'agent') return { ...summaryOf(automation), setup: null, hasUnpublishedChanges: false, published: null };
+      const setup = setupFromRow(automations.agentSetup(automation.id));
+      const row = automation.published_revision === null ? undefined : automations.agentRevision(automation.id, automation.published_revision);
+      const published: PublishedRevisionView | null =
+        row === undefined
+          ? null
+          : {
+              revision: row.revision,
+              setup: parseJson<AgentSetup>(row.setup),
+              belt: parseJson<IntegrationBinding[]>(row.belt),
+              changeNote: row.change_note,
+              publishedAt: new Date(row.created_at).toISOString(),
+            };
+      return { ...summaryOf(automation), setup, hasUnpublishedChanges: row === undefined || row.setup !== frozenSetup(setup), published };
+    },
+
+    async patchSetup(author, automationId, patch) {
+      return writer.submit(() => {
+        const automation = editableAutomation(repos, author, automationId);
+        requireAgent(automation);
+        const setup: AgentSetup = { ...setupFromRow(automations.agentSetup(automation.id)), ...patch };
+        const now = deps.clock.now();
+        // The machine keeps the published pointer where it is (Versioning rule 2); only the draft row changes.
+        for (const fact of stepAgentRevision(automations, automation, { type: 'PATCH_SETUP', now })) {
+          if (fact.type === 'draft.updated') automations.upsertAgentSetup(setupRow(automation.id, setup, fact.at));
+        }
+        return setup;
+      });
+    },
+
+    verify(author, automationId) {
+      const automation = editableAutomation(repos, author, automationId);
+      requireAgent(automation);
+      const setup = setupFromRow(automations.agentSetup(automation.id));
+      return verifySetup(setup, bindingsOf(automations, automation.id), deps.catalogFor(author.orgId));
+    },
+
+    async publish(author, automationId, changeNote) {
+      const catalog = deps.catalogFor(author.orgId);
+      return writer.submit(() => {
+        const automation = editableAutomation(repos, author, automationId);
+        requireAgent(automation);
+        // Read inside the unit, so a PATCH committed just before is what gets verified and frozen.
+        const setup = setupFromRow(automations.agentSetup(automation.id));
+        const report = verifySetup(setup, bindingsOf(automations, automation.id), catalog);
+        const now = deps.clock.now();
+        const findings = report.findings.map((f) => ({ ...f }));
+        let result: PublishResult | null = null;
+        for (const fact of stepAgentRevision(automations, automation, { type: 'PUBLISH', now, findings })) {
+          if (fact.type === 'publish.refused') throw refusal(report.findings);
+          if (fact.type === 'revision.published') {
+            automations.insertAgentRevision({
+              automation_id: automation.id,
+              revision: fact.revision,
+              setup: frozenSetup(setup),
+              belt: JSON.stringify(report.plannedBelt),
+              change_note: changeNote,
+              published_by: author.userId,
+              created_at: fact.at,
+            });
+            automations.setPublishedRevision(automation.id, fact.revision, fact.at);
+            result = { revision: fact.revision, belt: report.plannedBelt };
+          }
+        }
+        if (result === null) throw new AppError('INTERNAL', 'The agent-revision machine neither published nor refused.');
+        return result;
+      });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// `npm start`'s demo: seeds the demo workspace, mints a fresh demo key, and prints how to try it.
+import { hashSecret, hintOf, mintSecret } from './auth/secrets.js';
+import { newId } from './ids.js';
+import type { ApplyManifestResult } from './manifest/apply.js';
+import type { Store } from '../storage/store.js';
+
+/** Refs of examples/demo.workspace.json this banner relies on. */
+const DEMO_REFS = { org: 'demo', user: 'demo-owner', trigger: 'demo-trigger' } as const;
+const DEMO_KEY_NAME = 'demo (npm start)';
+
+export interface DemoSeed {
+  apiKey: string;
+  triggerId: string;
+  banner(baseUrl: string): string;
+}
+
+interface Seedable {
+  readonly store: Store;
+  applyManifest(manifest: unknown): Promise<ApplyManifestResult>;
+}
+
+/**
+ * Applies the demo manifest (idempotent) and mints a new key for the demo owner, revoking the key the
+ * previous start printed: only hashes are stored, so a key can be shown once only.
+ */
+export async function seedDemo(service: Seedable, manifest: unknown): Promise<DemoSeed> {
+  const { refs } = await service.applyManifest(manifest);
+  const orgId = refs[DEMO_REFS.org];
+  const userId = refs[DEMO_REFS.user];
+  const triggerId = refs[DEMO_REFS.trigger];
+  if (!orgId || !userId || !triggerId) throw new Error('the demo manifest lacks the demo org, owner or trigger ref');
+  const apiKey = mintSecret('sv_');
+  const { credentials } = service.store.repos;
+  await service.store.writer.submit(() => {
+    const now = Date.now();
+    for (const key of credentials.apiKeysOfUser(userId, orgId)) {
+      if (key.name === DEMO_KEY_NAME && key.revoked_at === null) credentials.revokeApiKey(key.id, now);
+    }
+    credentials.insertApiKey({ id: newId(), user_id: userId, org_id: orgId, name: DEMO_KEY_NAME, key_hash: hashSecret(apiKey), hint: hintOf(apiKey), created_at: now, revoked_at: null });
+  });
+  return {
+    apiKey,
+    triggerId,
+    banner(baseUrl) {
+      const body = JSON.stringify({ triggerId, input: { prompt: 'How do I fire a trigger?' } });
+      return [
+        '',
+        `Switchyard is running at ${baseUrl}  (API base: ${baseUrl}/api/v1)`,
+        `Demo API key (shown once; a new one is minted at each start): ${apiKey}`,
+        '',
+        'Fire the demo trigger (one agent and one flow subscribe to it):',
+        `  curl -s -X POST ${baseUrl}/api/v1/triggers/fire \\`,
+        `    -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' \\`,
+        `    -d '${body}'`,
+        '',
+        'Then read a session it started:',
+        `  curl -s ${baseUrl}/api/v1/agents/sessions/<sessionId> -H 'Authorization: Bearer ${apiKey}'`,
+        '',
+        `OpenAPI: ${baseUrl}/api/v1/openapi.json   Health: ${baseUrl}/healthz   Stop: Ctrl-C`,
+        '',
+      ].join('\n');
+    },
+  };
+}

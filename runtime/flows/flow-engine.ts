@@ -1,0 +1,116 @@
+// The flow engine behind the session dispatcher (kind 'flow'): admits starts on published flows and runs them.
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import { notFound, validation } from '../errors.js';
+import type { SessionEventBus } from '../events/index.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { CallerGrants } from '../sessions/caller-grants.js';
+import type { SessionEngine } from '../sessions/engine.js';
+import type { HttpIntegrationExecutor } from '../tools/http-integration.executor.js';
+import { createJsonSchemaValidator, type JsonSchemaValidator } from '../tools/json-schema-validator.js';
+import type { ToolProviderRegistry } from '../turns/tool-providers.js';
+import { organizationCatalog } from '../turns/turn-tools.js';
+import type { KeyRing } from '../vault/index.js';
+import { flowBelt } from './flow-definition.js';
+import { FLOW_FAILURE } from './flow-errors.js';
+import type { FlowRunnerDeps } from './flow-runner-deps.js';
+import { runFlowExecution } from './flow-runner.js';
+import { createFlowToolExecutor } from './flow-tool-executor.js';
+import { createFlowTrail, type FlowTrail } from './flow-trail.js';
+import { createFlowVersions, type FlowVersions } from './flow-versions.js';
+import type { FlowCatalog } from './validate-flow.js';
+
+export interface FlowEngineDeps {
+  readonly store: Pick<Store, 'repos' | 'writer'>;
+  readonly clock: Clock;
+  readonly logger: Pick<Logger, 'error'>;
+  readonly bus: Pick<SessionEventBus, 'append' | 'publish'>;
+  readonly grants: CallerGrants;
+  readonly keyRing: KeyRing;
+  /** Executes declarative integration tools (the agent engine's executor can be shared). */
+  readonly http: HttpIntegrationExecutor;
+  /** Built-in tool providers (`http`); the agent engine's registry can be shared. */
+  readonly providers?: Pick<ToolProviderRegistry, 'get'>;
+  readonly validator?: JsonSchemaValidator;
+  /** Defaults to the organization's catalog read from the integrations table. */
+  readonly catalogFor?: (orgId: string) => FlowCatalog;
+}
+
+export interface FlowEngine extends SessionEngine {
+  /** The trail writer, shared with run approvals so both record the same way. */
+  readonly trail: FlowTrail;
+  readonly versions: FlowVersions;
+}
+
+export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
+  const { repos } = deps.store;
+  const validator = deps.validator ?? createJsonSchemaValidator();
+  const versions = createFlowVersions(repos.automations);
+  const trail = createFlowTrail({ repos, writer: deps.store.writer, bus: deps.bus, clock: deps.clock, grants: deps.grants });
+  const runner: FlowRunnerDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger,
+    trail,
+    versions,
+    executor: createFlowToolExecutor({ http: deps.http, providers: deps.providers }),
+    validator,
+    grants: deps.grants,
+    keyRing: deps.keyRing,
+    catalogFor: deps.catalogFor ?? ((orgId) => organizationCatalog(repos.integrations, orgId)),
+  };
+
+  return {
+    trail,
+    versions,
+
+    admit(request, automation) {
+      if (automation.kind !== 'flow' || automation.published_revision === null) throw notFound();
+      const loaded = versions.load(automation.id, automation.published_revision);
+      if (!loaded.ok) throw notFound();
+      // Validated before anything is written or runs; issues name paths and rules, never the values sent.
+      const check = validator.validate(loaded.flow.definition.inputs, request.input ?? {});
+      if (!check.ok) {
+        throw validation("The input does not match the flow's declared inputs.", { issues: check.issues.map((i) => ({ path: i.path || '(root)', message: i.message })) });
+      }
+      return { revision: loaded.flow.version, bindings: flowBelt(loaded.flow.definition) };
+    },
+
+    writeStart(start) {
+      // The input as the run's opening message, so the session reads as "asked with this, answered with that".
+      repos.sessions.insertMessage({
+        id: newId(),
+        session_id: start.sessionId,
+        execution_id: start.executionId,
+        role: 'user',
+        author_user_id: start.request.actorUserId,
+        content: JSON.stringify(start.request.input ?? {}, null, 2),
+        payload: JSON.stringify({ input: start.request.input ?? {} }),
+        created_at: start.now,
+      });
+      return deps.bus.append(start.sessionId, { type: 'session.changed', change: 'message_added' })();
+    },
+
+    async run(execution, signal) {
+      try {
+        await runFlowExecution(runner, execution, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        deps.logger.error({ executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'flow run failed unexpectedly');
+        await failStuckRun(runner, execution.sessionId, execution.executionId);
+      }
+    },
+  };
+}
+
+/** Last resort after an unexpected error: record the run as failed so the session's queue can move on. */
+async function failStuckRun(deps: FlowRunnerDeps, sessionId: string, executionId: string): Promise<void> {
+  const execution = deps.store.repos.executions.execution(executionId);
+  if (execution === undefined || !['queued', 'resume_queued', 'running'].includes(execution.status)) return;
+  const run = { orgId: '', sessionId, executionId, initiatedBy: execution.created_by };
+  await deps.trail.commit(sessionId, (unit) => {
+    if (execution.status !== 'running') deps.trail.started(unit, run, execution.status !== 'queued');
+    deps.trail.settle(unit, run, 'failed', { code: FLOW_FAILURE.FLOW_FAILED, message: 'The flow run failed unexpectedly.' });
+  });
+}

@@ -1,0 +1,199 @@
+// Owns authoring knowledge (SPEC "Knowledge resources"): modules, draft articles, publishing (FTS5 index), module membership.
+import type { ArticleRow, KnowledgeBaseRow, KnowledgeModuleRow, ModuleKind } from '../../storage/repos/knowledge.repo.js';
+import type { Store } from '../../storage/store.js';
+import { domainOf, hasKnowledgeAuthority, managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
+import type { Clock } from '../clock.js';
+import { AppError, forbidden, notFound, validation } from '../errors.js';
+import { isUuid, newId } from '../ids.js';
+import { baseFitsModule } from './knowledge-visibility.js';
+
+export interface ModuleView {
+  readonly id: string;
+  readonly kind: ModuleKind;
+  readonly domainId: string | null;
+  readonly name: string;
+  readonly description: string | null;
+}
+
+export interface ModuleDetail extends ModuleView {
+  /** Member articles, oldest membership first. */
+  readonly articleIds: readonly string[];
+}
+
+export interface BaseView {
+  readonly id: string;
+  readonly domainId: string | null;
+  readonly name: string;
+}
+
+export interface ArticleView {
+  readonly id: string;
+  readonly baseId: string;
+  readonly title: string;
+  readonly draftBody: string | null;
+  readonly published: boolean;
+  /** The text agents search; null until the first publish. */
+  readonly publishedBody: string | null;
+  readonly publishedAt: string | null;
+}
+
+export interface MembershipView {
+  readonly moduleId: string;
+  readonly articleId: string;
+  readonly createdAt: string;
+}
+
+export interface CreateModuleInput {
+  readonly kind: ModuleKind;
+  readonly domainId?: string;
+  readonly name: string;
+  readonly description?: string | null;
+}
+
+export interface ArticleDraft {
+  readonly title?: string;
+  readonly draftBody?: string | null;
+}
+
+export interface KnowledgeAuthoring {
+  createModule(author: Author, input: CreateModuleInput): Promise<ModuleView>;
+  listModules(author: Author): ModuleView[];
+  readModule(author: Author, moduleId: string): ModuleDetail;
+  listBases(author: Author): BaseView[];
+  createArticle(author: Author, baseId: string, input: { title: string; draftBody: string | null }): Promise<ArticleView>;
+  readArticle(author: Author, articleId: string): ArticleView;
+  updateArticle(author: Author, articleId: string, draft: ArticleDraft): Promise<ArticleView>;
+  publishArticle(author: Author, articleId: string): Promise<ArticleView>;
+  addToModule(author: Author, moduleId: string, articleId: string): Promise<MembershipView>;
+}
+
+export interface KnowledgeAuthoringDeps {
+  store: Pick<Store, 'repos' | 'writer'>;
+  clock: Clock;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export const moduleView = (row: KnowledgeModuleRow): ModuleView => ({
+  id: row.id,
+  kind: row.kind,
+  domainId: row.domain_id,
+  name: row.name,
+  description: row.description,
+});
+
+const baseView = (row: KnowledgeBaseRow): BaseView => ({ id: row.id, domainId: row.domain_id, name: row.name });
+
+const articleView = (row: ArticleRow): ArticleView => ({
+  id: row.id,
+  baseId: row.base_id,
+  title: row.title,
+  draftBody: row.draft_body,
+  published: row.published_at !== null,
+  publishedBody: row.published_at === null ? null : row.published_body,
+  publishedAt: iso(row.published_at),
+});
+
+/** 409 CONFLICT with a machine-readable reason (docs/decisions.md "Incompatible module membership"). */
+const conflict = (reason: 'article_unpublished' | 'already_member' | 'base_not_visible', message: string) =>
+  new AppError('CONFLICT', message, { reason });
+
+export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): KnowledgeAuthoring {
+  const { repos, writer } = deps.store;
+  const { knowledge, tenancy } = repos;
+
+  /** Organization modules are readable by every member; a domain's modules by that domain's members. */
+  const canSeeModule = (author: Author, module: KnowledgeModuleRow) =>
+    module.domain_id === null || tenancy.domainRole(module.domain_id, author.userId) !== null;
+
+  /** An article of the author's organization whose base the author may manage. */
+  const managedArticle = (author: Author, articleId: string): ArticleRow => {
+    const article = isUuid(articleId) ? knowledge.article(articleId) : undefined;
+    if (article === undefined || article.org_id !== author.orgId) throw notFound();
+    const base = knowledge.base(article.base_id);
+    if (base === undefined) throw notFound();
+    requireKnowledgeAuthority(repos, author, base.domain_id);
+    return article;
+  };
+
+  return {
+    async createModule(author, input) {
+      if (input.kind === 'domain' && input.domainId === undefined) throw validation('domainId is required for a module of kind "domain".');
+      if (input.kind === 'org' && input.domainId !== undefined) throw validation('domainId is not allowed for a module of kind "org".');
+      const domainId = input.kind === 'domain' ? domainOf(repos, author, input.domainId!).id : null;
+      requireKnowledgeAuthority(repos, author, domainId);
+      const row: KnowledgeModuleRow = {
+        id: newId(),
+        org_id: author.orgId,
+        kind: input.kind,
+        domain_id: domainId,
+        name: input.name,
+        description: input.description ?? null,
+        created_at: deps.clock.now(),
+      };
+      await writer.submit(() => knowledge.insertModule(row));
+      return moduleView(row);
+    },
+
+    listModules(author) {
+      return knowledge.modulesOfOrganization(author.orgId).filter((m) => canSeeModule(author, m)).map(moduleView);
+    },
+
+    readModule(author, moduleId) {
+      const module = isUuid(moduleId) ? knowledge.module(moduleId) : undefined;
+      if (module === undefined || module.org_id !== author.orgId) throw notFound();
+      if (!canSeeModule(author, module)) throw forbidden('You are not a member of this module\'s domain.');
+      return { ...moduleView(module), articleIds: knowledge.moduleArticleIds(module.id) };
+    },
+
+    listBases(author) {
+      return knowledge.basesOfOrganization(author.orgId).filter((b) => hasKnowledgeAuthority(repos, author, b.domain_id)).map(baseView);
+    },
+
+    async createArticle(author, baseId, input) {
+      const base = managedBase(repos, author, baseId);
+      const now = deps.clock.now();
+      const row = { id: newId(), base_id: base.id, org_id: author.orgId, title: input.title, draft_body: input.draftBody, created_by: author.userId, created_at: now, updated_at: now };
+      await writer.submit(() => knowledge.insertArticle(row));
+      return articleView({ ...row, published_body: null, published_at: null });
+    },
+
+    readArticle(author, articleId) {
+      return articleView(managedArticle(author, articleId));
+    },
+
+    async updateArticle(author, articleId, draft) {
+      return writer.submit(() => {
+        const article = managedArticle(author, articleId);
+        const title = draft.title ?? article.title;
+        const body = draft.draftBody === undefined ? article.draft_body : draft.draftBody;
+        knowledge.updateArticleDraft(article.id, title, body, deps.clock.now());
+        return articleView(knowledge.article(article.id)!);
+      });
+    },
+
+    async publishArticle(author, articleId) {
+      return writer.submit(() => {
+        const article = managedArticle(author, articleId);
+        knowledge.publishArticle(article.id, deps.clock.now());
+        return articleView(knowledge.article(article.id)!);
+      });
+    },
+
+    async addToModule(author, moduleId, articleId) {
+      return writer.submit(() => {
+        const module = managedModule(repos, author, moduleId);
+        const article = isUuid(articleId) ? knowledge.article(articleId) : undefined;
+        if (article === undefined || article.org_id !== author.orgId) throw notFound();
+        if (article.published_at === null) throw conflict('article_unpublished', 'Only published articles can join a module; publish the article first.');
+        const base = knowledge.base(article.base_id);
+        if (base === undefined || !baseFitsModule(base, module)) {
+          throw conflict('base_not_visible', "The article's knowledge base belongs to a domain this module does not serve.");
+        }
+        const now = deps.clock.now();
+        if (!knowledge.addModuleArticle(module.id, article.id, now)) throw conflict('already_member', 'The article is already in this module.');
+        return { moduleId: module.id, articleId: article.id, createdAt: iso(now)! };
+      });
+    },
+  };
+}

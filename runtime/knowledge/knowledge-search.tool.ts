@@ -1,0 +1,70 @@
+// Owns the built-in `knowledge.search` tool: bm25-ranked published articles of the agent's selection, best passage each.
+import type { Store } from '../../storage/store.js';
+import type { KnowledgeSnippet } from '../models/model.js';
+import { KNOWLEDGE_INTEGRATION, KNOWLEDGE_INTEGRATION_ID } from '../tools/builtin-knowledge.integration.js';
+import type { ToolResult } from '../tools/tool-result.js';
+import type { KnowledgeSource, ToolCallScope, ToolProvider } from '../turns/tool-providers.js';
+import { modulesOfSelection, parseSelection } from './knowledge-visibility.js';
+import { bestPassage } from './passages.js';
+import { ftsQuery, searchTerms } from './search-terms.js';
+
+export const DEFAULT_RESULTS = 5;
+export const MAX_RESULTS = 20;
+/** Passages put into the system prompt up front (the tool serves the rest on demand). */
+export const PROMPT_SNIPPETS = 3;
+
+export interface KnowledgeHit {
+  readonly title: string;
+  readonly passage: string;
+  readonly articleId: string;
+}
+
+/** Which agent is searching: its organization, domain and id (the selection is read live, not frozen in a revision). */
+export type AgentScope = Pick<ToolCallScope, 'orgId' | 'domainId' | 'automationId'>;
+
+export type KnowledgeRepos = Pick<Store['repos'], 'automations' | 'knowledge'>;
+
+/** The selection's published articles matching `query`, best first; empty for selection `none` or a query without terms. */
+export function searchAgentKnowledge(repos: KnowledgeRepos, scope: AgentScope, query: string, limit = DEFAULT_RESULTS): KnowledgeHit[] {
+  const selection = parseSelection(repos.automations.knowledgeSelection(scope.automationId));
+  const moduleIds = modulesOfSelection(repos.knowledge, { org_id: scope.orgId, domain_id: scope.domainId }, selection);
+  const match = ftsQuery(searchTerms(query));
+  if (moduleIds.length === 0 || match === null) return [];
+  const rows = repos.knowledge.matchPublishedInModules(scope.orgId, moduleIds, match, Math.min(Math.max(1, limit), MAX_RESULTS));
+  return rows.map((row) => ({ title: row.title, passage: bestPassage(row.published_body ?? '', query), articleId: row.id }));
+}
+
+function selectionIsNone(repos: KnowledgeRepos, automationId: string): boolean {
+  return parseSelection(repos.automations.knowledgeSelection(automationId)).mode === 'none';
+}
+
+/**
+ * The tool provider the turn engine registers (runtime/turns/tool-providers.ts). `knowledge.search` is offered when
+ * the procedure references it or the agent's selection is not `none`; it runs with the service's own authority.
+ */
+export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos'> }): ToolProvider {
+  const { repos } = deps.store;
+  return {
+    integrationId: KNOWLEDGE_INTEGRATION_ID,
+    tools: (scope) => (scope.inBelt || !selectionIsNone(repos, scope.automationId) ? KNOWLEDGE_INTEGRATION.tools : []),
+    async execute(call): Promise<ToolResult> {
+      if (call.signal.aborted) return { ok: false, code: 'TOOL_CANCELLED', message: 'The knowledge search was cancelled.' };
+      const query = typeof call.args.query === 'string' ? call.args.query : '';
+      const limit = typeof call.args.limit === 'number' ? call.args.limit : DEFAULT_RESULTS;
+      const results = searchAgentKnowledge(repos, call.scope, query, limit);
+      // Titles and passages first: a summarizing model that cuts long output keeps the text it answers from.
+      const output = results.length > 0 ? { results } : { results, note: 'No published article in this agent\'s knowledge matches the query.' };
+      return { ok: true, status: 200, output, files: [] };
+    },
+  };
+}
+
+/** Up-front knowledge for the system prompt: the best passages for the turn's message (none for selection `none`). */
+export function createKnowledgeSource(deps: { store: Pick<Store, 'repos'> }): KnowledgeSource {
+  const { repos } = deps.store;
+  return {
+    async select(scope): Promise<readonly KnowledgeSnippet[]> {
+      return searchAgentKnowledge(repos, scope, scope.query, PROMPT_SNIPPETS).map((hit) => ({ title: hit.title, body: hit.passage }));
+    },
+  };
+}

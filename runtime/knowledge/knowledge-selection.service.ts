@@ -1,0 +1,55 @@
+// Owns an agent's knowledge selection (SPEC PUT …/knowledge-selection): normalized, deduplicated, visible modules only.
+import type { KnowledgeMode } from '../../storage/repos/automations.repo.js';
+import type { Store } from '../../storage/store.js';
+import { editableAutomation, type Author } from '../authoring/authoring-access.js';
+import { notFound, validation } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { moduleVisibleToAgent, parseSelection, type StoredSelection } from './knowledge-visibility.js';
+
+export interface SelectionInput {
+  readonly mode: KnowledgeMode;
+  readonly moduleIds?: readonly string[];
+}
+
+export interface KnowledgeSelections {
+  read(author: Author, automationId: string): StoredSelection;
+  set(author: Author, automationId: string, input: SelectionInput): Promise<StoredSelection>;
+}
+
+/** Lower-case UUIDs, first occurrence kept: the stored (and answered) form. */
+export function normalizeModuleIds(ids: readonly string[]): string[] {
+  return [...new Set(ids.map((id) => id.toLowerCase()))];
+}
+
+export function createKnowledgeSelections(deps: { store: Pick<Store, 'repos' | 'writer'> }): KnowledgeSelections {
+  const { repos, writer } = deps.store;
+  const { automations, knowledge } = repos;
+
+  return {
+    read(author, automationId) {
+      const automation = editableAutomation(repos, author, automationId, 'manage_knowledge');
+      return parseSelection(automations.knowledgeSelection(automation.id));
+    },
+
+    async set(author, automationId, input) {
+      const moduleIds = normalizeModuleIds(input.moduleIds ?? []);
+      if (input.mode !== 'modules' && moduleIds.length > 0) throw validation('moduleIds is only allowed with mode "modules".');
+      return writer.submit(() => {
+        const automation = editableAutomation(repos, author, automationId, 'manage_knowledge');
+        if (automation.kind !== 'agent') throw validation('This automation is a Flow; only agents have a knowledge selection.');
+        const invisible: string[] = [];
+        for (const id of moduleIds) {
+          const module = isUuid(id) ? knowledge.module(id) : undefined;
+          // Another organization's module is indistinguishable from an unknown one (uniform 404).
+          if (module === undefined || module.org_id !== author.orgId) throw notFound();
+          if (!moduleVisibleToAgent(module, automation)) invisible.push(id);
+        }
+        if (invisible.length > 0) {
+          throw validation("Some modules belong to another domain and are not visible to this agent.", { moduleIds: invisible });
+        }
+        automations.upsertKnowledgeSelection({ automation_id: automation.id, mode: input.mode, module_ids: JSON.stringify(moduleIds) });
+        return { mode: input.mode, moduleIds };
+      });
+    },
+  };
+}

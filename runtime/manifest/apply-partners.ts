@@ -1,0 +1,86 @@
+// Owns applying partner platforms: the partner (grant, quota, template), `svp_` keys, apps and templates.
+import { hashSecret, hintOf, mintSecret } from '../auth/secrets.js';
+import { newId } from '../ids.js';
+import type { ApplyContext } from './apply-context.js';
+import { canonicalJson } from './canonical-json.js';
+import { formatPath } from './manifest-error.js';
+import type { PartnerManifest } from './partner.schema.js';
+import { GLOBAL_SCOPE } from './ref-book.js';
+
+export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: number): void {
+  const repo = ctx.repos.partners;
+  const P = ['partners', p];
+  let partnerId = ctx.book.lookup(GLOBAL_SCOPE, partner.ref, 'partner', formatPath(P), (id) => repo.partner(id) !== undefined);
+  if (partnerId === undefined) {
+    partnerId = newId();
+    // Grant and template are settled below, once the templates exist.
+    repo.insertPartner({
+      id: partnerId,
+      name: partner.name,
+      suspended: partner.suspended ? 1 : 0,
+      provisioning_enabled: 0,
+      quota_total: 0,
+      quota_used: 0,
+      template_id: null,
+      created_at: ctx.now,
+    });
+  }
+  ctx.book.remember(GLOBAL_SCOPE, partner.ref, 'partner', partnerId);
+  ctx.refs[partner.ref] = partnerId;
+  const owned = <T extends { partner_id: string }>(row: T | undefined) => row?.partner_id === partnerId;
+
+  partner.keys.forEach((keyRef, k) => {
+    const keyId = ctx.book.lookup(GLOBAL_SCOPE, keyRef, 'partner_key', formatPath([...P, 'keys', k]), (id) => owned(repo.partnerKey(id)));
+    if (keyId !== undefined) {
+      ctx.refs[keyRef] = keyId;
+      return;
+    }
+    // Printed once only: storage keeps the SHA-256 of the secret and a hint.
+    const secret = mintSecret('svp_');
+    const id = newId();
+    repo.insertPartnerKey({ id, partner_id: partnerId!, key_hash: hashSecret(secret), hint: hintOf(secret), provisioning_enabled: 1, created_at: ctx.now, revoked_at: null });
+    ctx.book.remember(GLOBAL_SCOPE, keyRef, 'partner_key', id);
+    ctx.refs[keyRef] = secret;
+  });
+
+  partner.apps.forEach((app, a) => {
+    let appId = ctx.book.lookup(GLOBAL_SCOPE, app.ref, 'partner_app', formatPath([...P, 'apps', a]), (id) => owned(repo.partnerApp(id)));
+    if (appId === undefined) {
+      appId = newId();
+      repo.insertPartnerApp({ id: appId, partner_id: partnerId!, name: app.name, created_at: ctx.now });
+    } else if (repo.partnerApp(appId)!.name !== app.name) {
+      repo.renamePartnerApp(appId, app.name);
+    }
+    ctx.book.remember(GLOBAL_SCOPE, app.ref, 'partner_app', appId);
+    ctx.refs[app.ref] = appId;
+  });
+
+  const templates = new Map<string, string>();
+  partner.templates.forEach((template, t) => {
+    const { ref, suspended, ...rest } = template;
+    const definition = canonicalJson(rest);
+    const path = formatPath([...P, 'templates', t]);
+    let templateId =
+      ctx.book.lookup(GLOBAL_SCOPE, ref, 'partner_template', path, (id) => owned(repo.partnerTemplate(id))) ?? repo.partnerTemplateByRef(partnerId!, ref)?.id;
+    if (templateId === undefined) {
+      templateId = newId();
+      repo.insertPartnerTemplate({ id: templateId, partner_id: partnerId!, ref, suspended: suspended ? 1 : 0, definition, created_at: ctx.now });
+    } else {
+      const row = repo.partnerTemplate(templateId)!;
+      if (row.definition !== definition || row.suspended !== (suspended ? 1 : 0)) repo.updatePartnerTemplate(templateId, definition, suspended);
+    }
+    ctx.book.remember(GLOBAL_SCOPE, ref, 'partner_template', templateId);
+    ctx.refs[ref] = templateId;
+    templates.set(ref, templateId);
+  });
+
+  const settled = {
+    name: partner.name,
+    suspended: partner.suspended ? 1 : 0,
+    provisioning_enabled: partner.provisioning?.enabled ? 1 : 0,
+    quota_total: partner.provisioning?.quota ?? 0,
+    template_id: partner.provisioning?.template === undefined ? null : templates.get(partner.provisioning.template)!,
+  };
+  const row = repo.partner(partnerId)!;
+  if ((Object.keys(settled) as Array<keyof typeof settled>).some((key) => row[key] !== settled[key])) repo.updatePartner({ id: partnerId, ...settled });
+}

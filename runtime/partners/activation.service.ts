@@ -1,0 +1,50 @@
+// Redeeming an owner's activation link: sets the first password once, then signs the owner in (unless direct login is off).
+import type { Store } from '../../storage/store.js';
+import { hashPassword } from '../auth/passwords.js';
+import { hashSecret, isWellFormed, sameHash } from '../auth/secrets.js';
+import type { SignInService } from '../auth/sign-in.js';
+import type { Clock } from '../clock.js';
+import { AppError, notFound } from '../errors.js';
+
+export interface ActivationResult {
+  userId: string;
+  orgId: string | null;
+  /** The console session secret, or null when the organization disabled direct sign-in. */
+  sessionSecret: string | null;
+}
+
+export interface ActivationService {
+  activate(input: { token: string; password: string }): Promise<ActivationResult>;
+}
+
+export function createActivationService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock; signIn: SignInService }): ActivationService {
+  const { store, clock, signIn } = deps;
+  const { provisioning, tenancy } = store.repos;
+
+  return {
+    async activate({ token, password }) {
+      // Unknown, malformed, used and expired links answer alike: the link says nothing about the account.
+      if (!isWellFormed(token, 'svi_')) throw notFound();
+      const hash = hashSecret(token);
+      const found = provisioning.invitationByHash(hash);
+      if (found === undefined || !sameHash(found.token_hash, hash) || found.used_at !== null || found.expires_at <= clock.now()) throw notFound();
+      const passwordHash = await hashPassword(password);
+      const user = await store.writer.submit(() => {
+        // Re-checked in the transaction: of two concurrent redemptions exactly one sets the password.
+        if (!provisioning.useInvitation(found.id, clock.now())) throw notFound();
+        const row = tenancy.user(found.user_id);
+        if (row === undefined || row.disabled !== 0) throw notFound();
+        tenancy.setPassword(row.id, passwordHash);
+        return row;
+      });
+      try {
+        const session = await signIn.login({ email: user.email, password });
+        return { userId: user.id, orgId: session.orgId, sessionSecret: session.secret };
+      } catch (error) {
+        // directLoginDisabled: the password is set (the partner may enable direct login later), no session.
+        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return { userId: user.id, orgId: tenancy.organizationsOfUser(user.id)[0]?.org_id ?? null, sessionSecret: null };
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// The durable customer record, in one unit of work: standing checks, quota spend, organization, owner, invitation, onboarding run.
+/*
+ * Every check runs inside the same transaction as the writes it guards (units of work run one at a time), so two
+ * requests can never both take the last unit of quota or the same clientSegment. A check that fails throws a
+ * ProvisioningRefusal and nothing is written: the organization does not exist yet, so the claim is released.
+ */
+import type { PartnerRow, PartnerTemplateRow } from '../../storage/repos/partners.repo.js';
+import type { Repositories } from '../../storage/repos/index.js';
+import { DAY } from '../clock.js';
+import { newId } from '../ids.js';
+import { CLIENT_SEGMENT_HINT, clientSegmentProblem } from './client-segment.js';
+import type { ProvisioningBody } from './provisioning-request.js';
+import { ProvisioningRefusal } from './provisioning-refusal.js';
+import { readTemplateDefinition, type TemplateDefinition } from './template-definition.js';
+
+/** How long an owner's activation link works. */
+export const INVITATION_TTL_MS = 7 * DAY;
+
+export interface OnboardingStep {
+  step: 'organization' | 'owner' | 'domain' | 'automations';
+  status: 'completed' | 'failed';
+}
+
+export interface CustomerRecord {
+  readonly partner: PartnerRow;
+  readonly template: PartnerTemplateRow;
+  readonly definition: TemplateDefinition;
+  readonly orgId: string;
+  readonly ownerUserId: string;
+  readonly runId: string;
+  readonly invitationExpiresAt: number;
+  readonly steps: OnboardingStep[];
+}
+
+export interface CustomerRecordInput {
+  readonly partnerId: string;
+  readonly partnerKeyId: string;
+  readonly body: ProvisioningBody;
+  /** SHA-256 of the owner's `svi_` activation secret (the secret itself is never stored). */
+  readonly invitationHash: Buffer;
+  readonly now: number;
+}
+
+type Repos = Pick<Repositories, 'partners' | 'tenancy' | 'provisioning'>;
+
+/** The refusals, in the order a partner would fix them: standing, template, the request, identifiers, quota. */
+function check(repos: Repos, input: CustomerRecordInput): { partner: PartnerRow; template: PartnerTemplateRow; definition: TemplateDefinition } {
+  const { partners, tenancy } = repos;
+  const partner = partners.partner(input.partnerId);
+  const key = partners.partnerKey(input.partnerKeyId);
+  if (partner === undefined || partner.suspended !== 0) {
+    throw new ProvisioningRefusal('PARTNER_PLATFORM_SUSPENDED', 'This partner platform is not accepting provisioning.');
+  }
+  if (partner.provisioning_enabled !== 1 || key === undefined || key.provisioning_enabled !== 1 || key.revoked_at !== null) {
+    throw new ProvisioningRefusal('PROVISIONING_NOT_ENABLED', 'This partner key is not entitled to create customers.');
+  }
+  const template = partner.template_id === null ? undefined : partners.partnerTemplate(partner.template_id);
+  if (template === undefined || template.suspended !== 0) {
+    throw new ProvisioningRefusal('TEMPLATE_SUSPENDED', 'The provisioning template is unavailable.');
+  }
+  const definition = readTemplateDefinition(template);
+  if (definition === null) throw new ProvisioningRefusal('PROVISIONING_FAILED', 'The provisioning template could not be read.', { onboardingStatus: 'not_started' });
+
+  const { clientSegment, ownerEmail } = input.body;
+  const problem = clientSegmentProblem(clientSegment);
+  if (problem !== null) throw new ProvisioningRefusal('CLIENT_SEGMENT_INVALID', `The clientSegment is not valid: ${CLIENT_SEGMENT_HINT}.`, { rule: problem });
+  const holder = tenancy.organizationBySegment(clientSegment);
+  if (holder !== undefined) {
+    // Only the caller's own customer is named: another platform's customers stay invisible (neutrality).
+    const existing = holder.partner_id === partner.id ? { organizationId: holder.id, clientSegment } : undefined;
+    throw new ProvisioningRefusal('IDENTIFIER_TAKEN', 'The requested clientSegment is not available.', existing ? { field: 'clientSegment', existing } : { field: 'clientSegment' });
+  }
+  // An existing account is never handed to a new customer's invitation (that would let the link take it over).
+  if (tenancy.userByEmail(ownerEmail) !== undefined) {
+    throw new ProvisioningRefusal('IDENTIFIER_TAKEN', 'The ownerEmail already belongs to an account; choose another owner email.', { field: 'ownerEmail' });
+  }
+  return { partner, template, definition };
+}
+
+/** Run inside a unit of work. Throws ProvisioningRefusal (nothing written) or writes the whole record. */
+export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): CustomerRecord {
+  const { partner, template, definition } = check(repos, input);
+  // Last, because it writes: the durable allowance is spent in the same commit as the organization.
+  if (!repos.partners.spendQuota(partner.id)) {
+    throw new ProvisioningRefusal('QUOTA_EXHAUSTED', 'The customer allowance of this partner platform is spent; retries do not help until it is raised.', {
+      quota: partner.quota_total,
+    });
+  }
+  const { now, body } = input;
+  const orgId = newId();
+  const ownerUserId = newId();
+  const runId = newId();
+  const invitationExpiresAt = now + INVITATION_TTL_MS;
+  const { tenancy, provisioning } = repos;
+  tenancy.insertOrganization({
+    id: orgId,
+    name: body.clientName,
+    partner_id: partner.id,
+    client_segment: body.clientSegment,
+    direct_login_disabled: body.directLoginDisabled ? 1 : 0,
+    rollout_flags: '{}',
+    created_at: now,
+  });
+  // No password until the owner redeems the invitation: until then nobody can sign in as this person.
+  tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, password_hash: null, disabled: 0, created_at: now });
+  tenancy.setOrgRole(orgId, ownerUserId, 'owner', now);
+  provisioning.insertInvitation({ id: newId(), user_id: ownerUserId, token_hash: input.invitationHash, expires_at: invitationExpiresAt, used_at: null, created_at: now });
+  const steps: OnboardingStep[] = [
+    { step: 'organization', status: 'completed' },
+    { step: 'owner', status: 'completed' },
+  ];
+  provisioning.insertOnboardingRun({
+    id: runId,
+    org_id: orgId,
+    partner_id: partner.id,
+    template_id: template.id,
+    status: 'running',
+    steps: JSON.stringify(steps),
+    error: null,
+    created_at: now,
+    updated_at: now,
+  });
+  return { partner, template, definition, orgId, ownerUserId, runId, invitationExpiresAt, steps };
+}

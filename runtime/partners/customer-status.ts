@@ -1,0 +1,33 @@
+// A provisioned customer as its partner sees it: the organization and the progress of its latest onboarding run.
+import type { Repositories } from '../../storage/repos/index.js';
+import type { OnboardingStatus } from '../../storage/repos/provisioning.repo.js';
+import { toIso } from '../clock.js';
+import { customerOf } from './customer-of.js';
+import type { OnboardingStep } from './customer-record.js';
+
+export interface CustomerStatus {
+  organization: { id: string; name: string; clientSegment: string | null; directLoginDisabled: boolean; createdAt: string };
+  onboardingStatus: OnboardingStatus;
+  onboarding: { runId: string; status: OnboardingStatus; steps: OnboardingStep[]; error: string | null; updatedAt: string } | null;
+}
+
+/** Reconciliation after IDENTIFIER_TAKEN (details.existing) or PROVISIONING_FAILED; the neutral 404 for anything else. */
+export function customerStatus(repos: Pick<Repositories, 'tenancy' | 'provisioning'>, partnerId: string, orgId: string): CustomerStatus {
+  const org = customerOf(repos, partnerId, orgId);
+  const run = repos.provisioning.latestOnboardingRun(org.id);
+  return {
+    organization: {
+      id: org.id,
+      name: org.name,
+      clientSegment: org.client_segment,
+      directLoginDisabled: org.direct_login_disabled === 1,
+      createdAt: toIso(org.created_at),
+    },
+    // A customer without a run (none recorded) has nothing left to converge.
+    onboardingStatus: run?.status ?? 'completed',
+    onboarding:
+      run === undefined
+        ? null
+        : { runId: run.id, status: run.status, steps: JSON.parse(run.steps) as OnboardingStep[], error: run.error, updatedAt: toIso(run.updated_at) },
+  };
+}

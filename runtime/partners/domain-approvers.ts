@@ -1,0 +1,25 @@
+// Adds and removes a person in a domain's approval policy (`{ approvers: [userId…] }`, as the manifest writes it).
+import type { TenancyRepo } from '../../storage/repos/tenancy.repo.js';
+
+function policyOf(raw: string): Record<string, unknown> & { approvers: string[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = {};
+  }
+  const policy = (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<string, unknown>;
+  const approvers = Array.isArray(policy.approvers) ? policy.approvers.filter((a): a is string => typeof a === 'string') : [];
+  return { ...policy, approvers };
+}
+
+/** Inside a unit of work; other policy fields are kept as they are. */
+export function setApprover(tenancy: TenancyRepo, domainId: string, userId: string, approver: boolean): void {
+  const domain = tenancy.domain(domainId);
+  if (domain === undefined) return;
+  const policy = policyOf(domain.approval_policy);
+  const has = policy.approvers.includes(userId);
+  if (has === approver) return;
+  policy.approvers = approver ? [...policy.approvers, userId] : policy.approvers.filter((id) => id !== userId);
+  tenancy.updateDomain(domainId, domain.name, JSON.stringify(policy));
+}

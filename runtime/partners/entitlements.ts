@@ -1,0 +1,95 @@
+// Entitlements: the platform default of each agent and flow, a partner's per-customer override, and the resolved standing.
+/*
+ * `isEntitled` is the one check every entry point that runs an automation makes (open session, message, fire
+ * subscribers, MCP tools/list and tools/call, partner tenant calls): resolved = override ?? default, where the
+ * default is the automation's `entitled` flag (manifest; true unless a template or organization says false).
+ */
+import * as z from 'zod';
+import type { Repositories } from '../../storage/repos/index.js';
+import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { customerOf } from './customer-of.js';
+
+type Repos = Pick<Repositories, 'automations' | 'entitlements'>;
+
+/** True when the automation may run in the organization now; false for an unknown or foreign automation too. */
+export function isEntitled(repos: Repos, orgId: string, automationId: string): boolean {
+  const automation = repos.automations.automation(automationId);
+  if (automation === undefined || automation.org_id !== orgId) return false;
+  const override = repos.entitlements.override(orgId, automationId);
+  return override === undefined ? automation.entitled_by_default === 1 : override.enabled === 1;
+}
+
+export const entitlementBodySchema = z.strictObject({ enabled: z.boolean({ error: 'enabled must be a boolean' }) });
+
+export interface EntitlementView {
+  automationId: string;
+  kind: AutomationRow['kind'];
+  name: string;
+  domainId: string;
+  /** The platform default (the template's or manifest's `entitled`). */
+  default: { enabled: boolean };
+  /** This customer's override, or null when none is set. */
+  override: { enabled: boolean } | null;
+  /** What applies now: the override when set, else the default. */
+  resolved: { enabled: boolean; source: 'override' | 'default' };
+}
+
+export interface EntitlementsService {
+  isEntitled(orgId: string, automationId: string): boolean;
+  list(principal: PartnerPrincipal, orgId: string): EntitlementView[];
+  setOverride(principal: PartnerPrincipal, orgId: string, automationId: string, enabled: boolean): Promise<EntitlementView>;
+  clearOverride(principal: PartnerPrincipal, orgId: string, automationId: string): Promise<EntitlementView>;
+}
+
+export function createEntitlementsService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): EntitlementsService {
+  const { store, clock } = deps;
+  const { automations, entitlements } = store.repos;
+
+  function view(automation: AutomationRow, overrideEnabled: number | undefined): EntitlementView {
+    const fallback = automation.entitled_by_default === 1;
+    const override = overrideEnabled === undefined ? null : { enabled: overrideEnabled === 1 };
+    return {
+      automationId: automation.id,
+      kind: automation.kind,
+      name: automation.name,
+      domainId: automation.domain_id,
+      default: { enabled: fallback },
+      override,
+      resolved: override === null ? { enabled: fallback, source: 'default' } : { enabled: override.enabled, source: 'override' },
+    };
+  }
+
+  /** An automation of that customer, or the neutral 404. */
+  function automationOf(principal: PartnerPrincipal, orgId: string, automationId: string): AutomationRow {
+    customerOf(store.repos, principal.partnerId, orgId);
+    const automation = isUuid(automationId) ? automations.automation(automationId) : undefined;
+    if (automation === undefined || automation.org_id !== orgId) throw notFound();
+    return automation;
+  }
+
+  return {
+    isEntitled: (orgId, automationId) => isEntitled(store.repos, orgId, automationId),
+    list(principal, orgId) {
+      customerOf(store.repos, principal.partnerId, orgId);
+      const overrides = new Map(entitlements.overridesOfOrganization(orgId).map((row) => [row.automation_id, row.enabled]));
+      return automations.automationsOfOrganization(orgId).map((automation) => view(automation, overrides.get(automation.id)));
+    },
+    async setOverride(principal, orgId, automationId, enabled) {
+      const automation = automationOf(principal, orgId, automationId);
+      await store.writer.submit(() =>
+        entitlements.set({ org_id: orgId, automation_id: automation.id, enabled: enabled ? 1 : 0, updated_at: clock.now() }),
+      );
+      return view(automation, enabled ? 1 : 0);
+    },
+    async clearOverride(principal, orgId, automationId) {
+      const automation = automationOf(principal, orgId, automationId);
+      await store.writer.submit(() => entitlements.clear(orgId, automation.id));
+      return view(automation, undefined);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Minting one-hour `svt_` leases: app leases for { orgId, appId }, worker leases that act as one vouched person.
+import type { Store } from '../../storage/store.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
+import { hashSecret, mintSecret } from '../auth/secrets.js';
+import { HOUR, toIso, type Clock } from '../clock.js';
+import { notFound } from '../errors.js';
+import { newId, isUuid } from '../ids.js';
+import { customerOf } from './customer-of.js';
+
+/** SPEC Limits: partner leases last one hour. */
+export const LEASE_TTL_MS = HOUR;
+
+export interface MintedLease {
+  token: string;
+  expiresAt: string;
+  kind: 'app' | 'worker';
+  orgId: string;
+  appId: string;
+  partnerSubject?: string;
+  mappingId?: string;
+  userId?: string;
+}
+
+export interface LeasesService {
+  mintAppLease(principal: PartnerPrincipal, input: { orgId: string; appId: string }): Promise<MintedLease>;
+  mintWorkerLease(principal: PartnerPrincipal, input: { orgId: string; appId: string; partnerSubject: string }): Promise<MintedLease>;
+}
+
+export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): LeasesService {
+  const { store, clock } = deps;
+  const { partners, leases, workers } = store.repos;
+
+  /** The app must be this partner's; an unknown or foreign app is the same neutral 404 as a foreign organization. */
+  function ownApp(partnerId: string, appId: string): void {
+    const app = isUuid(appId) ? partners.partnerApp(appId) : undefined;
+    if (app === undefined || app.partner_id !== partnerId) throw notFound();
+  }
+
+  async function mint(principal: PartnerPrincipal, fields: { orgId: string; appId: string; kind: 'app' | 'worker'; partnerSubject: string | null; mappingId: string | null }) {
+    const token = mintSecret('svt_');
+    const now = clock.now();
+    const expiresAt = now + LEASE_TTL_MS;
+    await store.writer.submit(() =>
+      leases.insert({
+        id: newId(),
+        partner_id: principal.partnerId,
+        org_id: fields.orgId,
+        app_id: fields.appId,
+        kind: fields.kind,
+        partner_subject: fields.partnerSubject,
+        mapping_id: fields.mappingId,
+        token_hash: hashSecret(token),
+        created_at: now,
+        expires_at: expiresAt,
+      }),
+    );
+    return { token, expiresAt: toIso(expiresAt) };
+  }
+
+  return {
+    async mintAppLease(principal, { orgId, appId }) {
+      customerOf(store.repos, principal.partnerId, orgId);
+      ownApp(principal.partnerId, appId);
+      const minted = await mint(principal, { orgId, appId, kind: 'app', partnerSubject: null, mappingId: null });
+      return { ...minted, kind: 'app', orgId, appId };
+    },
+    async mintWorkerLease(principal, { orgId, appId, partnerSubject }) {
+      customerOf(store.repos, principal.partnerId, orgId);
+      ownApp(principal.partnerId, appId);
+      // Only a vouched worker gets a lease; an unknown subject is the same 404 as an unknown organization.
+      const mapping = workers.activeBySubject(orgId, partnerSubject);
+      if (mapping === undefined || mapping.partner_id !== principal.partnerId) throw notFound();
+      const minted = await mint(principal, { orgId, appId, kind: 'worker', partnerSubject, mappingId: mapping.id });
+      return { ...minted, kind: 'worker', orgId, appId, partnerSubject, mappingId: mapping.id, userId: mapping.user_id };
+    },
+  };
+}

@@ -1,0 +1,227 @@
+// Provisioning idempotency claims: one provisioning-claim actor per (partner key, Idempotency-Key), its projection row and timers.
+/*
+ * Protocol (SPEC "States and transitions", provisioning rows; "Provisioning rules"; Limits):
+ * - acquire(): the verdict (provisioningRequestVerdict) from the actor's committed snapshot; a claiming verdict
+ *   sends CLAIM through the registry, whose unit of work also writes the projection row and two durable timers
+ *   (owner lease, 7-day expiry). The verdict is read outside the actor's lock, so the unit re-checks that this
+ *   request's CLAIM moved the actor; if another request got there first nothing commits and the verdict is read again.
+ * - The request that holds the claim settles it: COMPLETE (stored outcome, replayed for 7 days), REFUSE (a named
+ *   refusal before the organization exists: released, the key is free again) or FAIL_UNKNOWN (indeterminate).
+ * - A dead owner (process crash mid-provisioning) is found by its lease timer: OWNER_LOST, indeterminate.
+ * - 7 days after creation the expiry timer sends TICK: the claim expires and both of its rows are swept. A request
+ *   arriving after the window but before the timer expires the claim itself and runs fresh.
+ */
+import {
+  MACHINE_VERSION,
+  provisioningClaimMachine,
+  provisioningRequestVerdict,
+  type ProvisioningClaimSnapshot,
+  type ProvisioningRefusalCode,
+  type StoredResponse,
+} from '../../machines/provisioning-claim.machine.js';
+import type { ProvisioningClaimState } from '../../storage/repos/provisioning.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { ActorKindHandle, ActorRegistry, ActorStep } from '../actors/index.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Scheduler, TimerDelivery } from '../scheduler/index.js';
+
+export const PROVISIONING_CLAIM_KIND = 'provisioning-claim';
+export const CLAIM_EXPIRY_TIMER = 'provisioning-claim-expiry';
+export const CLAIM_LEASE_TIMER = 'provisioning-claim-lease';
+/** How long a claim may stay in progress before it is presumed abandoned (provisioning runs inside one request). */
+export const PROVISIONING_LEASE_MS = 5 * 60_000;
+
+type Handle = ActorKindHandle<typeof provisioningClaimMachine>;
+type Step = ActorStep<typeof provisioningClaimMachine>;
+
+export interface ClaimRef {
+  readonly partnerKeyId: string;
+  readonly key: string;
+}
+
+export type Acquired = { readonly kind: 'claimed'; readonly owner: string } | { readonly kind: 'replay'; readonly response: StoredResponse };
+
+export interface ProvisioningClaims {
+  /** Takes the claim for this request, or returns the stored outcome to replay; throws the 409s. */
+  acquire(ref: ClaimRef, fingerprint: string, owner: string): Promise<Acquired>;
+  /** Inside a unit of work: records the organization the claim created (the projection's org_id). */
+  recordOrganization(ref: ClaimRef, orgId: string): void;
+  complete(ref: ClaimRef, owner: string, response: StoredResponse): Promise<void>;
+  refuse(ref: ClaimRef, owner: string, code: ProvisioningRefusalCode): Promise<void>;
+  failUnknown(ref: ClaimRef, owner: string): Promise<void>;
+  /** The committed claim state, for tests and operators. */
+  peek(ref: ClaimRef): ProvisioningClaimSnapshot | undefined;
+}
+
+/** Partner key ids are UUIDs and keys never contain "/", so the id is unambiguous. */
+export const claimActorId = (ref: ClaimRef): string => `provisioning/${ref.partnerKeyId}/${ref.key}`;
+
+/** The verdict was read before the lock and is stale: nothing committed, read it again. */
+class StaleVerdict extends Error {}
+
+export const outcomeUnknownError = (): AppError =>
+  new AppError(
+    'IDEMPOTENCY_OUTCOME_UNKNOWN',
+    'The outcome of the original request with this Idempotency-Key is unknown: it may have created the customer. Do not retry blindly; reconcile first.',
+  );
+
+export function createProvisioningClaims(deps: {
+  store: Pick<Store, 'repos' | 'writer'>;
+  clock: Clock;
+  registry: ActorRegistry;
+  scheduler: Scheduler;
+  logger: Pick<Logger, 'warn' | 'error'>;
+}): ProvisioningClaims {
+  const { store, clock, scheduler, logger } = deps;
+  const { provisioning, snapshots } = store.repos;
+
+  const handle: Handle = deps.registry.register(PROVISIONING_CLAIM_KIND, {
+    machine: provisioningClaimMachine,
+    version: MACHINE_VERSION,
+    // A claim actor that cannot be restored keeps its row as evidence; requests with that key then fail loudly.
+    onFailure: (failure) => logger.error({ actorId: failure.id, reason: failure.reason.code }, 'provisioning claim actor failed'),
+  });
+
+  /** Projection row of the committed step (inside its unit of work). */
+  function project(ref: ClaimRef, step: Step, state: ProvisioningClaimState, extra: { statusCode?: number } = {}): void {
+    const c = step.snapshot.context;
+    const actorId = claimActorId(ref);
+    const existing = provisioning.claimByActor(actorId);
+    provisioning.upsertClaim({
+      partner_key_id: ref.partnerKeyId,
+      key: ref.key,
+      actor_id: actorId,
+      fingerprint: Buffer.from(c.fingerprint ?? '', 'hex'),
+      state,
+      status_code: extra.statusCode ?? null,
+      org_id: state === 'in_progress' ? null : (existing?.org_id ?? null),
+      created_at: c.createdAt ?? clock.now(),
+      expires_at: c.expiresAt ?? clock.now(),
+      updated_at: clock.now(),
+    });
+  }
+
+  function scheduleTimers(actorId: string, step: Step): void {
+    for (const fact of step.emitted) {
+      if (fact.type !== 'claim.scheduled') continue;
+      scheduler.schedule({ kind: CLAIM_LEASE_TIMER, targetId: actorId, dueAt: fact.leaseExpiresAt })();
+      scheduler.schedule({ kind: CLAIM_EXPIRY_TIMER, targetId: actorId, dueAt: fact.expiresAt })();
+    }
+  }
+
+  /** Effects of CLAIM: only when this request's CLAIM is what moved the actor. */
+  const claimEffects = (ref: ClaimRef, owner: string) => (step: Step) => {
+    if (!step.changed || step.snapshot.context.owner !== owner || !step.snapshot.matches('inProgress')) throw new StaleVerdict();
+    project(ref, step, 'in_progress');
+    scheduleTimers(claimActorId(ref), step);
+  };
+
+  /** Effects of reaching 'expired' (TICK): the projection goes; the snapshot row is swept after commit. */
+  function expireEffects(actorId: string, step: Step): void {
+    if (!step.changed || !step.snapshot.matches('expired')) return;
+    provisioning.deleteClaim(actorId);
+    scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
+    scheduler.cancel(CLAIM_EXPIRY_TIMER, actorId)();
+  }
+
+  /** Deletes the snapshot row of an expired claim, unless a request re-claimed the key meanwhile. */
+  async function sweepSnapshot(actorId: string): Promise<void> {
+    await store.writer.submit(() => {
+      const row = snapshots.get(actorId);
+      if (row === undefined || row.machine !== PROVISIONING_CLAIM_KIND) return;
+      const value = (JSON.parse(row.snapshot) as { value?: unknown }).value;
+      if (value === 'expired') snapshots.remove(actorId, PROVISIONING_CLAIM_KIND);
+    });
+  }
+
+  async function expireNow(actorId: string, delivery?: TimerDelivery): Promise<void> {
+    const expired = await handle.transition(actorId, { type: 'TICK', now: clock.now() }, (step) => {
+      delivery?.markFired();
+      expireEffects(actorId, step);
+      return step.snapshot.matches('expired');
+    });
+    if (expired) await sweepSnapshot(actorId);
+  }
+
+  async function acquire(ref: ClaimRef, fingerprint: string, owner: string): Promise<Acquired> {
+    const actorId = claimActorId(ref);
+    const claim = { type: 'CLAIM' as const, fingerprint, owner, leaseMs: PROVISIONING_LEASE_MS };
+    // Each lost race means another request moved the actor; a handful of rounds always settles.
+    for (let round = 0; round < 8; round++) {
+      const now = clock.now();
+      const snapshot = handle.peek(actorId);
+      try {
+        if (snapshot === undefined) {
+          await handle.spawn(actorId, { key: actorId }, { event: { ...claim, now }, effects: claimEffects(ref, owner) });
+          return { kind: 'claimed', owner };
+        }
+        const verdict = provisioningRequestVerdict(snapshot, { fingerprint, now });
+        switch (verdict.kind) {
+          case 'claim':
+            await handle.transition(actorId, { ...claim, now }, claimEffects(ref, owner));
+            return { kind: 'claimed', owner };
+          case 'expire-then-claim':
+            await expireNow(actorId);
+            continue;
+          case 'owner-lost':
+            await handle.transition(actorId, { type: 'OWNER_LOST', now }, (step) => {
+              if (step.changed) project(ref, step, 'indeterminate');
+            });
+            throw outcomeUnknownError();
+          case 'outcome-unknown':
+            throw outcomeUnknownError();
+          case 'in-progress':
+            throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'The original request with this Idempotency-Key is still running; retry the identical request.', undefined, {
+              headers: { 'retry-after': '2' },
+            });
+          case 'key-reused':
+            throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
+          case 'replay':
+            return { kind: 'replay', response: verdict.response };
+        }
+      } catch (error) {
+        // A spawn that lost the race (CONFLICT) or a CLAIM another request beat: read the verdict again.
+        if (error instanceof StaleVerdict || (error instanceof AppError && error.code === 'CONFLICT' && snapshot === undefined)) continue;
+        throw error;
+      }
+    }
+    throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'The Idempotency-Key is contended; retry the identical request.', undefined, { headers: { 'retry-after': '2' } });
+  }
+
+  /** Settles the claim this request holds; the lease timer is no longer needed. */
+  async function settle(ref: ClaimRef, event: Parameters<Handle['transition']>[1], state: ProvisioningClaimState, statusCode?: number): Promise<void> {
+    const actorId = claimActorId(ref);
+    await handle.transition(actorId, event, (step) => {
+      if (!step.changed) throw new AppError('INTERNAL', 'The provisioning claim was no longer held by this request.');
+      project(ref, step, state, { statusCode });
+      scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
+    });
+  }
+
+  scheduler.on(CLAIM_EXPIRY_TIMER, async (timer, delivery) => {
+    // Already swept (and not resident): nothing left to expire.
+    if (handle.peek(timer.targetId) === undefined) return;
+    await expireNow(timer.targetId, delivery);
+  });
+
+  scheduler.on(CLAIM_LEASE_TIMER, async (timer, delivery) => {
+    if (handle.peek(timer.targetId) === undefined) return;
+    await handle.transition(timer.targetId, { type: 'OWNER_LOST', now: clock.now() }, (step) => {
+      delivery.markFired();
+      if (!step.changed) return;
+      const row = provisioning.claimByActor(timer.targetId);
+      if (row !== undefined) project({ partnerKeyId: row.partner_key_id, key: row.key }, step, 'indeterminate');
+    });
+  });
+
+  return {
+    acquire,
+    recordOrganization: (ref, orgId) => provisioning.setClaimOrganization(claimActorId(ref), orgId, clock.now()),
+    complete: (ref, owner, response) => settle(ref, { type: 'COMPLETE', now: clock.now(), owner, response }, 'completed', response.status),
+    refuse: (ref, owner, code) => settle(ref, { type: 'REFUSE', now: clock.now(), owner, code }, 'released'),
+    failUnknown: (ref, owner) => settle(ref, { type: 'FAIL_UNKNOWN', now: clock.now(), owner }, 'indeterminate'),
+    peek: (ref) => handle.peek(claimActorId(ref)),
+  };
+}

@@ -1,0 +1,134 @@
+// Support grants: a customer admin shares one session with the organization's partner; a lease of that partner reads it.
+/*
+ * Creation is a console action (POST /api/v1/support-grants) by an organization Owner or Admin who can see the
+ * session themselves (sharing never widens what the grantor could read), for the partner that provisioned the
+ * organization. The grant id is what the admin hands to the partner's support desk; the partner reads the session
+ * with any unexpired `svt_` lease (app or worker) minted for that organization, until the grant expires or is revoked.
+ * There is no collection route: a partner cannot enumerate what was shared.
+ */
+import * as z from 'zod';
+import type { Store } from '../../storage/store.js';
+import type { SupportGrantRow } from '../../storage/repos/support-grants.repo.js';
+import type { LeasePrincipal, UserPrincipal } from '../auth/principal.js';
+import { HOUR, toIso, type Clock } from '../clock.js';
+import { AppError, forbidden, notFound } from '../errors.js';
+import { isUuid, newId } from '../ids.js';
+import { visibleSession } from '../sessions/session-access.js';
+
+export const SUPPORT_GRANT_LIMITS = Object.freeze({ defaultHours: 24, maxHours: 7 * 24 });
+
+export const supportGrantBodySchema = z.strictObject({
+  sessionId: z.uuid({ error: 'sessionId must be a UUID' }),
+  expiresInHours: z.int().min(1).max(SUPPORT_GRANT_LIMITS.maxHours).default(SUPPORT_GRANT_LIMITS.defaultHours),
+});
+
+export type SupportGrantBody = z.output<typeof supportGrantBodySchema>;
+
+export interface SupportGrantView {
+  grantId: string;
+  sessionId: string;
+  partnerId: string;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+}
+
+export interface SupportSessionView {
+  grantId: string;
+  expiresAt: string;
+  session: {
+    sessionId: string;
+    automationId: string;
+    domainId: string;
+    status: string;
+    createdAt: string;
+    updatedAt: string;
+    messages: Array<{ role: 'user' | 'assistant'; text: string; createdAt: string; author?: { userId: string; name: string | null } }>;
+    pendingApproval: { approvalId: string; toolName: string; requestedAt: string } | null;
+  };
+}
+
+export interface SupportGrantsService {
+  create(principal: UserPrincipal, body: SupportGrantBody): Promise<SupportGrantView>;
+  revoke(principal: UserPrincipal, grantId: string): Promise<SupportGrantView>;
+  read(lease: LeasePrincipal, grantId: string): SupportSessionView;
+}
+
+export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): SupportGrantsService {
+  const { store, clock } = deps;
+  const { repos } = store;
+
+  const view = (row: SupportGrantRow): SupportGrantView => ({
+    grantId: row.id,
+    sessionId: row.session_id,
+    partnerId: row.partner_id,
+    createdAt: toIso(row.created_at),
+    expiresAt: toIso(row.expires_at),
+    revokedAt: row.revoked_at === null ? null : toIso(row.revoked_at),
+  });
+
+  function assertOrgAdmin(principal: UserPrincipal): void {
+    const role = repos.tenancy.orgRole(principal.orgId, principal.userId);
+    if (role !== 'owner' && role !== 'admin') throw forbidden('Only an organization Owner or Admin can share a session with support.');
+  }
+
+  return {
+    async create(principal, body) {
+      const session = visibleSession(repos, principal, body.sessionId);
+      assertOrgAdmin(principal);
+      const partnerId = repos.tenancy.organization(principal.orgId)?.partner_id ?? null;
+      if (partnerId === null) throw new AppError('CONFLICT', 'This organization has no partner platform to share the session with.');
+      const now = clock.now();
+      const row: SupportGrantRow = {
+        id: newId(),
+        org_id: principal.orgId,
+        partner_id: partnerId,
+        session_id: session.id,
+        created_by: principal.userId,
+        created_at: now,
+        expires_at: now + body.expiresInHours * HOUR,
+        revoked_at: null,
+      };
+      await store.writer.submit(() => repos.supportGrants.insert(row));
+      return view(row);
+    },
+
+    async revoke(principal, grantId) {
+      const row = isUuid(grantId) ? repos.supportGrants.grant(grantId) : undefined;
+      if (row === undefined || row.org_id !== principal.orgId) throw notFound();
+      assertOrgAdmin(principal);
+      const now = clock.now();
+      await store.writer.submit(() => repos.supportGrants.revoke(row.id, now));
+      return view(repos.supportGrants.grant(row.id)!);
+    },
+
+    read(lease, grantId) {
+      const grant = isUuid(grantId) ? repos.supportGrants.grant(grantId) : undefined;
+      // Another partner's grant, another organization's, expired, revoked and unknown all look alike.
+      const usable = grant !== undefined && grant.partner_id === lease.partnerId && grant.org_id === lease.orgId && grant.revoked_at === null && grant.expires_at > clock.now();
+      const session = usable ? repos.sessions.session(grant.session_id) : undefined;
+      if (!usable || session === undefined) throw notFound();
+      const pending = repos.approvals.pendingOfSession(session.id);
+      return {
+        grantId: grant.id,
+        expiresAt: toIso(grant.expires_at),
+        session: {
+          sessionId: session.id,
+          automationId: session.automation_id,
+          domainId: session.domain_id,
+          status: session.status,
+          createdAt: toIso(session.created_at),
+          updatedAt: toIso(session.updated_at),
+          messages: repos.sessions.visibleMessages(session.id).map((m) => ({
+            role: m.role as 'user' | 'assistant',
+            text: m.content,
+            createdAt: toIso(m.created_at),
+            ...(m.author_user_id === null ? {} : { author: { userId: m.author_user_id, name: m.author_name } }),
+          })),
+          // The tool arguments stay out of the support view: support reads the conversation, not the payloads.
+          pendingApproval: pending === undefined ? null : { approvalId: pending.id, toolName: pending.tool ?? '', requestedAt: toIso(pending.created_at) },
+        },
+      };
+    },
+  };
+}

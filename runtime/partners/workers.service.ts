@@ -1,0 +1,173 @@
+// Named workers: a partner vouches a partnerSubject into a customer as one person with domain roles, lists and revokes them.
+/*
+ * The person: a re-vouched subject is the person of its earlier mapping; else an existing member of the
+ * organization named by `email`; else a new provisioned person (no password: they act only through worker
+ * leases). Vouching writes real domain memberships (and approver standing), so every rule that reads roles
+ * (session visibility, execute, approval policy) treats a worker lease exactly like that person.
+ * Revoking ends the mapping and its leases at once and withdraws the approver standing it granted; a person the
+ * mapping created also loses the memberships, an existing member keeps theirs.
+ */
+import * as z from 'zod';
+import type { Store } from '../../storage/store.js';
+import type { WorkerMappingRow } from '../../storage/repos/workers.repo.js';
+import type { PartnerPrincipal } from '../auth/principal.js';
+import { toIso, type Clock } from '../clock.js';
+import { AppError, notFound, validation } from '../errors.js';
+import { isUuid, newId } from '../ids.js';
+import { customerOf } from './customer-of.js';
+import { setApprover } from './domain-approvers.js';
+
+export const WORKER_LIMITS = Object.freeze({ subjectMaxLength: 200, nameMaxLength: 200, domainRolesMaxEntries: 50 });
+
+/** Visible ASCII only: a subject travels in headers (X-Service-Subject) and must compare byte for byte. */
+export const partnerSubjectSchema = z
+  .string({ error: 'partnerSubject must be a string' })
+  .regex(new RegExp(`^[\\x21-\\x7E]{1,${WORKER_LIMITS.subjectMaxLength}}$`), `partnerSubject must be 1-${WORKER_LIMITS.subjectMaxLength} visible ASCII characters`);
+
+const domainRoleSchema = z.strictObject({
+  domainId: z.uuid({ error: 'domainId must be a UUID' }),
+  role: z.enum(['owner', 'editor', 'operator', 'viewer']),
+  /** Adds the person to the domain's approval policy: they may decide approvals there. */
+  approver: z.boolean().default(false),
+});
+
+export const vouchBodySchema = z.strictObject({
+  partnerSubject: partnerSubjectSchema,
+  name: z.string().trim().min(1).max(WORKER_LIMITS.nameMaxLength).optional(),
+  /** Links an existing member of the organization; absent, a provisioned person is created. */
+  email: z.email({ error: 'email must be an email address' }).max(320).optional(),
+  domainRoles: z
+    .array(domainRoleSchema)
+    .min(1, 'domainRoles must name at least one domain')
+    .max(WORKER_LIMITS.domainRolesMaxEntries)
+    .refine((roles) => new Set(roles.map((r) => r.domainId)).size === roles.length, 'domainRoles must name each domain once'),
+});
+
+export type VouchBody = z.output<typeof vouchBodySchema>;
+type DomainRoleEntry = VouchBody['domainRoles'][number];
+
+export interface WorkerView {
+  mappingId: string;
+  partnerSubject: string;
+  userId: string;
+  name: string;
+  email: string;
+  domainRoles: DomainRoleEntry[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WorkersService {
+  list(principal: PartnerPrincipal, orgId: string): WorkerView[];
+  /** `created` false when an active mapping of the subject was updated. */
+  vouch(principal: PartnerPrincipal, orgId: string, body: VouchBody): Promise<{ worker: WorkerView; created: boolean }>;
+  revoke(principal: PartnerPrincipal, orgId: string, mappingId: string): Promise<void>;
+}
+
+export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): WorkersService {
+  const { store, clock } = deps;
+  const { tenancy, workers, leases } = store.repos;
+
+  function view(row: WorkerMappingRow): WorkerView {
+    const user = tenancy.user(row.user_id);
+    return {
+      mappingId: row.id,
+      partnerSubject: row.partner_subject,
+      userId: row.user_id,
+      name: user?.name ?? '',
+      email: user?.email ?? '',
+      domainRoles: JSON.parse(row.domain_roles) as DomainRoleEntry[],
+      createdAt: toIso(row.created_at),
+      updatedAt: toIso(row.updated_at ?? row.created_at),
+    };
+  }
+
+  function assertDomains(orgId: string, roles: readonly DomainRoleEntry[]): void {
+    const issues = roles.flatMap((r, i) =>
+      tenancy.domain(r.domainId)?.org_id === orgId ? [] : [{ path: `domainRoles.${i}.domainId`, message: 'is not a domain of this organization' }],
+    );
+    if (issues.length > 0) throw validation('The request is not valid.', { issues });
+  }
+
+  /** The person the subject acts as (see the header comment); inside the unit of work. */
+  function personFor(orgId: string, body: VouchBody, mappingId: string, now: number): { userId: string; provisioned: boolean } {
+    const earlier = workers.latestBySubject(orgId, body.partnerSubject);
+    if (earlier !== undefined && tenancy.user(earlier.user_id) !== undefined) return { userId: earlier.user_id, provisioned: earlier.provisioned_user === 1 };
+    if (body.email !== undefined) {
+      const user = tenancy.userByEmail(body.email);
+      if (user !== undefined) {
+        if (tenancy.orgRole(orgId, user.id) === null) throw new AppError('CONFLICT', 'The email belongs to an account outside this organization.');
+        return { userId: user.id, provisioned: false };
+      }
+    }
+    const userId = newId();
+    // `.invalid` (RFC 2606) can never receive mail: a provisioned person without an email of their own.
+    const email = body.email ?? `worker-${mappingId}@partner-workers.invalid`;
+    tenancy.insertUser({ id: userId, email, name: body.name ?? body.partnerSubject, password_hash: null, disabled: 0, created_at: now });
+    return { userId, provisioned: true };
+  }
+
+  function applyRoles(userId: string, roles: readonly DomainRoleEntry[], previous: readonly DomainRoleEntry[], provisioned: boolean, now: number): void {
+    for (const r of roles) {
+      tenancy.setDomainRole(r.domainId, userId, r.role, now);
+      setApprover(tenancy, r.domainId, userId, r.approver);
+    }
+    for (const old of previous) {
+      if (roles.some((r) => r.domainId === old.domainId)) continue;
+      if (old.approver) setApprover(tenancy, old.domainId, userId, false);
+      if (provisioned) tenancy.removeDomainMember(old.domainId, userId);
+    }
+  }
+
+  return {
+    list(principal, orgId) {
+      customerOf(store.repos, principal.partnerId, orgId);
+      return workers.activeOfOrganization(orgId).filter((m) => m.partner_id === principal.partnerId).map(view);
+    },
+
+    async vouch(principal, orgId, body) {
+      customerOf(store.repos, principal.partnerId, orgId);
+      assertDomains(orgId, body.domainRoles);
+      return store.writer.submit(() => {
+        const now = clock.now();
+        const active = workers.activeBySubject(orgId, body.partnerSubject);
+        if (active !== undefined) {
+          applyRoles(active.user_id, body.domainRoles, JSON.parse(active.domain_roles) as DomainRoleEntry[], active.provisioned_user === 1, now);
+          workers.setDomainRoles(active.id, JSON.stringify(body.domainRoles), now);
+          return { worker: view(workers.mapping(active.id)!), created: false };
+        }
+        const id = newId();
+        const person = personFor(orgId, body, id, now);
+        if (tenancy.orgRole(orgId, person.userId) === null) tenancy.setOrgRole(orgId, person.userId, 'member', now);
+        applyRoles(person.userId, body.domainRoles, [], person.provisioned, now);
+        workers.insert({
+          id,
+          partner_id: principal.partnerId,
+          org_id: orgId,
+          partner_subject: body.partnerSubject,
+          user_id: person.userId,
+          domain_roles: JSON.stringify(body.domainRoles),
+          provisioned_user: person.provisioned ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+          revoked_at: null,
+        });
+        return { worker: view(workers.mapping(id)!), created: true };
+      });
+    },
+
+    async revoke(principal, orgId, mappingId) {
+      customerOf(store.repos, principal.partnerId, orgId);
+      const mapping = isUuid(mappingId) ? workers.mapping(mappingId) : undefined;
+      if (mapping === undefined || mapping.org_id !== orgId || mapping.partner_id !== principal.partnerId || mapping.revoked_at !== null) throw notFound();
+      await store.writer.submit(() => {
+        const now = clock.now();
+        if (!workers.revoke(mapping.id, now)) throw notFound();
+        leases.endLeasesOfMapping(mapping.id, now);
+        const provisioned = mapping.provisioned_user === 1;
+        applyRoles(mapping.user_id, [], JSON.parse(mapping.domain_roles) as DomainRoleEntry[], provisioned, now);
+        if (provisioned) tenancy.removeOrgMember(orgId, mapping.user_id);
+      });
+    },
+  };
+}

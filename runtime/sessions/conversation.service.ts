@@ -1,0 +1,81 @@
+// Open a session on an agent and append messages to it (SPEC conversations rules 1-2), answering only after commit.
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import { notFound } from '../errors.js';
+import type { SessionEventBus } from '../events/index.js';
+import { newId } from '../ids.js';
+import type { NormalizedCallerCredentials } from '../vault/index.js';
+import type { CallerGrants } from './caller-grants.js';
+import type { SessionStarter } from './contracts.js';
+import type { SessionDispatcher } from './dispatcher.js';
+import { assertCanAppend, assertCanExecute, visibleSession, type Caller } from './session-access.js';
+import { admitExecution, writeExecution } from './session-starter.js';
+
+export interface MessageRequest {
+  /** Trimmed, 1-8,000 characters (validated by the route). */
+  readonly message: string;
+  readonly callerCredentials?: NormalizedCallerCredentials;
+}
+
+export interface ConversationDeps {
+  store: Pick<Store, 'repos' | 'writer'>;
+  clock: Clock;
+  bus: SessionEventBus;
+  grants: CallerGrants;
+  dispatcher: SessionDispatcher;
+  starter: SessionStarter;
+}
+
+export function createConversationService(deps: ConversationDeps) {
+  const { repos } = deps.store;
+  return {
+    /** Rule 1: a published Agent (else the uniform 404), executable by the key owner (else 403). 202 after commit. */
+    async open(caller: Caller, automationId: string, request: MessageRequest): Promise<{ sessionId: string; executionId: string }> {
+      const automation = repos.automations.automation(automationId);
+      if (automation === undefined || automation.org_id !== caller.orgId || automation.kind !== 'agent' || automation.published_revision === null) {
+        throw notFound();
+      }
+      assertCanExecute(repos, caller, automation);
+      // Sessions opened with a personal key are domain sessions: rule 2's Operators, Editors and Owners may drive them.
+      const planned = deps.starter.plan({
+        orgId: caller.orgId,
+        automationId,
+        actorUserId: caller.userId,
+        origin: 'api',
+        visibility: 'domain',
+        message: request.message,
+        callerCredentials: request.callerCredentials,
+      });
+      await deps.store.writer.submit(() => planned.write());
+      planned.dispatch();
+      return { sessionId: planned.sessionId, executionId: planned.executionId };
+    },
+
+    /** Rule 2: visible (else 404) and drivable (else 403 SESSION_NOT_DRIVABLE); the turn queues behind earlier ones. */
+    async append(caller: Caller, sessionId: string, request: MessageRequest): Promise<{ executionId: string }> {
+      const session = visibleSession(repos, caller, sessionId);
+      assertCanAppend(repos, caller, session);
+      const start = admitExecution(deps, {
+        orgId: caller.orgId,
+        automationId: session.automation_id,
+        actorUserId: caller.userId,
+        origin: 'api',
+        visibility: session.visibility,
+        message: request.message,
+        callerCredentials: request.callerCredentials,
+      });
+      const executionId = newId();
+      const envelopes = await deps.store.writer.submit(() => {
+        const now = deps.clock.now();
+        const stored = writeExecution(deps, start, { sessionId, executionId }, 'message', now);
+        repos.sessions.touchSession(sessionId, now);
+        return stored;
+      });
+      deps.bus.publish(envelopes);
+      deps.dispatcher.dispatch(sessionId);
+      return { executionId };
+    },
+  };
+}
+
+export type ConversationService = ReturnType<typeof createConversationService>;

@@ -1,0 +1,117 @@
+// SessionStarter: plans a new session's rows (session, first execution, message or input, sealed grant, snapshot).
+import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import { AppError, forbidden, notFound } from '../errors.js';
+import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
+import { newId } from '../ids.js';
+import { narrowCredentials, planTargetIdentities, type NormalizedCallerCredentials } from '../vault/index.js';
+import type { CallerGrants } from './caller-grants.js';
+import type { PlannedStart, SessionStarter, StartSessionRequest } from './contracts.js';
+import type { SessionDispatcher } from './dispatcher.js';
+import type { AdmittedStart, SessionEngine } from './engine.js';
+
+export interface StarterDeps {
+  store: Pick<Store, 'repos'>;
+  clock: Clock;
+  dispatcher: SessionDispatcher;
+  grants: CallerGrants;
+  bus: SessionEventBus;
+}
+
+/** A start every check has passed: what the unit of work writes. */
+export interface AdmittedExecution {
+  readonly automation: AutomationRow;
+  readonly engine: SessionEngine;
+  readonly admitted: AdmittedStart;
+  /** Narrowed to the target's caller-bound integrations (rule 6); may be empty. */
+  readonly credentials: NormalizedCallerCredentials;
+  readonly request: StartSessionRequest;
+}
+
+const NO_CREDENTIALS: NormalizedCallerCredentials = { integrations: {} };
+
+/**
+ * The checks shared by a new session and a message appended to one: the target's engine admits it, the
+ * organization is entitled to it, and every caller-required binding has material (Caller credentials rule 6:
+ * "fails rather than running as the organization"). Throws AppError; writes nothing.
+ */
+export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, request: StartSessionRequest): AdmittedExecution {
+  const { repos } = deps.store;
+  const automation = repos.automations.automation(request.automationId);
+  if (automation === undefined || automation.org_id !== request.orgId) throw notFound();
+  const engine = deps.dispatcher.engineFor(automation.kind);
+  if (engine === undefined) throw notFound();
+  const admitted = engine.admit(request, automation);
+  const override = repos.sessions.entitlementOverride(request.orgId, automation.id);
+  if (!(override ?? automation.entitled_by_default === 1)) throw forbidden('This automation is not enabled for your organization.');
+  const credentials = narrowCredentials(request.callerCredentials ?? NO_CREDENTIALS, admitted.bindings).credentials;
+  const refused = planTargetIdentities(admitted.bindings, credentials).refusedIntegrationIds;
+  if (refused.length > 0) {
+    throw new AppError('CALLER_CREDENTIALS_REQUIRED', 'This automation needs caller credentials that were not supplied.', { integrationIds: [...refused] });
+  }
+  return { automation, engine, admitted, credentials, request };
+}
+
+/** Inside a unit of work: the execution row, its grant, then the engine's rows. Returns events to publish after commit. */
+export function writeExecution(
+  deps: Pick<StarterDeps, 'store' | 'grants'>,
+  start: AdmittedExecution,
+  ids: { sessionId: string; executionId: string },
+  entry: 'open' | 'message',
+  now: number,
+): SessionEventEnvelope[] {
+  const { request, automation } = start;
+  deps.store.repos.executions.insertExecution({
+    id: ids.executionId,
+    session_id: ids.sessionId,
+    status: 'queued',
+    input: JSON.stringify(automation.kind === 'flow' ? (request.input ?? {}) : {}),
+    created_by: request.actorUserId,
+    created_at: now,
+    revision: start.admitted.revision,
+    entry,
+    grant_integration_ids: '[]',
+    grant_expires_at: null,
+  });
+  deps.grants.store(request.orgId, ids.executionId, start.credentials, request.callerCredentialExpiresAt ?? null);
+  return start.engine.writeStart({ ...ids, automation, revision: start.admitted.revision, entry, request, now });
+}
+
+export function createSessionStarter(deps: StarterDeps): SessionStarter {
+  return {
+    plan(request): PlannedStart {
+      const start = admitExecution(deps, request);
+      const sessionId = newId();
+      const executionId = newId();
+      let envelopes: SessionEventEnvelope[] = [];
+      return {
+        sessionId,
+        executionId,
+        write() {
+          const now = deps.clock.now();
+          deps.store.repos.sessions.insertSession({
+            id: sessionId,
+            org_id: request.orgId,
+            domain_id: start.automation.domain_id,
+            automation_id: start.automation.id,
+            revision: start.admitted.revision,
+            visibility: request.visibility,
+            created_by: request.actorUserId,
+            origin: request.origin,
+            trigger_run_id: request.triggerRunId ?? null,
+            status: 'active',
+            title: null,
+            created_at: now,
+            updated_at: now,
+          });
+          envelopes = writeExecution(deps, start, { sessionId, executionId }, 'open', now);
+        },
+        dispatch() {
+          deps.bus.publish(envelopes);
+          deps.dispatcher.dispatch(sessionId);
+        },
+      };
+    },
+  };
+}

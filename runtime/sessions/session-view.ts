@@ -1,0 +1,110 @@
+// Read models of a session: the GET body (flags, messages with authors, tool calls, files, pending approval) and the stream snapshot.
+import type { Repositories } from '../../storage/repos/index.js';
+import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import { toIso } from '../clock.js';
+import type { PendingApprovalView, SnapshotPayload, TurnStatus } from '../events/index.js';
+import { redactCredentialMaterial } from '../events/index.js';
+import { participation, type Caller, type ReadOnlyReason } from './session-access.js';
+
+type Repos = Pick<Repositories, 'sessions' | 'executions' | 'approvals' | 'tenancy' | 'automations'>;
+
+export interface MessageView {
+  messageId: string;
+  executionId: string | null;
+  role: 'user' | 'assistant';
+  text: string;
+  createdAt: string;
+  /** Absent for machine messages (assistant answers, trigger and schedule prompts). */
+  author?: { userId: string; name: string | null; isYou: boolean };
+}
+
+export interface SessionView {
+  sessionId: string;
+  automationId: string;
+  domainId: string;
+  visibility: 'personal' | 'domain';
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  canParticipate: boolean;
+  canManage: boolean;
+  readOnlyReason: ReadOnlyReason | null;
+  latestTurn: { executionId: string; status: TurnStatus; errorCode: string | null } | null;
+  messages: MessageView[];
+  toolCalls: Array<{
+    toolCallId: string;
+    executionId: string;
+    toolName: string;
+    args: unknown;
+    edited: boolean;
+    status: string;
+    identity: 'caller' | 'organization' | null;
+    errorCode: string | null;
+  }>;
+  files: Array<{ fileId: string; executionId: string | null; name: string; mediaType: string; sizeBytes: number }>;
+  pendingApproval: PendingApprovalView | null;
+  pendingApprovalId: string | null;
+}
+
+export function pendingApprovalView(repos: Repos, sessionId: string): PendingApprovalView | null {
+  const approval = repos.approvals.pendingOfSession(sessionId);
+  if (approval === undefined) return null;
+  return redactCredentialMaterial({
+    approvalId: approval.id,
+    executionId: approval.execution_id,
+    toolCallId: approval.tool_call_id,
+    toolName: approval.tool ?? '',
+    args: approval.args === null ? {} : (JSON.parse(approval.args) as Record<string, unknown>),
+    requestedAt: toIso(approval.created_at),
+  });
+}
+
+export function latestTurn(repos: Repos, sessionId: string): SessionView['latestTurn'] {
+  const execution = repos.executions.latestExecution(sessionId);
+  return execution === undefined ? null : { executionId: execution.id, status: execution.status, errorCode: execution.error_code };
+}
+
+/** The stream's opening state (http/sse.ts): latest turn and the approval it waits for, if any. */
+export function streamSnapshot(repos: Repos, sessionId: string): SnapshotPayload {
+  const turn = latestTurn(repos, sessionId);
+  const pendingApproval = pendingApprovalView(repos, sessionId);
+  return { turn: turn && { executionId: turn.executionId, status: turn.status }, pendingApproval, pendingApprovalId: pendingApproval?.approvalId ?? null };
+}
+
+/** Rule 3: the flags describe the current caller; `isYou` is relative to the caller too. */
+export function sessionView(repos: Repos, caller: Caller, session: SessionRow): SessionView {
+  const flags = participation(repos, caller, session);
+  const pendingApproval = pendingApprovalView(repos, session.id);
+  return {
+    sessionId: session.id,
+    automationId: session.automation_id,
+    domainId: session.domain_id,
+    visibility: session.visibility,
+    status: session.status,
+    createdAt: toIso(session.created_at),
+    updatedAt: toIso(session.updated_at),
+    ...flags,
+    latestTurn: latestTurn(repos, session.id),
+    messages: repos.sessions.visibleMessages(session.id).map((m) => ({
+      messageId: m.id,
+      executionId: m.execution_id,
+      role: m.role as 'user' | 'assistant',
+      text: m.content,
+      createdAt: toIso(m.created_at),
+      ...(m.author_user_id === null ? {} : { author: { userId: m.author_user_id, name: m.author_name, isYou: m.author_user_id === caller.userId } }),
+    })),
+    toolCalls: repos.executions.toolCallsOfSession(session.id).map((c) => ({
+      toolCallId: c.id,
+      executionId: c.execution_id,
+      toolName: c.tool,
+      args: redactCredentialMaterial(JSON.parse(c.args) as unknown),
+      edited: c.edited === 1,
+      status: c.status,
+      identity: c.identity,
+      errorCode: c.error_code,
+    })),
+    files: repos.sessions.files(session.id).map((f) => ({ fileId: f.id, executionId: f.execution_id, name: f.name, mediaType: f.media_type, sizeBytes: f.size_bytes })),
+    pendingApproval,
+    pendingApprovalId: pendingApproval?.approvalId ?? null,
+  };
+}

@@ -1,0 +1,126 @@
+// Composes agent conversations: turn actors, grants, dispatcher + agent engine, starter, approvals, read models.
+import type { Store } from '../../storage/store.js';
+import type { FileRow } from '../../storage/repos/sessions.repo.js';
+import type { ActorRegistry } from '../actors/index.js';
+import type { Clock } from '../clock.js';
+import type { ServiceConfig } from '../config.js';
+import { notFound } from '../errors.js';
+import type { SessionEventBus, SnapshotPayload } from '../events/index.js';
+import { createKnowledgeSource, createKnowledgeToolProvider } from '../knowledge/knowledge-search.tool.js';
+import type { Logger } from '../logger.js';
+import { loadModelConfig, resolveModel, type ModelConfig } from '../models/index.js';
+import type { Scheduler } from '../scheduler/index.js';
+import { createHttpIntegrationExecutor, createJsonSchemaValidator } from '../tools/index.js';
+import { createAgentEngine } from '../turns/agent-engine.js';
+import { createHttpToolProvider } from '../turns/http-tool.provider.js';
+import { createToolProviderRegistry, type ToolProviderRegistry } from '../turns/tool-providers.js';
+import type { KeyRing } from '../vault/index.js';
+import { createApprovalService, type ApprovalService } from './approval.service.js';
+import { createCallerGrants } from './caller-grants.js';
+import type { SessionStarter } from './contracts.js';
+import { createConversationService, type ConversationService } from './conversation.service.js';
+import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
+import { visibleSession, type Caller } from './session-access.js';
+import { createSessionStarter } from './session-starter.js';
+import { sessionView, streamSnapshot, type SessionView } from './session-view.js';
+import { registerTurnActors } from './turn-actor.js';
+
+export interface SessionsRuntimeDeps {
+  config: ServiceConfig;
+  clock: Clock;
+  logger: Logger;
+  store: Store;
+  keyRing: KeyRing;
+  bus: SessionEventBus;
+  registry: ActorRegistry;
+  scheduler: Scheduler;
+  /** Provider settings for `openai:`, `anthropic:`, `openai-compatible:` models (default: from the environment). */
+  modelConfig?: ModelConfig;
+}
+
+export interface SessionsRuntime {
+  /** For every entry point that starts work (fire, MCP, partner API). */
+  readonly starter: SessionStarter;
+  /** Register another automation kind's engine here (`dispatcher.registerEngine('flow', engine)`). */
+  readonly dispatcher: SessionDispatcher;
+  readonly conversations: ConversationService;
+  readonly approvals: ApprovalService;
+  /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
+  readonly tools: ToolProviderRegistry;
+  view(caller: Caller, sessionId: string): SessionView;
+  /** The stream's opening state; visibility is checked by `visible`. */
+  snapshot(sessionId: string): SnapshotPayload;
+  visible(caller: Caller, sessionId: string): void;
+  file(caller: Caller, sessionId: string, fileId: string): FileRow;
+  /** Boot recovery: resumes queued, running and resume-queued executions; returns how many sessions. */
+  start(): number;
+  stop(): Promise<void>;
+}
+
+export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntime {
+  const { store, clock, logger, bus, config } = deps;
+  const { repos } = store;
+  const grants = createCallerGrants({ executions: repos.executions, keyRing: deps.keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
+  const dispatcher = createSessionDispatcher({ store, logger });
+
+  // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
+  const turns = registerTurnActors(deps.registry, async (failure) => {
+    const execution = repos.executions.execution(failure.id);
+    if (execution === undefined || execution.settled_at !== null) return;
+    const envelopes = await store.writer.submit(() => {
+      deps.registry.retire('session-turn', failure.id)();
+      repos.executions.settle(failure.id, 'failed', clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
+      grants.discard(failure.id);
+      return bus.append(execution.session_id, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
+    });
+    bus.publish(envelopes);
+    dispatcher.dispatch(execution.session_id);
+  });
+
+  const tools = createToolProviderRegistry();
+  tools.register(createHttpToolProvider({ allowPrivateNetworks: config.httpToolAllowPrivateNetworks }));
+  tools.register(createKnowledgeToolProvider({ store }));
+  tools.setKnowledgeSource(createKnowledgeSource({ store }));
+
+  const validator = createJsonSchemaValidator();
+  const modelConfig = deps.modelConfig ?? loadModelConfig(process.env);
+  dispatcher.registerEngine(
+    'agent',
+    createAgentEngine({
+      store,
+      clock,
+      logger,
+      bus,
+      turns,
+      grants,
+      keyRing: deps.keyRing,
+      providers: tools,
+      http: createHttpIntegrationExecutor({ validator }),
+      validator,
+      resolveModel: (model) => resolveModel(model, modelConfig),
+      limits: { maxSteps: config.turnMaxSteps, maxTokens: config.turnMaxTokens, maxWallMs: config.turnMaxWallMs },
+    }),
+  );
+
+  const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
+  return {
+    starter,
+    dispatcher,
+    conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter }),
+    approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator }),
+    tools,
+    view: (caller, sessionId) => sessionView(repos, caller, visibleSession(repos, caller, sessionId)),
+    snapshot: (sessionId) => streamSnapshot(repos, sessionId),
+    visible(caller, sessionId) {
+      visibleSession(repos, caller, sessionId);
+    },
+    file(caller, sessionId, fileId) {
+      visibleSession(repos, caller, sessionId);
+      const file = repos.sessions.file(sessionId, fileId);
+      if (file === undefined) throw notFound();
+      return file;
+    },
+    start: () => dispatcher.recover(),
+    stop: () => dispatcher.stop(),
+  };
+}

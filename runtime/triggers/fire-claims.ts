@@ -1,0 +1,183 @@
+// Fire idempotency claims: each keyed fire drives one idempotency-claim actor, persisted in idempotency_claims.
+/*
+ * Protocol (SPEC "States and transitions", idempotency rows; Limits):
+ * - Read path, no write: the request's verdict from the committed claim (fireRequestVerdict). A key whose
+ *   original is still being planned or committed in this process is "in progress" from memory (`hold`).
+ * - Write path: `settle` runs inside the fire's own unit of work. It re-reads the claim synchronously (units
+ *   run one after another in the writer, so of 1,000 concurrent duplicates exactly one can take it), then
+ *   CLAIM and COMPLETE are applied together: the claim, the firing and its sessions commit as one, and
+ *   "in progress" is never durable. A crash before that commit leaves no claim and nothing answered, so a
+ *   retry runs fresh; no lease needs to be recovered at boot.
+ * - 24 hours after creation the claim expires (the key is reusable at once, by the verdict at request time);
+ *   a durable timer then sweeps the row.
+ * The claim row is the actor's persisted form (state + context), restored with resolveState: it is keyed by
+ * (organization, key) and swept by expiry, which a generic snapshot row is not.
+ */
+import {
+  FIRE_CLAIM_WINDOW_MS,
+  fireRequestVerdict,
+  idempotencyClaimMachine,
+  type FireRequestVerdict,
+  type IdempotencyClaimEvent,
+  type IdempotencyClaimSnapshot,
+  type StoredResponse,
+} from '../../machines/idempotency-claim.machine.js';
+import type { FireClaimRow, FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
+import type { GroupCommitWriter } from '../../storage/group-commit.js';
+import { createStepper } from '../actors/snapshot-codec.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { Scheduler } from '../scheduler/index.js';
+
+export const CLAIM_EXPIRY_TIMER = 'fire-claim-expiry';
+/** How long a claim may stay in progress before another request may take it over (machine lease). */
+export const CLAIM_LEASE_MS = 60_000;
+/** SPEC Limits: `Retry-After: 2` on IDEMPOTENCY_IN_PROGRESS. */
+export const RETRY_AFTER_SECONDS = '2';
+
+export interface ClaimRequest {
+  /** The key owner's organization (SPEC Limits: fire keys are scoped to it). */
+  readonly scope: string;
+  readonly key: string;
+  /** Hex HMAC of the request (fire-fingerprint.ts). */
+  readonly fingerprint: string;
+}
+
+/** Thrown inside the unit of work when the committed claim no longer lets this request take it; nothing was written. */
+export class ClaimRaced extends Error {
+  constructor(readonly verdict: FireRequestVerdict) {
+    super('The idempotency claim was taken by another request.');
+    this.name = 'ClaimRaced';
+  }
+}
+
+export function inProgressError(): AppError {
+  return new AppError('IDEMPOTENCY_IN_PROGRESS', 'The original request with this Idempotency-Key is still running; retry the identical request.', undefined, {
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+  });
+}
+
+export function keyReusedError(): AppError {
+  return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request (target, input or callerCredentials).');
+}
+
+export interface FireClaims {
+  /** What this request gets now: claim (run it), replay, in progress or reused. No write. */
+  verdict(request: ClaimRequest, now: number): FireRequestVerdict;
+  /** Marks the key in flight in this process until the returned release runs (call right after a claiming verdict). */
+  hold(request: ClaimRequest): () => void;
+  /** Inside the fire's unit of work: takes and completes the claim with the response; throws ClaimRaced if it cannot. */
+  settle(request: ClaimRequest, settle: { owner: string; response: StoredResponse; runId: string; now: number }): void;
+}
+
+const scopedKey = (scope: string, key: string): string => `${scope}:${key}`;
+
+export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; writer: GroupCommitWriter; scheduler?: Scheduler }): FireClaims {
+  const { claims } = deps;
+  const stepper = createStepper(idempotencyClaimMachine);
+  /** scoped key -> fingerprint of the request holding it in this process. */
+  const inFlight = new Map<string, string>();
+
+  function restore(scoped: string, row: FireClaimRow | undefined): IdempotencyClaimSnapshot {
+    if (row === undefined) return stepper.spawn({ key: scoped }, undefined).next as IdempotencyClaimSnapshot;
+    return idempotencyClaimMachine.resolveState({
+      value: row.state === 'completed' ? 'completed' : 'inProgress',
+      context: {
+        key: scoped,
+        fingerprint: row.fingerprint.toString('hex'),
+        owner: row.owner,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        leaseExpiresAt: row.state === 'completed' ? null : row.lease_until,
+        response: row.response === null ? null : { status: row.status_code ?? 202, body: JSON.parse(row.response) as unknown },
+        completedAt: row.state === 'completed' ? row.lease_until : null,
+      },
+    });
+  }
+
+  function fold(snapshot: IdempotencyClaimSnapshot, events: readonly IdempotencyClaimEvent[]) {
+    let next = snapshot;
+    const emitted: Array<{ type: string }> = [];
+    for (const event of events) {
+      const step = stepper.transition(next, event);
+      next = step.next as IdempotencyClaimSnapshot;
+      emitted.push(...(step.emitted as Array<{ type: string }>));
+    }
+    return { next, emitted };
+  }
+
+  /** The events that free the claim for a fresh request, per verdict; null when the request may not take it. */
+  function leadIn(verdict: FireRequestVerdict, now: number): IdempotencyClaimEvent[] | null {
+    switch (verdict.kind) {
+      case 'claim':
+        return [];
+      case 'expire-then-claim':
+        return [{ type: 'TICK', now }];
+      case 'release-then-claim':
+        return [{ type: 'RELEASE_ABANDONED', now }];
+      default:
+        return null;
+    }
+  }
+
+  deps.scheduler?.on(CLAIM_EXPIRY_TIMER, async (timer, delivery) => {
+    const { scope, key } = timer.payload as { scope: string; key: string };
+    await deps.writer.submit(() => {
+      delivery.markFired();
+      const row = claims.get(scope, key);
+      if (row === undefined) return;
+      const { emitted } = fold(restore(scopedKey(scope, key), row), [{ type: 'TICK', now: deps.clock.now() }]);
+      if (emitted.some((e) => e.type === 'claim.expired')) claims.delete(scope, key);
+    });
+  });
+
+  return {
+    verdict(request, now) {
+      const scoped = scopedKey(request.scope, request.key);
+      const held = inFlight.get(scoped);
+      if (held !== undefined) return held === request.fingerprint ? { kind: 'in-progress' } : { kind: 'key-reused' };
+      return fireRequestVerdict(restore(scoped, claims.get(request.scope, request.key)), { fingerprint: request.fingerprint, now });
+    },
+
+    hold(request) {
+      const scoped = scopedKey(request.scope, request.key);
+      if (inFlight.has(scoped)) throw new AppError('INTERNAL', 'An idempotency key was held twice.');
+      inFlight.set(scoped, request.fingerprint);
+      return () => void inFlight.delete(scoped);
+    },
+
+    settle(request, { owner, response, runId, now }) {
+      const scoped = scopedKey(request.scope, request.key);
+      const before = restore(scoped, claims.get(request.scope, request.key));
+      const verdict = fireRequestVerdict(before, { fingerprint: request.fingerprint, now });
+      const lead = leadIn(verdict, now);
+      if (lead === null) throw new ClaimRaced(verdict);
+      const { next } = fold(before, [
+        ...lead,
+        { type: 'CLAIM', now, fingerprint: request.fingerprint, owner, leaseMs: CLAIM_LEASE_MS },
+        { type: 'COMPLETE', now, owner, response },
+      ]);
+      const c = next.context;
+      if (!next.matches('completed') || c.createdAt === null || c.expiresAt === null) {
+        throw new AppError('INTERNAL', 'The idempotency-claim machine did not complete a fresh claim.');
+      }
+      claims.upsert({
+        scope: request.scope,
+        key: request.key,
+        fingerprint: Buffer.from(request.fingerprint, 'hex'),
+        state: 'completed',
+        status_code: response.status,
+        response: JSON.stringify(response.body),
+        run_id: runId,
+        owner,
+        // A completed claim holds no lease; the column keeps the completion time.
+        lease_until: c.completedAt ?? now,
+        created_at: c.createdAt,
+        expires_at: c.expiresAt,
+      });
+      deps.scheduler?.schedule({ kind: CLAIM_EXPIRY_TIMER, targetId: scoped, dueAt: c.expiresAt, payload: { scope: request.scope, key: request.key } })();
+    },
+  };
+}
+
+export { FIRE_CLAIM_WINDOW_MS };

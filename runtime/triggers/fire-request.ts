@@ -1,0 +1,53 @@
+// The fire request as the spec writes it: body schema (unknown fields stripped) and the Idempotency-Key rules.
+import * as z from 'zod';
+import { validation } from '../errors.js';
+import { callerCredentialExpiresAtSchema, callerCredentialsSchema } from '../vault/index.js';
+
+/** SPEC Limits: 1–128 characters of letters, digits, `.`, `_`, `:`, `-`. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const KEY_RULE = 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"';
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `z.object` strips unknown keys (SPEC Endpoints: `/triggers/fire` strips unrelated unknown body fields).
+ * `input` is checked to be an object but kept as parsed, not rebuilt by a record schema, so a Flow gets it
+ * verbatim (rule 2) and the fingerprint sees exactly what was sent. `callerCredentials` stays strict (its own rule).
+ */
+export const fireBodySchema = z.object({
+  triggerId: z.uuid({ error: 'triggerId must be a UUID' }),
+  input: z
+    .custom<Record<string, unknown>>(isPlainObject, { error: 'input must be a JSON object' })
+    .optional()
+    .transform((input) => input ?? {}),
+  callerCredentials: callerCredentialsSchema.optional(),
+  callerCredentialExpiresAt: callerCredentialExpiresAtSchema.optional(),
+  idempotencyKey: z.string().regex(IDEMPOTENCY_KEY_PATTERN, { error: `idempotencyKey ${KEY_RULE}` }).optional(),
+});
+
+export type FireBody = z.output<typeof fireBodySchema>;
+
+export interface KeyHeaders {
+  headers: Record<string, string>;
+  headerCounts: Record<string, number>;
+}
+
+/**
+ * Rule 6: the header wins over the body's `idempotencyKey`. A repeated header, or one value carrying a list
+ * (comma-separated), is refused: we could not tell which key the client meant.
+ */
+export function idempotencyKeyOf(request: KeyHeaders, bodyKey: string | undefined): string | null {
+  const count = request.headerCounts['idempotency-key'] ?? 0;
+  if (count > 1) throw validation('Send the Idempotency-Key header once.', { issues: [{ path: 'Idempotency-Key', message: 'repeated header' }] });
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return bodyKey ?? null;
+  const value = raw.trim();
+  if (value.includes(',')) {
+    throw validation('Idempotency-Key must carry one key.', { issues: [{ path: 'Idempotency-Key', message: 'comma-separated values are not allowed' }] });
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    throw validation('Idempotency-Key is not valid.', { issues: [{ path: 'Idempotency-Key', message: KEY_RULE }] });
+  }
+  return value;
+}

@@ -1,0 +1,204 @@
+// Fires triggers: fan-out to subscribers, Run history, and fire idempotency, committed as one unit before the 202.
+/*
+ * Order of a keyed API fire (SPEC Trigger firing, "States and transitions", Errors):
+ *   trigger in the caller's organization (404) -> caller may execute there (403) -> claim verdict: replay,
+ *   409 in progress (Retry-After: 2), 409 reused -> active API trigger (404) -> hold the key -> plan every
+ *   subscriber (nothing written) -> ONE unit of work: claim taken and completed, every started session's rows,
+ *   the Run history -> answer 202 -> dispatch the sessions.
+ * A replay is answered before the trigger's state is looked at: a completed request replays even if the trigger
+ * was paused since. Without a key every accepted request fires again.
+ */
+import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
+import type { RunSource } from '../../storage/repos/trigger-runs.repo.js';
+import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { UserPrincipal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { SessionOrigin, SessionStarter } from '../sessions/contracts.js';
+import { normalizeCallerCredentials, type KeyRing, type NormalizedCallerCredentials } from '../vault/index.js';
+import { ClaimRaced, createFireClaims, inProgressError, keyReusedError, type ClaimRequest } from './fire-claims.js';
+import { createFireFingerprinter } from './fire-fingerprint.js';
+import type { FireBody } from './fire-request.js';
+import { createSubscriberPlanner } from './fire-subscribers.js';
+import { recordFiring } from './firing-record.js';
+import { createBindingsReader } from './subscriber-bindings.js';
+import { assertCanFire, assertFireable, triggerOfCaller } from './trigger-access.js';
+
+export interface StartedSession {
+  readonly automationId: string;
+  readonly sessionId: string;
+}
+
+/** The 202 body (SPEC: `{ sessions }`, plus the Run history id). */
+export interface FireResponseBody {
+  readonly runId: string;
+  readonly sessions: readonly StartedSession[];
+}
+
+export interface FanOutRequest {
+  readonly trigger: TriggerRow;
+  readonly source: RunSource;
+  /** The key owner; null for schedule and event firings (they carry no caller). */
+  readonly firedBy: string | null;
+  readonly input: Record<string, unknown>;
+  readonly credentials: NormalizedCallerCredentials | null;
+  readonly credentialExpiresAt: number | null;
+  readonly idempotencyKey?: string | null;
+}
+
+export interface FanOutResult extends FireResponseBody {
+  readonly outcome: FiringOutcome;
+  /** Hands the started sessions to their engines; call after the answer is on its way. */
+  dispatch(): void;
+}
+
+export interface FireAnswer {
+  readonly body: FireResponseBody;
+  /** True for a completed claim's replay (header `Idempotency-Replayed: true`); nothing was started. */
+  readonly replayed: boolean;
+  dispatch(): void;
+}
+
+export interface FireService {
+  /** `POST /triggers/fire` for a key owner. */
+  fire(caller: UserPrincipal, body: FireBody, idempotencyKey: string | null, requestId: string): Promise<FireAnswer>;
+  /** Fans one event out to a trigger's subscribers and records it (schedule, event and API firings share it). */
+  fanOut(request: FanOutRequest): Promise<FanOutResult>;
+}
+
+export interface FireServiceDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  keyRing: KeyRing;
+  sessionStarter: SessionStarter;
+  /** Sweeps expired claims with durable timers; without one, expiry is still decided at request time. */
+  scheduler?: Scheduler;
+}
+
+const ORIGIN: Record<RunSource, SessionOrigin> = { api: 'trigger', schedule: 'schedule', event: 'event' };
+const noop = (): void => {};
+
+export function createFireService(deps: FireServiceDeps): FireService {
+  const { store, clock } = deps;
+  const { repos } = store;
+  const fingerprint = createFireFingerprinter(deps);
+  const claims = createFireClaims({ claims: repos.fireClaims, clock, writer: store.writer, scheduler: deps.scheduler });
+  const planner = createSubscriberPlanner({ repos, bindings: createBindingsReader(repos.automations), starter: deps.sessionStarter, logger: deps.logger });
+
+  /** Plans, then commits `beforeWrites` (e.g. the claim), the sessions and the Run history in one unit of work. */
+  async function commitFiring(request: FanOutRequest, beforeWrites: (body: FireResponseBody, runId: string, now: number) => void): Promise<FanOutResult> {
+    const now = clock.now();
+    const runId = newId();
+    const credentials = request.credentials;
+    const plans = planner.plan({
+      orgId: request.trigger.org_id,
+      actorUserId: request.firedBy,
+      origin: ORIGIN[request.source],
+      trigger: request.trigger,
+      runId,
+      input: request.input,
+      credentials,
+      credentialExpiresAt: request.credentialExpiresAt,
+    });
+    const firing = recordFiring(
+      {
+        runId,
+        triggerId: request.trigger.id,
+        orgId: request.trigger.org_id,
+        source: request.source,
+        firedBy: request.firedBy,
+        idempotencyKey: request.idempotencyKey ?? null,
+        acceptedAt: now,
+        suppliedIntegrationIds: credentials === null ? [] : Object.keys(credentials.integrations),
+      },
+      plans,
+    );
+    const sessions = plans.flatMap((p) => (p.start === null ? [] : [{ automationId: p.automationId, sessionId: p.start.sessionId }]));
+    const body: FireResponseBody = { runId, sessions };
+    await store.writer.submit(() => {
+      // First, so a lost claim race throws before anything else is written.
+      beforeWrites(body, runId, now);
+      for (const p of plans) p.start?.write();
+      firing.write(repos.triggerRuns);
+    });
+    return {
+      ...body,
+      outcome: firing.outcome,
+      dispatch() {
+        for (const p of plans) {
+          try {
+            p.start?.dispatch();
+          } catch (error) {
+            // The session is committed and queued: boot recovery or the next dispatch runs it.
+            deps.logger.error({ runId, automationId: p.automationId, err: error instanceof Error ? error.message : String(error) }, 'dispatch after fire failed');
+          }
+        }
+      },
+    };
+  }
+
+  async function fire(caller: UserPrincipal, body: FireBody, idempotencyKey: string | null, requestId: string): Promise<FireAnswer> {
+    const trigger = triggerOfCaller(repos, caller, body.triggerId);
+    assertCanFire(repos, caller, trigger);
+    const credentials = body.callerCredentials === undefined ? null : normalizeCallerCredentials(body.callerCredentials);
+    const request: FanOutRequest = {
+      trigger,
+      source: 'api',
+      firedBy: caller.userId,
+      input: body.input,
+      credentials,
+      credentialExpiresAt: body.callerCredentialExpiresAt === undefined ? null : Date.parse(body.callerCredentialExpiresAt),
+      idempotencyKey,
+    };
+    if (idempotencyKey === null) {
+      assertFireable(trigger);
+      const result = await commitFiring(request, noop);
+      return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, dispatch: result.dispatch };
+    }
+
+    const claim: ClaimRequest = {
+      scope: caller.orgId,
+      key: idempotencyKey,
+      fingerprint: fingerprint({ triggerId: trigger.id, input: body.input, callerCredentials: credentials }),
+    };
+    const verdict = claims.verdict(claim, clock.now());
+    const early = answerWithoutRunning(verdict);
+    if (early !== null) return early;
+    assertFireable(trigger);
+    const release = claims.hold(claim);
+    try {
+      const result = await commitFiring(request, (response, runId, now) =>
+        claims.settle(claim, { owner: requestId, response: { status: 202, body: response }, runId, now }),
+      );
+      return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, dispatch: result.dispatch };
+    } catch (error) {
+      if (!(error instanceof ClaimRaced)) throw error;
+      const raced = answerWithoutRunning(error.verdict);
+      if (raced === null) throw new AppError('INTERNAL', 'An idempotency claim could not be settled.');
+      return raced;
+    } finally {
+      release();
+    }
+  }
+
+  return { fire, fanOut: (request) => commitFiring(request, noop) };
+}
+
+/** Replay, or throw the 409 the verdict calls for; null when the request should run. */
+function answerWithoutRunning(verdict: ReturnType<ReturnType<typeof createFireClaims>['verdict']>): FireAnswer | null {
+  switch (verdict.kind) {
+    case 'replay':
+      return { body: verdict.response.body as FireResponseBody, replayed: true, dispatch: noop };
+    case 'in-progress':
+      throw inProgressError();
+    case 'key-reused':
+      throw keyReusedError();
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,96 @@
+// One trigger firing driven through the trigger-firing machine to `recorded`, and its Run history rows.
+/*
+ * Every subscriber's result is decided before the fire's unit of work commits, so the actor goes accepted ->
+ * fanningOut -> recorded within that one unit. Its persisted form is the Run history (trigger_runs and
+ * subscriber_results): a final actor is never rehydrated, so no snapshot row is kept for it.
+ */
+import {
+  triggerFiringMachine,
+  type FiringOutcome,
+  type TriggerFiringEmitted,
+  type TriggerFiringEvent,
+} from '../../machines/trigger-firing.machine.js';
+import type { RunSource, TriggerRunsRepo } from '../../storage/repos/trigger-runs.repo.js';
+import { createStepper } from '../actors/snapshot-codec.js';
+import { AppError } from '../errors.js';
+import type { SubscriberPlan } from './fire-subscribers.js';
+
+export interface FiringFacts {
+  readonly runId: string;
+  readonly triggerId: string;
+  readonly orgId: string;
+  readonly source: RunSource;
+  readonly firedBy: string | null;
+  readonly idempotencyKey: string | null;
+  readonly acceptedAt: number;
+  /** Integration ids the request carried caller credentials for (ids only). */
+  readonly suppliedIntegrationIds: readonly string[];
+}
+
+export interface RecordedFiring {
+  readonly outcome: FiringOutcome;
+  readonly unusedIntegrationIds: readonly string[];
+  /** Writes the Run history rows; run it inside the fire's unit of work. */
+  write(runs: TriggerRunsRepo): void;
+}
+
+const stepper = createStepper(triggerFiringMachine);
+
+export function recordFiring(facts: FiringFacts, plans: readonly SubscriberPlan[]): RecordedFiring {
+  const now = facts.acceptedAt;
+  const events: TriggerFiringEvent[] = [
+    { type: 'FAN_OUT', now, subscriberIds: plans.map((p) => p.automationId) },
+    ...plans.map(
+      (p): TriggerFiringEvent => ({
+        type: 'SUBSCRIBER_RESULT',
+        now,
+        subscriberId: p.automationId,
+        outcome: p.outcome,
+        ...(p.code !== null ? { code: p.code } : {}),
+        ...(p.start !== null ? { sessionId: p.start.sessionId } : {}),
+        usedIntegrationIds: p.usedIntegrationIds,
+      }),
+    ),
+  ];
+  let step = stepper.spawn(
+    { firingId: facts.runId, triggerId: facts.triggerId, acceptedAt: now, suppliedIntegrationIds: facts.suppliedIntegrationIds },
+    undefined,
+  );
+  const emitted: TriggerFiringEmitted[] = [];
+  for (const event of events) {
+    step = stepper.transition(step.next, event);
+    emitted.push(...(step.emitted as TriggerFiringEmitted[]));
+  }
+  const recorded = emitted.find((e) => e.type === 'firing.recorded');
+  if (!step.next.matches('recorded') || recorded === undefined) {
+    throw new AppError('INTERNAL', 'The trigger-firing machine did not record the firing.');
+  }
+  return {
+    outcome: recorded.outcome,
+    unusedIntegrationIds: recorded.unusedIntegrationIds,
+    write(runs) {
+      runs.insertRun({
+        id: facts.runId,
+        trigger_id: facts.triggerId,
+        org_id: facts.orgId,
+        source: facts.source,
+        fired_by: facts.firedBy,
+        outcome: recorded.outcome,
+        unused_credential_integrations: JSON.stringify(recorded.unusedIntegrationIds),
+        idempotency_key: facts.idempotencyKey,
+        created_at: now,
+      });
+      for (const p of plans) {
+        runs.insertResult({
+          run_id: facts.runId,
+          automation_id: p.automationId,
+          position: p.position,
+          status: p.outcome,
+          code: p.code,
+          reason: p.reason,
+          session_id: p.start?.sessionId ?? null,
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// Reads a trigger's Run history: firings newest first by keyset cursor, each with per-subscriber results.
+import type { Repositories } from '../../storage/repos/index.js';
+import type { RunCursor, SubscriberResultView, TriggerRunRow } from '../../storage/repos/trigger-runs.repo.js';
+import { toIso } from '../clock.js';
+import { notFound, validation } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { assertCanReadRuns, triggerOfCaller, type TriggerCaller } from './trigger-access.js';
+
+export const RUNS_PAGE_DEFAULT = 20;
+export const RUNS_PAGE_MAX = 100;
+
+export interface SubscriberView {
+  automationId: string;
+  /** Null when the automation was deleted since the firing. */
+  name: string | null;
+  kind: string | null;
+  status: 'started' | 'skipped' | 'failed';
+  code: string | null;
+  reason: string | null;
+  sessionId: string | null;
+}
+
+export interface RunView {
+  runId: string;
+  triggerId: string;
+  source: string;
+  firedBy: string | null;
+  /** succeeded, partial, failed or skipped (machines/trigger-firing.machine.ts firingOutcome). */
+  outcome: string;
+  acceptedAt: string;
+  idempotencyKey: string | null;
+  /** Integration ids supplied with caller credentials that no subscriber used; never the material. */
+  unusedCredentialIntegrationIds: string[];
+  subscribers: SubscriberView[];
+}
+
+export interface RunPage {
+  runs: RunView[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface RunHistory {
+  list(caller: TriggerCaller, triggerId: string, options: { limit?: number; cursor?: string | null }): RunPage;
+  get(caller: TriggerCaller, triggerId: string, runId: string): RunView;
+}
+
+export function encodeCursor(cursor: RunCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id]), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(text: string): RunCursor {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'number' && Number.isSafeInteger(createdAt) && typeof id === 'string' && isUuid(id)) return { createdAt, id };
+  } catch {
+    // Falls through to the validation error: the cursor is opaque and this one was not ours.
+  }
+  throw validation('The cursor is not valid.', { issues: [{ path: 'cursor', message: 'use nextCursor from a previous page' }] });
+}
+
+function view(run: TriggerRunRow, results: readonly SubscriberResultView[]): RunView {
+  return {
+    runId: run.id,
+    triggerId: run.trigger_id,
+    source: run.source,
+    firedBy: run.fired_by,
+    outcome: run.outcome,
+    acceptedAt: toIso(run.created_at),
+    idempotencyKey: run.idempotency_key,
+    unusedCredentialIntegrationIds: JSON.parse(run.unused_credential_integrations) as string[],
+    subscribers: results.map((r) => ({
+      automationId: r.automation_id,
+      name: r.automation_name,
+      kind: r.automation_kind,
+      status: r.status,
+      code: r.code,
+      reason: r.reason,
+      sessionId: r.session_id,
+    })),
+  };
+}
+
+export function createRunHistory(repos: Pick<Repositories, 'triggers' | 'tenancy' | 'triggerRuns'>): RunHistory {
+  const runs = repos.triggerRuns;
+  return {
+    list(caller, triggerId, options) {
+      const trigger = triggerOfCaller(repos, caller, triggerId);
+      assertCanReadRuns(repos, caller, trigger);
+      const limit = options.limit ?? RUNS_PAGE_DEFAULT;
+      const before = options.cursor ? decodeCursor(options.cursor) : null;
+      // One row more than asked tells whether an older page exists.
+      const rows = runs.page(trigger.id, before, limit + 1);
+      const page = rows.slice(0, limit);
+      const byRun = new Map<string, SubscriberResultView[]>();
+      for (const result of runs.resultsOf(page.map((r) => r.id))) {
+        const list = byRun.get(result.run_id) ?? [];
+        list.push(result);
+        byRun.set(result.run_id, list);
+      }
+      const last = page[page.length - 1];
+      return {
+        runs: page.map((run) => view(run, byRun.get(run.id) ?? [])),
+        nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+      };
+    },
+    get(caller, triggerId, runId) {
+      const trigger = triggerOfCaller(repos, caller, triggerId);
+      assertCanReadRuns(repos, caller, trigger);
+      const run = isUuid(runId) ? runs.run(runId) : undefined;
+      if (run === undefined || run.trigger_id !== trigger.id) throw notFound();
+      return view(run, runs.resultsOf([run.id]));
+    },
+  };
+}

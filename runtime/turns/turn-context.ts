@@ -1,0 +1,77 @@
+// Everything one run of one turn works from: session, pinned revision, bound tools, model, and its usage meter.
+import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
+import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import { AppError } from '../errors.js';
+import type { LanguageModelPort } from '../models/index.js';
+import type { QueuedExecution } from '../sessions/engine.js';
+import { readRevision, type PublishedRevision } from './agent-revision.js';
+import type { BudgetUsage } from './turn-budget.js';
+import type { TurnDeps } from './turn-deps.js';
+import { bindTurnTools, organizationCatalog, type TurnTools } from './turn-tools.js';
+import type { ToolCallScope } from './tool-providers.js';
+
+/** Counts what the turn used: steps and tokens as stored, running time since this run started on top of `run_ms`. */
+export class UsageMeter {
+  private checkpoint: number;
+  private steps: number;
+  private tokens: number;
+  private ms: number;
+
+  constructor(
+    private readonly now: () => number,
+    execution: Pick<ExecutionRow, 'steps_used' | 'tokens_used' | 'run_ms'>,
+  ) {
+    this.checkpoint = now();
+    this.steps = execution.steps_used;
+    this.tokens = execution.tokens_used;
+    this.ms = execution.run_ms;
+  }
+
+  usage(): BudgetUsage {
+    return { steps: this.steps, tokens: this.tokens, ms: this.ms + Math.max(0, this.now() - this.checkpoint) };
+  }
+
+  /** The increments to store now (counters move to the stored values). */
+  take(step: { steps?: number; tokens?: number } = {}): { steps: number; tokens: number; ms: number } {
+    const now = this.now();
+    const ms = Math.max(0, now - this.checkpoint);
+    this.checkpoint = now;
+    this.ms += ms;
+    this.steps += step.steps ?? 0;
+    this.tokens += step.tokens ?? 0;
+    return { steps: step.steps ?? 0, tokens: step.tokens ?? 0, ms };
+  }
+}
+
+export interface TurnContext {
+  readonly queued: QueuedExecution;
+  readonly session: SessionRow;
+  /** As read when the run began (position, grant facts are re-read where they may change). */
+  readonly execution: ExecutionRow;
+  readonly revision: PublishedRevision;
+  readonly tools: TurnTools;
+  readonly scope: ToolCallScope;
+  readonly model: LanguageModelPort;
+  readonly meter: UsageMeter;
+}
+
+/** Throws AppError / ModelError when the turn cannot run at all (revision gone, model unknown or unconfigured). */
+export function loadTurnContext(deps: TurnDeps, queued: QueuedExecution): TurnContext {
+  const { repos } = deps.store;
+  const execution = repos.executions.execution(queued.executionId);
+  const session = repos.sessions.session(queued.sessionId);
+  if (execution === undefined || session === undefined) throw new AppError('INTERNAL', `Execution ${queued.executionId} is gone.`);
+  const pinned = execution.revision ?? session.revision;
+  const revision = pinned === null ? undefined : readRevision(repos.automations, session.automation_id, pinned);
+  if (revision === undefined) throw new AppError('INTERNAL', `The revision this turn was queued with no longer exists.`, { code: 'REVISION_MISSING' });
+  const scope: ToolCallScope = {
+    orgId: session.org_id,
+    domainId: session.domain_id,
+    automationId: session.automation_id,
+    sessionId: session.id,
+    executionId: execution.id,
+  };
+  const tools = bindTurnTools(organizationCatalog(repos.integrations, session.org_id), deps.providers, revision, scope);
+  const model = deps.resolveModel(revision.setup.model);
+  return { queued, session, execution, revision, tools, scope, model, meter: new UsageMeter(() => deps.clock.now(), execution) };
+}

@@ -1,0 +1,28 @@
+// What the agent turn engine is built from (plain dependencies; no module-level state).
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import type { SessionEventBus } from '../events/index.js';
+import type { Logger } from '../logger.js';
+import type { LanguageModelPort } from '../models/index.js';
+import type { HttpIntegrationExecutor, JsonSchemaValidator } from '../tools/index.js';
+import type { KeyRing } from '../vault/index.js';
+import type { CallerGrants } from '../sessions/caller-grants.js';
+import type { TurnActors } from '../sessions/turn-actor.js';
+import type { BudgetLimits } from './turn-budget.js';
+import type { ToolProviderRegistry } from './tool-providers.js';
+
+export interface TurnDeps {
+  store: Pick<Store, 'repos' | 'writer'>;
+  clock: Clock;
+  logger: Pick<Logger, 'error' | 'warn' | 'info'>;
+  bus: SessionEventBus;
+  turns: TurnActors;
+  grants: CallerGrants;
+  keyRing: KeyRing;
+  providers: ToolProviderRegistry;
+  http: HttpIntegrationExecutor;
+  validator: JsonSchemaValidator;
+  /** The Setup's model string -> its port; throws ModelError for an unknown or unconfigured provider. */
+  resolveModel(model: string): LanguageModelPort;
+  limits: BudgetLimits;
+}

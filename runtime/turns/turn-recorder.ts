@@ -1,0 +1,251 @@
+// Every durable write of a running turn: one unit of work per fact, events stored with it and published after commit.
+import type { SessionTurnEvent } from '../../machines/session-turn.machine.js';
+import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
+import { AppError } from '../errors.js';
+import type { PersistedSessionEvent, SessionEventEnvelope } from '../events/index.js';
+import { newId } from '../ids.js';
+import type { ToolCallRequest } from '../models/index.js';
+import { applyTurnStep, type TurnStep, type TurnStepFacts } from '../sessions/turn-effects.js';
+import type { AssistantPayload, ToolPayload } from './conversation.js';
+import type { BudgetBreach } from './turn-budget.js';
+import type { TurnContext } from './turn-context.js';
+import type { TurnDeps } from './turn-deps.js';
+import { modelResult, storedResult, type CallOutcome } from './tool-outcome.js';
+
+/** One model step as it is stored: the assistant message id its deltas carried, its text and its calls. */
+export interface RecordedStep {
+  readonly messageId: string;
+  readonly text: string;
+  readonly toolCalls: AssistantPayload['toolCalls'];
+  readonly tokens: number;
+}
+
+export type TurnRecorder = ReturnType<typeof createTurnRecorder>;
+export type TurnMover = ReturnType<typeof createTurnMover>;
+
+/** Machine steps and plain units of work for one execution; needs nothing loaded beyond the ids. */
+export function createTurnMover(deps: TurnDeps, ids: { sessionId: string; executionId: string }) {
+  const { bus } = deps;
+  const effectsDeps = { repos: deps.store.repos, bus, grants: deps.grants, clock: deps.clock };
+
+  async function commit(work: () => SessionEventEnvelope[]): Promise<void> {
+    bus.publish(await deps.store.writer.submit(work));
+  }
+
+  /** A machine step with its rows; refused (nothing written) when the machine does not take the event. */
+  async function move(event: SessionTurnEvent, facts: TurnStepFacts = {}, before?: (step: TurnStep) => SessionEventEnvelope[]): Promise<void> {
+    const envelopes = await deps.turns.transition(ids.executionId, event, (step) => {
+      if (!step.changed) throw new AppError('CONFLICT', `Turn ${ids.executionId} does not take ${event.type} now.`);
+      return [...(before?.(step) ?? []), ...applyTurnStep(effectsDeps, ids.sessionId, step, facts)];
+    });
+    bus.publish(envelopes);
+  }
+
+  return { commit, move };
+}
+
+export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
+  const { repos } = deps.store;
+  const { bus, clock } = deps;
+  const sessionId = ctx.session.id;
+  const executionId = ctx.execution.id;
+  const { commit, move } = createTurnMover(deps, { sessionId, executionId });
+
+  const append = (event: PersistedSessionEvent): SessionEventEnvelope[] => bus.append(sessionId, event)();
+
+  function writeStep(step: RecordedStep): void {
+    const payload: AssistantPayload = { toolCalls: step.toolCalls };
+    repos.sessions.insertMessage({
+      id: step.messageId,
+      session_id: sessionId,
+      execution_id: executionId,
+      role: 'assistant',
+      author_user_id: null,
+      content: step.text,
+      payload: JSON.stringify(payload),
+      created_at: clock.now(),
+    });
+  }
+
+  function storeUsage(step: { steps?: number; tokens?: number } = {}): void {
+    repos.executions.addUsage(executionId, ctx.meter.take(step), clock.now());
+  }
+
+  function writeToolMessage(call: Pick<ToolCallRequest, 'toolCallId' | 'toolName'>, outcome: CallOutcome): void {
+    const payload: ToolPayload = { toolCallId: call.toolCallId, toolName: call.toolName, result: modelResult(outcome.result) };
+    repos.sessions.insertMessage({
+      id: newId(),
+      session_id: sessionId,
+      execution_id: executionId,
+      role: 'tool',
+      author_user_id: null,
+      content: `${call.toolName}: ${outcome.result.ok ? 'ok' : outcome.result.code}`,
+      payload: JSON.stringify(payload),
+      created_at: clock.now(),
+    });
+  }
+
+  function insertCall(call: ToolCallRequest, fields: Pick<ToolCallRow, 'status' | 'integration_id' | 'readonly'> & { approvalId?: string; id?: string }): ToolCallRow {
+    return repos.executions.insertToolCall({
+      id: fields.id ?? newId(),
+      execution_id: executionId,
+      session_id: sessionId,
+      tool: call.toolName,
+      args: JSON.stringify(call.args ?? {}),
+      edited: 0,
+      identity: null,
+      status: fields.status,
+      created_at: clock.now(),
+      call_ref: call.toolCallId,
+      integration_id: fields.integration_id,
+      readonly: fields.readonly,
+      approval_id: fields.approvalId ?? null,
+    });
+  }
+
+  function started(row: ToolCallRow, edited: boolean): SessionEventEnvelope[] {
+    return append({ type: 'tool_call.started', executionId, toolCallId: row.id, toolName: row.tool, step: row.step, edited });
+  }
+
+  function finish(row: ToolCallRow, outcome: CallOutcome): SessionEventEnvelope[] {
+    const now = clock.now();
+    const { result } = outcome;
+    const out: SessionEventEnvelope[] = [];
+    repos.executions.finishToolCall(
+      row.id,
+      {
+        status: result.ok ? 'succeeded' : 'failed',
+        result: storedResult(result),
+        errorCode: result.ok ? null : result.code,
+        errorMessage: result.ok ? null : result.message,
+        identity: outcome.identity,
+      },
+      now,
+    );
+    if (outcome.credentialFailure) {
+      out.push(...append({ type: 'caller_credential.failed', executionId, toolCallId: row.id, ...outcome.credentialFailure }));
+    }
+    for (const file of result.ok && 'files' in result ? result.files : []) {
+      const fileId = newId();
+      repos.sessions.insertFile({ id: fileId, session_id: sessionId, execution_id: executionId, name: file.name, media_type: file.mediaType, content: file.content, created_at: now });
+      out.push(...append({ type: 'file.added', executionId, fileId, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength }));
+    }
+    out.push(
+      ...append({
+        type: 'tool_call.finished',
+        executionId,
+        toolCallId: row.id,
+        toolName: row.tool,
+        status: result.ok ? 'succeeded' : 'failed',
+        errorCode: result.ok ? null : result.code,
+        identity: outcome.identity,
+        durationMs: outcome.durationMs,
+      }),
+    );
+    return out;
+  }
+
+  return {
+    commit,
+    move,
+
+    /** A step that issued tool calls: its assistant message and usage. */
+    recordStep: (step: RecordedStep) =>
+      commit(() => {
+        writeStep(step);
+        storeUsage({ steps: 1, tokens: step.tokens });
+        return [];
+      }),
+
+    /** The final step (no tool calls): the answer and the completion commit together. */
+    complete: (step: RecordedStep) =>
+      move({ type: 'COMPLETE', now: clock.now() }, {}, () => {
+        writeStep(step);
+        storeUsage({ steps: 1, tokens: step.tokens });
+        return [];
+      }),
+
+    fail: (code: string, message: string) =>
+      move({ type: 'FAIL', now: clock.now(), code, message }, { errorMessage: message }, () => {
+        storeUsage();
+        return [];
+      }),
+
+    /** budget.failed, then the failed turn; a step that broke the token budget is kept in the log. */
+    failBudget: (breach: BudgetBreach, step?: RecordedStep) =>
+      move(
+        { type: 'FAIL', now: clock.now(), code: 'BUDGET_EXCEEDED', message: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
+        { errorMessage: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
+        () => {
+          if (step) writeStep(step);
+          storeUsage(step ? { steps: 1, tokens: step.tokens } : {});
+          return append({ type: 'budget.failed', executionId, budget: breach.budget, limit: breach.limit, used: breach.budget === 'wall_time' ? ctx.meter.usage().ms : breach.used });
+        },
+      ),
+
+    /** A new call about to run: row `running` and tool_call.started commit before the upstream is contacted. */
+    openCall: async (call: ToolCallRequest, integrationId: string, readonly: boolean): Promise<ToolCallRow> => {
+      let row!: ToolCallRow;
+      await commit(() => {
+        row = insertCall(call, { status: 'running', integration_id: integrationId, readonly: readonly ? 1 : 0 });
+        return started(row, false);
+      });
+      return row;
+    },
+
+    /** An approved (or restarted readonly) call starting: the arguments it runs with, edited or not. */
+    startCall: async (row: ToolCallRow, args: Record<string, unknown>, edited: boolean): Promise<ToolCallRow> => {
+      await commit(() => {
+        repos.executions.startToolCall(row.id, JSON.stringify(args), edited, null);
+        return started(row, edited);
+      });
+      return { ...row, status: 'running', args: JSON.stringify(args), edited: edited ? 1 : 0 };
+    },
+
+    /** The call's outcome, its files, and the tool message the model reads next step. */
+    answer: (row: ToolCallRow, call: Pick<ToolCallRequest, 'toolCallId' | 'toolName'>, outcome: CallOutcome) =>
+      commit(() => {
+        const out = finish(row, outcome);
+        writeToolMessage(call, outcome);
+        storeUsage();
+        return out;
+      }),
+
+    /** A call refused before it could run (unknown tool, arguments that fail the schema): recorded, never sent. */
+    refuse: (call: ToolCallRequest, integrationId: string | null, outcome: CallOutcome) =>
+      commit(() => {
+        const row = insertCall(call, { status: 'running', integration_id: integrationId, readonly: 0 });
+        const out = finish(row, outcome);
+        writeToolMessage(call, outcome);
+        return out;
+      }),
+
+    /** Parks the turn on an approval: the gated call, the approval row and the suspension commit together. */
+    suspend: (call: ToolCallRequest, gate: { integrationId: string; readonly: boolean; routing: 'user' | 'policy'; kind: 'turn' | 'confirmation'; grantExpiresAt: number | null }) => {
+      const approvalId = newId();
+      const toolCallId = newId();
+      return move(
+        { type: 'SUSPEND', now: clock.now(), approvalId, toolName: call.toolName, args: call.args, grantExpiresAt: gate.grantExpiresAt },
+        { toolCallId },
+        () => {
+          insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
+          repos.approvals.insert({
+            id: approvalId,
+            org_id: ctx.session.org_id,
+            session_id: sessionId,
+            execution_id: executionId,
+            tool_call_id: toolCallId,
+            kind: gate.kind,
+            routing: gate.routing,
+            tool: call.toolName,
+            args: JSON.stringify(call.args ?? {}),
+            initiated_by: ctx.execution.created_by,
+            created_at: clock.now(),
+          });
+          storeUsage();
+          return [];
+        },
+      );
+    },
+  };
+}

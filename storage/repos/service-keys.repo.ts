@@ -1,0 +1,30 @@
+// Sealed service keys (table sealed_service_keys): secrets the service mints for itself, sealed by the master key ring.
+import type { SqliteDatabase } from '../database.js';
+
+export interface SealedServiceKeyRow {
+  name: string;
+  /** runtime/vault/sealed-secret.ts output; opens only with the master key ring and the row's AAD. */
+  sealed: Buffer;
+  created_at: number;
+  updated_at: number;
+}
+
+export function createServiceKeysRepo(db: SqliteDatabase) {
+  const s = {
+    get: db.prepare('SELECT * FROM sealed_service_keys WHERE name = ?'),
+    insert: db.prepare(
+      `INSERT INTO sealed_service_keys (name, sealed, created_at, updated_at) VALUES (@name, @sealed, @created_at, @updated_at)
+       ON CONFLICT (name) DO NOTHING`,
+    ),
+    replace: db.prepare('UPDATE sealed_service_keys SET sealed = ?, updated_at = ? WHERE name = ?'),
+  };
+  return {
+    get: (name: string) => s.get.get(name) as SealedServiceKeyRow | undefined,
+    /** False when a key of that name already exists (nothing written). */
+    insert: (row: SealedServiceKeyRow): boolean => s.insert.run(row).changes > 0,
+    /** Rewrapped after a master-key rotation, or replaced when the old one can no longer be opened. */
+    replace: (name: string, sealed: Buffer, now: number): void => void s.replace.run(sealed, now, name),
+  };
+}
+
+export type ServiceKeysRepo = ReturnType<typeof createServiceKeysRepo>;

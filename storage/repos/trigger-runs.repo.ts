@@ -1,0 +1,81 @@
+// Run history: one trigger_runs row per firing and its subscriber_results, read newest first by keyset cursor.
+import type { SqliteDatabase } from '../database.js';
+
+export type RunSource = 'api' | 'schedule' | 'event';
+export type RunOutcome = 'accepted' | 'succeeded' | 'partial' | 'failed' | 'skipped';
+export type SubscriberStatus = 'started' | 'skipped' | 'failed';
+
+export interface TriggerRunRow {
+  id: string;
+  trigger_id: string;
+  org_id: string;
+  source: RunSource;
+  /** The key owner who fired (null for schedule and event firings). */
+  fired_by: string | null;
+  outcome: RunOutcome;
+  /** JSON array of integration ids supplied with caller credentials that no subscriber used (never material). */
+  unused_credential_integrations: string;
+  idempotency_key: string | null;
+  created_at: number;
+}
+
+export interface SubscriberResultRow {
+  run_id: string;
+  automation_id: string;
+  position: number;
+  status: SubscriberStatus;
+  code: string | null;
+  reason: string | null;
+  session_id: string | null;
+}
+
+/** A result with what the reader shows beside it (null when the automation was deleted since). */
+export type SubscriberResultView = SubscriberResultRow & { automation_name: string | null; automation_kind: string | null };
+
+/** Keyset position: runs strictly older than this (created_at, id) pair. */
+export interface RunCursor {
+  createdAt: number;
+  id: string;
+}
+
+export function createTriggerRunsRepo(db: SqliteDatabase) {
+  const s = {
+    insertRun: db.prepare(
+      `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, unused_credential_integrations, idempotency_key, created_at)
+       VALUES (@id, @trigger_id, @org_id, @source, @fired_by, @outcome, @unused_credential_integrations, @idempotency_key, @created_at)`,
+    ),
+    insertResult: db.prepare(
+      `INSERT INTO subscriber_results (run_id, automation_id, position, status, code, reason, session_id)
+       VALUES (@run_id, @automation_id, @position, @status, @code, @reason, @session_id)`,
+    ),
+    run: db.prepare('SELECT * FROM trigger_runs WHERE id = ?'),
+    // Served by the index trigger_runs_trigger (trigger_id, created_at DESC, id DESC).
+    firstPage: db.prepare('SELECT * FROM trigger_runs WHERE trigger_id = ? ORDER BY created_at DESC, id DESC LIMIT ?'),
+    nextPage: db.prepare(
+      `SELECT * FROM trigger_runs WHERE trigger_id = @trigger_id AND (created_at < @created_at OR (created_at = @created_at AND id < @id))
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ),
+    results: db.prepare(
+      `SELECT r.*, a.name AS automation_name, a.kind AS automation_kind FROM subscriber_results r
+       LEFT JOIN automations a ON a.id = r.automation_id
+       WHERE r.run_id IN (SELECT value FROM json_each(?)) ORDER BY r.run_id, r.position, r.automation_id`,
+    ),
+    countOfTrigger: db.prepare('SELECT COUNT(*) FROM trigger_runs WHERE trigger_id = ?').pluck(),
+  };
+
+  return {
+    insertRun: (row: TriggerRunRow): void => void s.insertRun.run(row),
+    insertResult: (row: SubscriberResultRow): void => void s.insertResult.run(row),
+    run: (id: string) => s.run.get(id) as TriggerRunRow | undefined,
+    /** Newest first; `before` continues after the last row of the previous page. */
+    page(triggerId: string, before: RunCursor | null, limit: number): TriggerRunRow[] {
+      if (before === null) return s.firstPage.all(triggerId, limit) as TriggerRunRow[];
+      return s.nextPage.all({ trigger_id: triggerId, created_at: before.createdAt, id: before.id, limit }) as TriggerRunRow[];
+    },
+    /** Results of several runs in one query, each run's in firing order. */
+    resultsOf: (runIds: readonly string[]) => s.results.all(JSON.stringify(runIds)) as SubscriberResultView[],
+    countOfTrigger: (triggerId: string) => s.countOfTrigger.get(triggerId) as number,
+  };
+}
+
+export type TriggerRunsRepo = ReturnType<typeof createTriggerRunsRepo>;

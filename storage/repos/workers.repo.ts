@@ -1,0 +1,46 @@
+// Worker mappings: a partner's named worker (partnerSubject) vouched into a customer organization as one person.
+import type { SqliteDatabase } from '../database.js';
+
+export interface WorkerMappingRow {
+  id: string;
+  partner_id: string;
+  org_id: string;
+  partner_subject: string;
+  user_id: string;
+  /** JSON: `[{ domainId, role }]` as vouched. */
+  domain_roles: string;
+  /** 1 when the mapping created the person. */
+  provisioned_user: number;
+  created_at: number;
+  updated_at: number | null;
+  revoked_at: number | null;
+}
+
+export function createWorkersRepo(db: SqliteDatabase) {
+  const s = {
+    insert: db.prepare(
+      `INSERT INTO worker_mappings (id, partner_id, org_id, partner_subject, user_id, domain_roles, provisioned_user, created_at, updated_at, revoked_at)
+       VALUES (@id, @partner_id, @org_id, @partner_subject, @user_id, @domain_roles, @provisioned_user, @created_at, @updated_at, @revoked_at)`,
+    ),
+    setRoles: db.prepare('UPDATE worker_mappings SET domain_roles = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    revoke: db.prepare('UPDATE worker_mappings SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    byId: db.prepare('SELECT * FROM worker_mappings WHERE id = ?'),
+    activeBySubject: db.prepare('SELECT * FROM worker_mappings WHERE org_id = ? AND partner_subject = ? AND revoked_at IS NULL'),
+    activeOfOrg: db.prepare('SELECT * FROM worker_mappings WHERE org_id = ? AND revoked_at IS NULL ORDER BY created_at, id'),
+    activeOfUser: db.prepare('SELECT * FROM worker_mappings WHERE org_id = ? AND user_id = ? AND revoked_at IS NULL'),
+    latestBySubject: db.prepare('SELECT * FROM worker_mappings WHERE org_id = ? AND partner_subject = ? ORDER BY created_at DESC, id DESC LIMIT 1'),
+  };
+  return {
+    insert: (row: WorkerMappingRow): void => void s.insert.run(row),
+    setDomainRoles: (id: string, domainRoles: string, now: number): boolean => s.setRoles.run(domainRoles, now, id).changes > 0,
+    revoke: (id: string, now: number): boolean => s.revoke.run(now, now, id).changes > 0,
+    mapping: (id: string) => s.byId.get(id) as WorkerMappingRow | undefined,
+    activeBySubject: (orgId: string, partnerSubject: string) => s.activeBySubject.get(orgId, partnerSubject) as WorkerMappingRow | undefined,
+    activeOfOrganization: (orgId: string) => s.activeOfOrg.all(orgId) as WorkerMappingRow[],
+    activeOfUser: (orgId: string, userId: string) => s.activeOfUser.all(orgId, userId) as WorkerMappingRow[],
+    /** The subject's newest mapping, revoked or not (a re-vouched subject is the same person again). */
+    latestBySubject: (orgId: string, partnerSubject: string) => s.latestBySubject.get(orgId, partnerSubject) as WorkerMappingRow | undefined,
+  };
+}
+
+export type WorkersRepo = ReturnType<typeof createWorkersRepo>;

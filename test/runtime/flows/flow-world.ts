@@ -1,0 +1,157 @@
+// Test world: the example workspace applied to a real store, the real session starter/dispatcher, the flow engine, a loopback CRM.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { ManualClock } from '../../../runtime/clock.js';
+import { createSessionEventBus, type SessionEventBus } from '../../../runtime/events/index.js';
+import { createFlowEngine, createRunApprovals, type FlowEngine, type RunApprovals } from '../../../runtime/flows/index.js';
+import { applyManifest } from '../../../runtime/manifest/apply.js';
+import { createScheduler, type Scheduler } from '../../../runtime/scheduler/index.js';
+import { createCallerGrants } from '../../../runtime/sessions/caller-grants.js';
+import type { StartSessionRequest } from '../../../runtime/sessions/contracts.js';
+import { createSessionDispatcher, type SessionDispatcher } from '../../../runtime/sessions/dispatcher.js';
+import { createSessionStarter } from '../../../runtime/sessions/session-starter.js';
+import type { Caller } from '../../../runtime/sessions/session-access.js';
+import { createHttpIntegrationExecutor } from '../../../runtime/tools/index.js';
+import { createKeyRing, type KeyRing } from '../../../runtime/vault/index.js';
+import type { ExecutionRow, ToolCallRow } from '../../../storage/repos/executions.repo.js';
+import type { ApprovalRow } from '../../../storage/repos/approvals.repo.js';
+import type { MessageRow } from '../../../storage/repos/sessions.repo.js';
+import { openStore, type Store } from '../../../storage/store.js';
+import { exampleWorkspace } from '../../helpers/fire-workspace.js';
+import { startCrm, type Contact, type CrmUpstream } from './crm-upstream.js';
+
+export const T0 = Date.UTC(2026, 10, 22, 12);
+
+export const CONTACTS: Contact[] = [
+  { id: 'c-1', name: 'Pat Pro', tier: 'pro' },
+  { id: 'c-2', name: 'Erin Enterprise', tier: 'enterprise' },
+];
+
+/** What a run left behind, read straight from the tables. */
+export interface RunTrail {
+  execution: ExecutionRow;
+  calls: ToolCallRow[];
+  approvals: ApprovalRow[];
+  messages: MessageRow[];
+  events: Array<{ seq: number; type: string; payload: Record<string, unknown> }>;
+}
+
+interface Engines {
+  store: Store;
+  bus: SessionEventBus;
+  scheduler: Scheduler;
+  dispatcher: SessionDispatcher;
+  engine: FlowEngine;
+  approvals: RunApprovals;
+  starter: ReturnType<typeof createSessionStarter>;
+}
+
+export interface WorldOptions {
+  /** A database file (so a restart reopens it) instead of `:memory:`. */
+  file?: boolean;
+  /** Edits the example manifest before it is applied (e.g. extra flows). */
+  manifest?: (manifest: any) => void;
+}
+
+function build(store: Store, clock: ManualClock, keyRing: KeyRing, logs: string[]): Engines {
+  const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _e, done) => (logs.push(String(chunk)), done()) }));
+  const bus = createSessionEventBus({ repo: store.repos.sessionEvents, writer: store.writer, clock });
+  const scheduler = createScheduler({ store, clock, logger });
+  const grants = createCallerGrants({ executions: store.repos.executions, keyRing, scheduler, clock, writer: store.writer });
+  const dispatcher = createSessionDispatcher({ store, logger });
+  const engine = createFlowEngine({ store, clock, logger, bus, grants, keyRing, http: createHttpIntegrationExecutor({ allowPrivateNetworks: true }) });
+  dispatcher.registerEngine('flow', engine);
+  const approvals = createRunApprovals({ store, trail: engine.trail, dispatcher });
+  const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
+  return { store, bus, scheduler, dispatcher, engine, approvals, starter };
+}
+
+export async function flowWorld(t: { teardown(fn: () => unknown): void }, options: WorldOptions = {}) {
+  const crm = await startCrm(CONTACTS);
+  const manifest = exampleWorkspace();
+  manifest.integrations[0].baseUrl = crm.baseUrl;
+  options.manifest?.(manifest);
+  const dir = options.file ? mkdtempSync(join(tmpdir(), 'switchyard-flows-')) : null;
+  const path = dir === null ? ':memory:' : join(dir, 'switchyard.db');
+  const clock = new ManualClock(T0);
+  const keyRing = createKeyRing([{ keyId: 'k1', key: randomBytes(32) }]);
+  const logs: string[] = [];
+  const store = openStore({ path });
+  const { refs } = await applyManifest(store, manifest, { clock, keyRing });
+  let live = build(store, clock, keyRing, logs);
+
+  async function shutdown(closeStore: boolean): Promise<void> {
+    await live.dispatcher.stop();
+    await live.bus.close();
+    live.scheduler.close();
+    if (closeStore) live.store.close();
+  }
+  t.teardown(async () => {
+    await shutdown(true);
+    await crm.close();
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const orgId = refs.acme!;
+  const caller = (user: string): Caller => ({ userId: refs[user]!, orgId });
+
+  return {
+    crm,
+    clock,
+    keyRing,
+    logs,
+    refs,
+    orgId,
+    caller,
+    get store() {
+      return live.store;
+    },
+    get engine() {
+      return live.engine;
+    },
+    get dispatcher() {
+      return live.dispatcher;
+    },
+    get approvals() {
+      return live.approvals;
+    },
+    get starter() {
+      return live.starter;
+    },
+
+    /** Starts a run the way a fire does (plan, write in a unit of work, dispatch); `settle` waits for it to park or end. */
+    async start(input: Record<string, unknown>, request: Partial<StartSessionRequest> & { flow?: string } = {}, settle = true) {
+      const { flow = 'enrich', ...rest } = request;
+      const planned = live.starter.plan({ orgId, automationId: refs[flow]!, actorUserId: refs.ada!, origin: 'trigger', visibility: 'domain', input, ...rest });
+      await live.store.writer.submit(() => planned.write());
+      planned.dispatch();
+      if (settle) await live.dispatcher.idle(planned.sessionId);
+      return { sessionId: planned.sessionId, executionId: planned.executionId };
+    },
+
+    /** Stops every engine (in-flight calls are aborted and left unrecorded, as on shutdown) and builds new ones over the same database. */
+    async restart(): Promise<void> {
+      // A file database is closed and opened again (what a new process sees); `:memory:` keeps its one connection.
+      await shutdown(dir !== null);
+      live = build(dir !== null ? openStore({ path }) : live.store, clock, keyRing, logs);
+    },
+
+    trail(sessionId: string): RunTrail {
+      const { db, repos } = live.store;
+      const execution = repos.executions.latestExecution(sessionId)!;
+      return {
+        execution,
+        calls: repos.executions.toolCallsOfSession(sessionId),
+        approvals: db.prepare('SELECT * FROM approvals WHERE session_id = ? ORDER BY created_at, id').all(sessionId) as ApprovalRow[],
+        messages: repos.sessions.conversation(sessionId),
+        events: repos.sessionEvents.listRange(sessionId, 0, Number.MAX_SAFE_INTEGER, 10_000).map((row) => ({ seq: row.seq, type: row.type, payload: JSON.parse(row.payload) })),
+      };
+    },
+  };
+}
+
+export type FlowWorld = Awaited<ReturnType<typeof flowWorld>>;

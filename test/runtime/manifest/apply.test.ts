@@ -1,0 +1,252 @@
+import t, { type Test } from 'tap';
+import { hashSecret, isWellFormed } from '../../../runtime/auth/secrets.js';
+import { verifyPassword } from '../../../runtime/auth/passwords.js';
+import { ManualClock } from '../../../runtime/clock.js';
+import { applyManifest, createManifestApplier } from '../../../runtime/manifest/apply.js';
+import { connectionSecretAad } from '../../../runtime/manifest/apply-integrations.js';
+import { endpointSecretAad } from '../../../runtime/manifest/apply-triggers.js';
+import { loadManifestFile } from '../../../runtime/manifest/load.js';
+import { ManifestError } from '../../../runtime/manifest/manifest-error.js';
+import { openSecret } from '../../../runtime/vault/sealed-secret.js';
+import { openStore, type Store } from '../../../storage/store.js';
+import { DEMO_MANIFEST_PATH, countRows, example, testKeyRing } from './manifest-fixtures.js';
+
+function setup(t: Test) {
+  const store = openStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  return { store, clock: new ManualClock(), keyRing: testKeyRing() };
+}
+
+async function refusal(t: Test, work: Promise<unknown>): Promise<ManifestError> {
+  try {
+    await work;
+  } catch (error) {
+    if (error instanceof ManifestError) return error;
+    throw error;
+  }
+  t.fail('expected a ManifestError');
+  return new ManifestError([]);
+}
+
+const KEY_REFS = ['ada-key', 'bob-key', 'eve-key', 'gina-key', 'northwind-key'];
+
+t.test('the contract example applies: every ref maps to its row', async (t) => {
+  const { store, clock, keyRing } = setup(t);
+  const { refs } = await applyManifest(store, example(), { clock, keyRing });
+  const r = store.repos;
+
+  const acme = r.tenancy.organization(refs.acme!)!;
+  t.equal(acme.name, 'Acme');
+  const ada = r.tenancy.user(refs.ada!)!;
+  t.equal(ada.email, 'ada@acme.test');
+  t.ok(await verifyPassword('ada-password-1', ada.password_hash), 'password stored as a verifiable hash');
+  t.not(ada.password_hash, 'ada-password-1');
+  t.equal(r.tenancy.orgRole(refs.acme!, refs.eve!), 'admin');
+  t.equal(r.tenancy.domainRole(refs.sales!, refs.bob!), 'operator');
+  t.equal(r.tenancy.domainRole(refs.sales!, refs.eve!), null, 'eve is no member of sales');
+  t.same(JSON.parse(r.tenancy.domain(refs.sales!)!.approval_policy), { approvers: [refs.ada] });
+
+  for (const ref of KEY_REFS) t.ok(isWellFormed(refs[ref]!, ref === 'northwind-key' ? 'svp_' : 'sv_'), `${ref} is a fresh secret`);
+  const adaKey = r.credentials.apiKeyByHash(hashSecret(refs['ada-key']!))!;
+  t.equal(adaKey.user_id, refs.ada);
+  t.equal(adaKey.org_id, refs.acme);
+  t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partner_id, refs.northwind);
+
+  // Agents: published ones get revision 1 with the belt frozen from the procedure and bindings.
+  const lookup = r.automations.automation(refs.lookup!)!;
+  t.match(lookup, { kind: 'agent', domain_id: refs.sales, org_id: refs.acme, published_revision: 1, description: 'Finds a contact and summarises it' });
+  t.same(JSON.parse(r.automations.agentRevision(refs.lookup!, 1)!.belt), [{ integrationId: 'crm', identityMode: 'caller_preferred' }]);
+  t.same(JSON.parse(r.automations.agentRevision(refs.upgrader!, 1)!.belt), [{ integrationId: 'crm', identityMode: 'caller_required' }]);
+  t.same(JSON.parse(r.automations.agentRevision(refs.upgrader!, 1)!.setup).approvalTools, ['crm.update_contact']);
+  t.same(JSON.parse(r.automations.agentRevision(refs['globex-agent']!, 1)!.belt), []);
+  t.equal(r.automations.automation(refs.drafty!)!.published_revision, null);
+  t.equal(r.automations.latestAgentRevision(refs.drafty!), undefined, 'an unpublished agent has no revision');
+  t.equal(r.automations.agentSetup(refs.drafty!)!.procedure, 'Use #crm.get_contact.');
+  t.same(r.automations.agentBindings(refs.upgrader!), [{ automation_id: refs.upgrader, integration_id: 'crm', policy: 'caller_required' }]);
+  t.same(r.automations.knowledgeSelection(refs.lookup!), { automation_id: refs.lookup, mode: 'domain', module_ids: '[]' });
+
+  // Flow: version 1 published, with its step graph and bindings.
+  const enrich = r.automations.automation(refs.enrich!)!;
+  t.match(enrich, { kind: 'flow', published_revision: 1 });
+  const version = r.automations.flowVersion(refs.enrich!, 1)!;
+  t.equal(JSON.parse(version.definition).steps[1].then[0].approval, true);
+  t.same(JSON.parse(version.bindings), { crm: 'service' });
+
+  // Triggers: subscribers in manifest order; configs per type.
+  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automation_id), [refs.lookup, refs.enrich]);
+  t.equal(r.triggers.trigger(refs.paused!)!.active, 0);
+  t.same(JSON.parse(r.triggers.trigger(refs.nightly!)!.config), { cron: '0 2 * * *', timezone: 'Europe/Paris', input: { id: 'c-1' } });
+  const signup = r.triggers.trigger(refs.signup!)!;
+  t.same(JSON.parse(signup.config), {
+    sourceIntegrationId: 'crm',
+    connectionId: refs['crm-conn'],
+    eventType: 'contact.created',
+    filter: { field: 'contact.seats', operator: '>', value: 50 },
+  });
+  t.equal(openSecret(keyRing, signup.endpoint_secret_sealed!, endpointSecretAad(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  t.equal(r.triggers.trigger(refs['globex-fire']!)!.org_id, refs.globex);
+
+  // Connection secret sealed and bound to its row.
+  const connection = r.integrations.connection(refs['crm-conn']!)!;
+  t.match(connection, { integration_id: 'crm', domain_id: refs.sales, org_id: refs.acme });
+  t.same(openSecret(keyRing, connection.secret_sealed!, connectionSecretAad(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
+  t.throws(() => openSecret(keyRing, connection.secret_sealed!, connectionSecretAad(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
+  t.same(JSON.parse(r.integrations.integration('crm')!.manifest).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
+
+  // Knowledge: published articles indexed, drafts not; module memberships.
+  t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'seats', 10).map((a) => a.id), [refs.pricing]);
+  t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'ready', 10), [], 'the draft is not indexed');
+  t.same(r.knowledge.matchPublishedArticles(refs.globex!, 'seats', 10), [], 'search is per organization');
+  t.equal(r.knowledge.article(refs.wip!)!.published_at, null);
+  t.same(r.knowledge.moduleArticleIds(refs['pricing-module']!), [refs.pricing]);
+  t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domain_id: refs.sales, name: 'Pricing' });
+
+  // Partner: grant, quota, template.
+  t.match(r.partners.partner(refs.northwind!), { provisioning_enabled: 1, quota_total: 3, quota_used: 0, template_id: refs.starter });
+  const template = r.partners.partnerTemplate(refs.starter!)!;
+  t.equal(template.ref, 'starter');
+  t.equal(JSON.parse(template.definition).agents[0].entitled, true);
+  t.equal(r.partners.partnerApp(refs['northwind-app']!)!.name, 'Northwind embedded');
+});
+
+t.test('applying twice creates nothing new and returns the same ids; keys show their secret only once', async (t) => {
+  const { store, clock, keyRing } = setup(t);
+  const first = await applyManifest(store, example(), { clock, keyRing });
+  const counts = countRows(store.db);
+  clock.advance(60_000);
+  const second = await applyManifest(store, example(), { clock, keyRing });
+  t.same(countRows(store.db), counts, 'no table gained or lost a row');
+  t.ok(Object.values(counts).some((n) => n > 0));
+  t.same(Object.keys(second.refs).sort(), Object.keys(first.refs).sort());
+  for (const [ref, value] of Object.entries(first.refs)) {
+    if (KEY_REFS.includes(ref)) {
+      const row = ref === 'northwind-key' ? store.repos.partners.partnerKeyByHash(hashSecret(value)) : store.repos.credentials.apiKeyByHash(hashSecret(value));
+      t.equal(second.refs[ref], row?.id, `${ref}: the second apply shows the key id`);
+    } else {
+      t.equal(second.refs[ref], value, `${ref}: same id`);
+    }
+  }
+  t.equal(store.repos.automations.latestAgentRevision(first.refs.lookup!)!.revision, 1, 'unchanged setup publishes no new revision');
+  t.equal(store.repos.automations.automation(first.refs.lookup!)!.updated_at, clock.now() - 60_000, 'unchanged rows are not rewritten');
+});
+
+t.test('a changed setup publishes a new revision; other changes update in place', async (t) => {
+  const { store, clock, keyRing } = setup(t);
+  const { refs } = await applyManifest(store, example(), { clock, keyRing });
+  const counts = countRows(store.db);
+  const changed = example();
+  changed.organizations[0].name = 'Acme Corp';
+  changed.organizations[0].agents[0].name = 'Contact finder';
+  changed.organizations[0].agents[0].setup.procedure = 'Read the contact with #crm.get_contact and report its email.';
+  changed.organizations[0].agents[1].name = 'Tier changer';
+  changed.organizations[0].triggers[0].subscribers = ['enrich', 'lookup'];
+  changed.organizations[0].knowledge.bases[0].articles[0].body = 'Enterprise starts at 100 seats.';
+  changed.organizations[0].flows[0].steps[0].args = { id: '{{input.id}}', note: 'x' };
+  changed.organizations[0].flows[0].publish = true;
+  changed.organizations[0].connections[0].secret = { token: 'org-token-456' };
+  clock.advance(1_000);
+  const again = await applyManifest(store, changed, { clock, keyRing });
+  const r = store.repos;
+  t.equal(again.refs.lookup, refs.lookup);
+  t.equal(r.tenancy.organization(refs.acme!)!.name, 'Acme Corp');
+  t.equal(r.automations.automation(refs.lookup!)!.name, 'Contact finder');
+  t.equal(r.automations.automation(refs.lookup!)!.published_revision, 2);
+  t.match(JSON.parse(r.automations.agentRevision(refs.lookup!, 2)!.setup), { procedure: /its email/ });
+  t.match(JSON.parse(r.automations.agentRevision(refs.lookup!, 1)!.setup), { procedure: /its tier/ }, 'revision 1 is immutable');
+  t.equal(r.automations.latestAgentRevision(refs.upgrader!)!.revision, 1, 'a rename alone publishes nothing');
+  t.equal(r.automations.automation(refs.upgrader!)!.name, 'Tier changer');
+  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automation_id), [refs.enrich, refs.lookup]);
+  t.equal(r.automations.automation(refs.enrich!)!.published_revision, 2);
+  t.same(r.knowledge.matchPublishedArticles(refs.acme!, '100', 10).map((a) => a.id), [refs.pricing], 'republished text is indexed');
+  t.same(r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
+  const sealed = r.integrations.connection(refs['crm-conn']!)!.secret_sealed!;
+  t.same(openSecret(keyRing, sealed, connectionSecretAad(refs.acme!, refs['crm-conn']!)), { token: 'org-token-456' });
+  const after = countRows(store.db);
+  t.equal(after.agent_revisions, counts.agent_revisions! + 1);
+  t.equal(after.flow_versions, counts.flow_versions! + 1);
+  for (const table of ['automations', 'triggers', 'subscriptions', 'articles', 'users', 'api_keys', 'connections', 'manifest_refs']) {
+    t.equal(after[table], counts[table], `${table} unchanged in size`);
+  }
+});
+
+t.test('a broken manifest is refused with its JSON path, and every table stays empty', async (t) => {
+  const cases: Array<[string, (m: any) => void]> = [
+    ['organizations[0].agents[1].setup.model', (m) => (m.organizations[0].agents[1].setup.model = '')],
+    ['organizations[0].triggers[1].subscribers[0]', (m) => (m.organizations[0].triggers[1].subscribers = ['ghost'])],
+    ['partners[0].templates[0].agents[0].setp', (m) => (m.partners[0].templates[0].agents[0].setp = {})],
+    ['organizations[1].domains[0].members[0].user', (m) => (m.organizations[1].domains[0].members[0].user = 'ada')],
+  ];
+  for (const [path, breakIt] of cases) {
+    const { store, clock, keyRing } = setup(t);
+    const manifest = example();
+    breakIt(manifest);
+    const error = await refusal(t, applyManifest(store, manifest, { clock, keyRing }));
+    t.ok(error.issues.some((i) => i.path === path), `refused at ${path}: ${error.message}`);
+    const nonEmpty = Object.entries(countRows(store.db)).filter(([, n]) => n > 0);
+    t.same(nonEmpty, [], `${path}: nothing applied`);
+  }
+});
+
+t.test('a refusal found while writing rolls back everything of that apply', async (t) => {
+  const { store, clock, keyRing } = setup(t);
+  const { refs } = await applyManifest(store, example(), { clock, keyRing });
+  const counts = countRows(store.db);
+  const changed = example();
+  changed.organizations[0].name = 'Renamed first';
+  changed.organizations[0].users.push({ ref: 'newbie', email: 'newbie@acme.test', name: 'New', orgRole: 'member', apiKeys: ['newbie-key'] });
+  // Ref "paused" was a trigger; naming a flow with it now is refused during the write.
+  changed.organizations[0].flows.push({ ...changed.organizations[0].flows[0], ref: 'paused-flow' });
+  changed.organizations[0].triggers[1].ref = 'paused-2';
+  changed.organizations[0].flows[1].ref = 'paused';
+  const error = await refusal(t, applyManifest(store, changed, { clock, keyRing }));
+  t.match(error.message, /organizations\[0\]\.flows\[1\]: ref "paused" was applied before as a trigger/);
+  t.same(countRows(store.db), counts, 'no row added or removed');
+  t.equal(store.repos.tenancy.organization(refs.acme!)!.name, 'Acme', 'the rename before the failure was rolled back');
+  t.equal(store.repos.tenancy.userByEmail('newbie@acme.test'), undefined);
+});
+
+t.test('an email cannot change by manifest', async (t) => {
+  const { store, clock, keyRing } = setup(t);
+  await applyManifest(store, example(), { clock, keyRing });
+  const changed = example();
+  changed.organizations[0].users[1].email = 'robert@acme.test';
+  const error = await refusal(t, applyManifest(store, changed, { clock, keyRing }));
+  t.equal(error.issues[0]!.path, 'organizations[0].users[1].email');
+});
+
+t.test('the demo manifest applies through the applier service, idempotently', async (t) => {
+  const { store, clock, keyRing } = setup(t);
+  const applier = createManifestApplier({ store, clock, keyRing });
+  const manifest = loadManifestFile(DEMO_MANIFEST_PATH);
+  const { refs } = await applier.apply(manifest);
+  t.ok(isWellFormed(refs['demo-key']!, 'sv_'));
+  const owner = store.repos.credentials.apiKeyByHash(hashSecret(refs['demo-key']!))!;
+  t.equal(store.repos.tenancy.user(owner.user_id)!.email, 'demo@switchyard.local');
+  t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.user_id), 'owner');
+  t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automation_id), [refs['demo-agent'], refs['demo-flow']]);
+  t.equal(store.repos.automations.automation(refs['demo-agent']!)!.published_revision, 1);
+  t.same(JSON.parse(store.repos.automations.agentRevision(refs['demo-agent']!, 1)!.belt), [{ integrationId: 'knowledge', identityMode: 'service' }]);
+  t.equal(store.repos.automations.automation(refs['demo-flow']!)!.published_revision, 1);
+  const counts = countRows(store.db);
+  const again = await applier.apply(manifest);
+  t.same(countRows(store.db), counts);
+  t.equal(again.refs['demo-key'], owner.id);
+});
+
+t.test('a later manifest may name integrations applied earlier', async (t) => {
+  const { store, clock, keyRing } = setup(t);
+  await applyManifest(store, { integrations: example().integrations }, { clock, keyRing });
+  const later = { organizations: [{ ...example().organizations[1], connections: [{ ref: 'g-crm', integration: 'crm', secret: { token: 'abc' } }] }] };
+  const { refs } = await applyManifest(store, later, { clock, keyRing });
+  t.equal(store.repos.integrations.connection(refs['g-crm']!)!.integration_id, 'crm');
+});
+
+t.test('one store, two organizations sharing nothing', async (t: Test) => {
+  const { store, clock, keyRing } = setup(t);
+  const { refs } = await applyManifest(store, example(), { clock, keyRing });
+  t.same(store.repos.tenancy.domainsOfOrganization(refs.globex!).map((d) => d.id), [refs.ops]);
+  t.same(store.repos.automations.automationsOfOrganization(refs.globex!).map((a) => a.id), [refs['globex-agent']]);
+  t.same(store.repos.tenancy.organizationsOfUser(refs.gina!).map((o) => o.org_id), [refs.globex]);
+});
+
+void ({} as Store);

@@ -1,0 +1,75 @@
+// A fire service over a real :memory: store with the fire workspace applied, and a recording SessionStarter.
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { ManualClock } from '../../../runtime/clock.js';
+import { AppError } from '../../../runtime/errors.js';
+import { newId } from '../../../runtime/ids.js';
+import { applyManifest } from '../../../runtime/manifest/apply.js';
+import { createScheduler } from '../../../runtime/scheduler/index.js';
+import type { PlannedStart, SessionStarter, StartSessionRequest } from '../../../runtime/sessions/contracts.js';
+import { createTriggerServices } from '../../../runtime/triggers/trigger-services.js';
+import { createKeyRing } from '../../../runtime/vault/index.js';
+import { openStore } from '../../../storage/store.js';
+import { fireWorkspace } from '../../helpers/fire-workspace.js';
+
+export const T0 = Date.UTC(2026, 10, 22, 12);
+
+/** Stands in for the sessions runtime: writes real session and execution rows, records plans and dispatches. */
+export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Map<string, AppError> = new Map()) {
+  const planned: StartSessionRequest[] = [];
+  const dispatched: string[] = [];
+  const starter: SessionStarter = {
+    plan(request): PlannedStart {
+      const refusal = refuse.get(request.automationId);
+      if (refusal !== undefined) throw refusal;
+      planned.push(request);
+      const sessionId = newId();
+      const executionId = newId();
+      return {
+        sessionId,
+        executionId,
+        write() {
+          const automation = store.repos.automations.automation(request.automationId)!;
+          const now = Date.now();
+          store.repos.sessions.insertSession({
+            id: sessionId, org_id: request.orgId, domain_id: automation.domain_id, automation_id: automation.id, revision: automation.published_revision,
+            visibility: request.visibility, created_by: request.actorUserId, origin: request.origin, trigger_run_id: request.triggerRunId ?? null,
+            status: 'active', title: null, created_at: now, updated_at: now,
+          });
+          store.repos.executions.insertExecution({
+            id: executionId, session_id: sessionId, status: 'queued', input: JSON.stringify(request.input ?? {}), created_by: request.actorUserId,
+            created_at: now, revision: automation.published_revision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
+          });
+        },
+        dispatch() {
+          dispatched.push(sessionId);
+        },
+      };
+    },
+  };
+  return { starter, planned, dispatched };
+}
+
+export async function fireFixture(t: { teardown(fn: () => unknown): void }, options: { refuse?: Map<string, AppError> } = {}) {
+  const store = openStore({ path: ':memory:' });
+  const clock = new ManualClock(T0);
+  const keyRing = createKeyRing([{ keyId: 'k1', key: randomBytes(32) }]);
+  const logs: string[] = [];
+  const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _e, done) => (logs.push(String(chunk)), done()) }));
+  const { refs } = await applyManifest(store, fireWorkspace(), { clock, keyRing });
+  const scheduler = createScheduler({ store, clock, logger });
+  const recording = recordingStarter(store, options.refuse);
+  const services = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: recording.starter, scheduler });
+  await scheduler.start();
+  t.teardown(() => {
+    scheduler.close();
+    store.close();
+  });
+  /** The principal a user's key resolves to. */
+  const principal = (user: string) => {
+    const userId = refs[user]!;
+    return { kind: 'user' as const, via: 'api_key' as const, userId, orgId: store.repos.tenancy.organizationsOfUser(userId)[0]!.org_id, credentialId: 'test' };
+  };
+  return { store, clock, keyRing, logs, refs, scheduler, ...recording, ...services, principal };
+}
