@@ -3,8 +3,9 @@ import { runBench } from './runner.js';
 import type { Scenario } from './scenario.js';
 import { authReadMeScenario } from './scenarios/auth-read.scenario.js';
 import { healthzScenario } from './scenarios/healthz.scenario.js';
+import { actorsScenario } from './actors.bench.js';
 
-const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario];
+const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario];
 
 try {
   process.exitCode = await runBench(SCENARIOS, process.argv.slice(2));

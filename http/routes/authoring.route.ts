@@ -19,6 +19,12 @@ import {
 
 const BASE = '/api/v1/authoring';
 
+/**
+ * A Setup holds up to 300,000 characters (principles + procedure); at 3 bytes a character (CJK) or 6 (`\u0001`
+ * escapes) that passes the default 1 MB, so the routes that carry one accept 2 MB.
+ */
+export const SETUP_BODY_LIMIT = 2 * 1024 * 1024;
+
 /** Every authoring route: same credentials, same tag, and the errors the spec names for the group. */
 export function authoringDoc(doc: RouteDoc): RouteDoc {
   return {
@@ -68,6 +74,7 @@ export const authoringRoutes: Route<Services>[] = [
   {
     method: 'POST',
     path: `${BASE}/automations`,
+    bodyLimit: SETUP_BODY_LIMIT,
     doc: authoringDoc({
       summary: 'Create an Agent (never a Flow) with an optional initial Setup; it is not published. Requires edit_automation in the domain.',
       body: CreateAgentBody,
@@ -95,6 +102,7 @@ export const authoringRoutes: Route<Services>[] = [
   {
     method: 'PATCH',
     path: `${BASE}/automations/:id/setup`,
+    bodyLimit: SETUP_BODY_LIMIT,
     doc: authoringDoc({
       summary: 'Change any of the four Setup fields (omitted fields unchanged); creates no revision and leaves the published pointer. Requires edit_automation.',
       body: SetupPatchBody,

@@ -12,12 +12,22 @@ import { approvalsRoutes } from './approvals.route.js';
 import { sessionsRoutes } from './sessions.route.js';
 import { triggerRunsRoutes } from './trigger-runs.route.js';
 import { triggersFireRoutes } from './triggers-fire.route.js';
+import { activationRoutes } from './activation.route.js';
+import { partnerEntitlementRoutes } from './partner-entitlements.route.js';
+import { partnerLeaseRoutes } from './partner-leases.route.js';
+import { partnerProvisioningRoutes } from './partner-provisioning.route.js';
+import { partnerSupportRoutes } from './partner-support.route.js';
+import { partnerTenantRoutes } from './partner-tenant.route.js';
+import { partnerWorkerApprovalRoutes } from './partner-worker-approvals.route.js';
+import { partnerWorkerRoutes } from './partner-workers.route.js';
 
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
   routes.push(...authoringRoutes, ...knowledgeRoutes);
   routes.push(...sessionsRoutes, ...approvalsRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
+  routes.push(...activationRoutes, ...partnerProvisioningRoutes, ...partnerLeaseRoutes, ...partnerWorkerRoutes, ...partnerEntitlementRoutes);
+  routes.push(...partnerWorkerApprovalRoutes, ...partnerSupportRoutes, ...partnerTenantRoutes(routes));
   routes.push(openApiRoute(() => routes));
   return routes;
 }

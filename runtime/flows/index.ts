@@ -26,3 +26,4 @@ export type { FlowRunnerDeps } from './flow-runner-deps.js';
 export { runFlowExecution } from './flow-runner.js';
 export { createFlowEngine, type FlowEngine, type FlowEngineDeps } from './flow-engine.js';
 export { APPROVAL_COMMENT_MAX, createRunApprovals, type RunApprovalAnswer, type RunApprovalDeps, type RunApprovalRequest, type RunApprovals } from './run-approval.js';
+export { registerFlows, type FlowsRuntime, type FlowsRuntimeDeps } from './flows.runtime.js';

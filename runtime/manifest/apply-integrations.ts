@@ -1,14 +1,15 @@
 // Owns applying the integration catalog (global definitions) and an organization's connections (secrets sealed).
 import { newId } from '../ids.js';
 import { isVaultError } from '../vault/vault-error.js';
-import { openSecret, sealSecret } from '../vault/sealed-secret.js';
+import { openSecret, sealSecret, sealedSecretAad } from '../vault/sealed-secret.js';
 import type { ApplyContext, OrganizationIds } from './apply-context.js';
 import { canonicalJson } from './canonical-json.js';
 import type { IntegrationDefinition } from './integration.schema.js';
 import { ManifestError, formatPath } from './manifest-error.js';
 import type { OrganizationManifest } from './organization.schema.js';
 
-export const connectionSecretAad = (orgId: string, connectionId: string): string => `connection:${orgId}:${connectionId}`;
+/** Kept for importers of this module; the AADs live in runtime/vault/sealed-secret.ts. */
+export const connectionSecretAad = sealedSecretAad.connection;
 
 export function applyIntegrations(ctx: ApplyContext, integrations: readonly IntegrationDefinition[]): void {
   const repo = ctx.repos.integrations;
@@ -52,13 +53,13 @@ export function applyConnections(ctx: ApplyContext, ids: OrganizationIds, org: O
     let id = ctx.book.lookup(ids.scope, connection.ref, 'connection', path, (found) => repo.connection(found)?.org_id === ids.orgId);
     if (id === undefined) {
       id = newId();
-      const sealed = connection.secret === undefined ? null : sealSecret(ctx.keyRing, connection.secret, connectionSecretAad(ids.orgId, id));
+      const sealed = connection.secret === undefined ? null : sealSecret(ctx.keyRing, connection.secret, sealedSecretAad.connection(ids.orgId, id));
       repo.insertConnection({ id, org_id: ids.orgId, domain_id: domainId, integration_id: connection.integration, secret_sealed: sealed, created_at: ctx.now });
     } else {
       const row = repo.connection(id)!;
       // An absent secret keeps the stored one: material may have been set in the product since.
       const sealed =
-        connection.secret === undefined ? row.secret_sealed : sealIfChanged(ctx, row.secret_sealed, connection.secret, connectionSecretAad(ids.orgId, id));
+        connection.secret === undefined ? row.secret_sealed : sealIfChanged(ctx, row.secret_sealed, connection.secret, sealedSecretAad.connection(ids.orgId, id));
       if (row.domain_id !== domainId || row.integration_id !== connection.integration || sealed !== row.secret_sealed) {
         repo.updateConnection({ id, domain_id: domainId, integration_id: connection.integration, secret_sealed: sealed });
       }

@@ -1,7 +1,7 @@
 // Owns applying an organization's triggers: config per type, sealed endpoint secret, subscribers in order.
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
 import { newId } from '../ids.js';
-import { sealSecret } from '../vault/sealed-secret.js';
+import { sealSecret, sealedSecretAad } from '../vault/sealed-secret.js';
 import type { ApplyContext, OrganizationIds } from './apply-context.js';
 import { sealIfChanged } from './apply-integrations.js';
 import { canonicalJson } from './canonical-json.js';
@@ -9,7 +9,8 @@ import { formatPath } from './manifest-error.js';
 import type { OrganizationManifest } from './organization.schema.js';
 import type { TriggerManifest } from './trigger.schema.js';
 
-export const endpointSecretAad = (orgId: string, triggerId: string): string => `trigger-endpoint:${orgId}:${triggerId}`;
+/** Kept for importers of this module; the AADs live in runtime/vault/sealed-secret.ts. */
+export const endpointSecretAad = sealedSecretAad.triggerEndpoint;
 
 /** The stored config (triggers.config) of each type; secrets are never part of it. */
 function configOf(trigger: TriggerManifest, ids: OrganizationIds): Record<string, unknown> {
@@ -43,7 +44,7 @@ export function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: Orga
     let id = ctx.book.lookup(ids.scope, trigger.ref, 'trigger', path, (found) => repo.trigger(found)?.org_id === ids.orgId);
     if (id === undefined) {
       id = newId();
-      const sealed = secret === undefined ? null : sealSecret(ctx.keyRing, secret, endpointSecretAad(ids.orgId, id));
+      const sealed = secret === undefined ? null : sealSecret(ctx.keyRing, secret, sealedSecretAad.triggerEndpoint(ids.orgId, id));
       repo.insertTrigger({ id, org_id: ids.orgId, ...fields, endpoint_secret_sealed: sealed, created_by: null, created_at: ctx.now });
     } else {
       const row = repo.trigger(id)!;
@@ -53,7 +54,7 @@ export function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: Orga
           ? null
           : secret === undefined
             ? row.endpoint_secret_sealed
-            : sealIfChanged(ctx, row.endpoint_secret_sealed, secret, endpointSecretAad(ids.orgId, id));
+            : sealIfChanged(ctx, row.endpoint_secret_sealed, secret, sealedSecretAad.triggerEndpoint(ids.orgId, id));
       const changed = (Object.keys(fields) as Array<keyof typeof fields>).some((key) => row[key] !== fields[key]);
       if (changed || sealed !== row.endpoint_secret_sealed) repo.updateTrigger({ id, ...fields, endpoint_secret_sealed: sealed });
     }

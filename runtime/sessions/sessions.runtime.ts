@@ -12,6 +12,7 @@ import { loadModelConfig, resolveModel, type ModelConfig } from '../models/index
 import type { Scheduler } from '../scheduler/index.js';
 import { createHttpIntegrationExecutor, createJsonSchemaValidator } from '../tools/index.js';
 import { createAgentEngine } from '../turns/agent-engine.js';
+import { registerFlows, type RunApprovals } from '../flows/index.js';
 import { createHttpToolProvider } from '../turns/http-tool.provider.js';
 import { createToolProviderRegistry, type ToolProviderRegistry } from '../turns/tool-providers.js';
 import type { KeyRing } from '../vault/index.js';
@@ -45,6 +46,8 @@ export interface SessionsRuntime {
   readonly dispatcher: SessionDispatcher;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
+  /** Flow run approvals (partner `POST /worker/approvals/runs/:runId`). */
+  readonly runApprovals: RunApprovals;
   /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
   readonly tools: ToolProviderRegistry;
   view(caller: Caller, sessionId: string): SessionView;
@@ -102,12 +105,16 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
     }),
   );
 
+  // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
+  const flows = registerFlows({ store, clock, logger, bus, grants, keyRing: deps.keyRing, dispatcher, providers: tools, http: createHttpIntegrationExecutor({ validator }), validator });
+
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
   return {
     starter,
     dispatcher,
     conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter }),
     approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator }),
+    runApprovals: flows.runApprovals,
     tools,
     view: (caller, sessionId) => sessionView(repos, caller, visibleSession(repos, caller, sessionId)),
     snapshot: (sessionId) => streamSnapshot(repos, sessionId),

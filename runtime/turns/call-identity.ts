@@ -1,10 +1,9 @@
 // Decides, at call time, who one tool call runs as and fetches exactly that identity's material (caller grant or connection).
 import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
 import type { IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
-import { connectionSecretAad } from '../manifest/apply-integrations.js';
 import type { IntegrationDefinition } from '../manifest/integration.schema.js';
 import type { ToolIdentity } from '../tools/index.js';
-import { openSecret } from '../vault/sealed-secret.js';
+import { openSecret, sealedSecretAad } from '../vault/sealed-secret.js';
 import { decideIdentityForEntry, stripUndeclaredFields, type IdentityBinding, type KeyRing } from '../vault/index.js';
 import type { CallerGrants } from '../sessions/caller-grants.js';
 
@@ -75,7 +74,7 @@ function organizationIdentity(deps: CallIdentityDeps, input: CallIdentityInput):
     return { ok: false, code: 'CONNECTION_NOT_CONFIGURED', message: `No connection to "${integration.id}" is configured for this domain.` };
   }
   if (connection.secret_sealed === null) return { ok: true, identity: { runAs: 'organization' } };
-  const secret = openSecret(deps.keyRing, connection.secret_sealed, connectionSecretAad(input.orgId, connection.id)) as {
+  const secret = openSecret(deps.keyRing, connection.secret_sealed, sealedSecretAad.connection(input.orgId, connection.id)) as {
     token?: string;
     fields?: Record<string, string>;
   };

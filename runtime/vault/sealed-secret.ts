@@ -19,6 +19,12 @@ function aadFor(layer: 'payload' | 'data-key', aad: string): Buffer {
   return Buffer.from(JSON.stringify(['switchyard.sealed-secret', VERSION, layer, aad]), 'utf8');
 }
 
+/** The AAD of each kind of sealed secret: the record it belongs to (its organization and id). */
+export const sealedSecretAad = Object.freeze({
+  connection: (orgId: string, connectionId: string): string => `connection:${orgId}:${connectionId}`,
+  triggerEndpoint: (orgId: string, triggerId: string): string => `trigger-endpoint:${orgId}:${triggerId}`,
+});
+
 /** Encrypts `value` (any JSON value) with AES-256-GCM; only `openSecret` with the same AAD recovers it. */
 export function sealSecret(keyRing: KeyRing, value: unknown, aad: string): Buffer {
   const plaintext = Buffer.from(JSON.stringify(value), 'utf8');

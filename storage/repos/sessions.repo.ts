@@ -68,7 +68,9 @@ export function createSessionsRepo(db: SqliteDatabase) {
     ),
     messagesOf: db.prepare(
       `SELECT m.*, u.name AS author_name FROM messages m LEFT JOIN users u ON u.id = m.author_user_id
-       WHERE m.session_id = ? AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != '')) ORDER BY m.position`,
+       LEFT JOIN executions e ON e.id = m.execution_id
+       WHERE m.session_id = ? AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != ''))
+       ORDER BY COALESCE(e.position, 0), m.position`,
     ),
     conversationOf: db.prepare(
       `SELECT m.*, e.position AS execution_position FROM messages m LEFT JOIN executions e ON e.id = m.execution_id
@@ -90,7 +92,7 @@ export function createSessionsRepo(db: SqliteDatabase) {
     session: (id: string) => s.byId.get(id) as SessionRow | undefined,
     touchSession: (id: string, now: number): void => void s.touch.run(now, id),
     insertMessage: (row: Omit<MessageRow, 'position'>): void => void s.insertMessage.run(row),
-    /** What people read: user messages and non-empty assistant answers in order, with the author's name. */
+    /** What people read: user messages and non-empty answers, turn by turn (a queued message before its own answer), with authors. */
     visibleMessages: (sessionId: string) => s.messagesOf.all(sessionId) as MessageWithAuthor[],
     /** Every message row in order, tool rows included: the model's view of the conversation. */
     conversation: (sessionId: string) => s.conversationOf.all(sessionId) as ConversationRow[],

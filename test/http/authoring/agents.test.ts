@@ -121,6 +121,9 @@ t.test('PATCH setup bounds and strictness', async (t) => {
     if (status === 400) t.equal(answer.json.error.code, 'VALIDATION', label);
   }
   t.equal((await ada.get(`/automations/${world.refs.drafty}`)).json.setup.model, 'builtin:procedure', 'stored trimmed');
+  // 300,000 characters JSON-escaped as \u0007 (6 bytes each) are 1.8 MB: more than the default body limit.
+  const widest = await ada.patch(path, { principles: '\u0007'.repeat(100_000), procedure: '\u0007'.repeat(200_000) });
+  t.equal(widest.status, 200, 'a full Setup of the widest JSON characters fits the route body limit');
 });
 
 t.test('automation routes: another organization\'s or an unknown id is 404, a visible one without edit_automation 403', async (t) => {

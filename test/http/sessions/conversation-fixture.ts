@@ -14,8 +14,8 @@ const EXAMPLE = fileURLToPath(new URL('../../../../shared/examples/workspace.jso
 export const CANARY = 'caller-canary-5f1d9a7c3e';
 
 /**
- * The contract manifest with additions: `vic` (sales viewer), `exporter` (returns a file), `notary` (gated write
- * with service identity: policy-routed approvals), and the crm gains `crm.export_contact`.
+ * The contract manifest with additions: `vic` (sales viewer), `exporter` (returns a file), `writer` (ungated write),
+ * `notary` (gated write with service identity: policy-routed approvals), and the crm gains `crm.export_contact`.
  */
 export function conversationWorkspace(baseUrl: string): any {
   const manifest = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
@@ -37,6 +37,14 @@ export function conversationWorkspace(baseUrl: string): any {
       domain: 'sales',
       name: 'Exporter',
       setup: { principles: '', procedure: 'Export with #crm.export_contact.', model: 'builtin:procedure', approvalTools: [] },
+      bindings: { crm: 'service' },
+      publish: true,
+    },
+    {
+      ref: 'writer',
+      domain: 'sales',
+      name: 'Writer',
+      setup: { principles: '', procedure: 'Change it with #crm.update_contact.', model: 'builtin:procedure', approvalTools: [] },
       bindings: { crm: 'service' },
       publish: true,
     },

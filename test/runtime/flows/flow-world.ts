@@ -1,6 +1,6 @@
 // Test world: the example workspace applied to a real store, the real session starter/dispatcher, the flow engine, a loopback CRM.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -21,10 +21,13 @@ import type { ExecutionRow, ToolCallRow } from '../../../storage/repos/execution
 import type { ApprovalRow } from '../../../storage/repos/approvals.repo.js';
 import type { MessageRow } from '../../../storage/repos/sessions.repo.js';
 import { openStore, type Store } from '../../../storage/store.js';
-import { exampleWorkspace } from '../../helpers/fire-workspace.js';
 import { startCrm, type Contact, type CrmUpstream } from './crm-upstream.js';
 
 export const T0 = Date.UTC(2026, 10, 22, 12);
+
+/** The repository's verbatim copy of the contract manifest (shared/examples/workspace.json). */
+const EXAMPLE = new URL('../../../examples/workspace.json', import.meta.url);
+const exampleWorkspace = (): any => JSON.parse(readFileSync(EXAMPLE, 'utf8'));
 
 export const CONTACTS: Contact[] = [
   { id: 'c-1', name: 'Pat Pro', tier: 'pro' },

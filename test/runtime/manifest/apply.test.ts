@@ -3,12 +3,10 @@ import { hashSecret, isWellFormed } from '../../../runtime/auth/secrets.js';
 import { verifyPassword } from '../../../runtime/auth/passwords.js';
 import { ManualClock } from '../../../runtime/clock.js';
 import { applyManifest, createManifestApplier } from '../../../runtime/manifest/apply.js';
-import { connectionSecretAad } from '../../../runtime/manifest/apply-integrations.js';
-import { endpointSecretAad } from '../../../runtime/manifest/apply-triggers.js';
 import { loadManifestFile } from '../../../runtime/manifest/load.js';
 import { ManifestError } from '../../../runtime/manifest/manifest-error.js';
-import { openSecret } from '../../../runtime/vault/sealed-secret.js';
-import { openStore, type Store } from '../../../storage/store.js';
+import { openSecret, sealedSecretAad } from '../../../runtime/vault/sealed-secret.js';
+import { openStore } from '../../../storage/store.js';
 import { DEMO_MANIFEST_PATH, countRows, example, testKeyRing } from './manifest-fixtures.js';
 
 function setup(t: Test) {
@@ -83,14 +81,14 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
     eventType: 'contact.created',
     filter: { field: 'contact.seats', operator: '>', value: 50 },
   });
-  t.equal(openSecret(keyRing, signup.endpoint_secret_sealed!, endpointSecretAad(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  t.equal(openSecret(keyRing, signup.endpoint_secret_sealed!, sealedSecretAad.triggerEndpoint(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
   t.equal(r.triggers.trigger(refs['globex-fire']!)!.org_id, refs.globex);
 
   // Connection secret sealed and bound to its row.
   const connection = r.integrations.connection(refs['crm-conn']!)!;
   t.match(connection, { integration_id: 'crm', domain_id: refs.sales, org_id: refs.acme });
-  t.same(openSecret(keyRing, connection.secret_sealed!, connectionSecretAad(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
-  t.throws(() => openSecret(keyRing, connection.secret_sealed!, connectionSecretAad(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
+  t.same(openSecret(keyRing, connection.secret_sealed!, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
+  t.throws(() => openSecret(keyRing, connection.secret_sealed!, sealedSecretAad.connection(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
   t.same(JSON.parse(r.integrations.integration('crm')!.manifest).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
 
   // Knowledge: published articles indexed, drafts not; module memberships.
@@ -160,7 +158,7 @@ t.test('a changed setup publishes a new revision; other changes update in place'
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '100', 10).map((a) => a.id), [refs.pricing], 'republished text is indexed');
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
   const sealed = r.integrations.connection(refs['crm-conn']!)!.secret_sealed!;
-  t.same(openSecret(keyRing, sealed, connectionSecretAad(refs.acme!, refs['crm-conn']!)), { token: 'org-token-456' });
+  t.same(openSecret(keyRing, sealed, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-456' });
   const after = countRows(store.db);
   t.equal(after.agent_revisions, counts.agent_revisions! + 1);
   t.equal(after.flow_versions, counts.flow_versions! + 1);
@@ -169,7 +167,7 @@ t.test('a changed setup publishes a new revision; other changes update in place'
   }
 });
 
-t.test('a broken manifest is refused with its JSON path, and every table stays empty', async (t) => {
+t.test('a broken manifest is refused with its JSON path, and every table stays as migrated (empty)', async (t) => {
   const cases: Array<[string, (m: any) => void]> = [
     ['organizations[0].agents[1].setup.model', (m) => (m.organizations[0].agents[1].setup.model = '')],
     ['organizations[0].triggers[1].subscribers[0]', (m) => (m.organizations[0].triggers[1].subscribers = ['ghost'])],
@@ -182,8 +180,12 @@ t.test('a broken manifest is refused with its JSON path, and every table stays e
     breakIt(manifest);
     const error = await refusal(t, applyManifest(store, manifest, { clock, keyRing }));
     t.ok(error.issues.some((i) => i.path === path), `refused at ${path}: ${error.message}`);
-    const nonEmpty = Object.entries(countRows(store.db)).filter(([, n]) => n > 0);
-    t.same(nonEmpty, [], `${path}: nothing applied`);
+    // A freshly migrated database holds only FTS5 bookkeeping rows (articles_fts_config and the like).
+    const fresh = openStore({ path: ':memory:' });
+    t.same(countRows(store.db), countRows(fresh.db), `${path}: nothing applied`);
+    fresh.close();
+    const nonEmpty = Object.entries(countRows(store.db)).filter(([table, n]) => n > 0 && !table.startsWith('articles_fts'));
+    t.same(nonEmpty, [], `${path}: every table is empty`);
   }
 });
 
@@ -249,4 +251,3 @@ t.test('one store, two organizations sharing nothing', async (t: Test) => {
   t.same(store.repos.tenancy.organizationsOfUser(refs.gina!).map((o) => o.org_id), [refs.globex]);
 });
 
-void ({} as Store);

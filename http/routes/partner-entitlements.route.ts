@@ -1,0 +1,49 @@
+// Entitlements of one customer: read default/override/resolved per agent and flow, set or clear an override.
+import { entitlementBodySchema } from '../../runtime/partners/entitlements.js';
+import type { Services } from '../../runtime/services.js';
+import { requirePartnerKey } from '../partner-auth.js';
+import type { Route } from '../types.js';
+import { parseBody } from '../validate.js';
+
+const ORG = '/api/partner/v1/organizations/:orgId';
+const ENTITLEMENT = `${ORG}/automations/:automationId/entitlement`;
+const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or automation (indistinguishable)' };
+
+export const partnerEntitlementRoutes: Route<Services>[] = [
+  {
+    method: 'GET',
+    path: `${ORG}/entitlements`,
+    doc: { summary: 'Default, override and resolved standing of each agent and flow.', tags: ['partner'], security: ['partnerKey'], responses: { 200: { description: '{ entitlements }' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
+    handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      return { status: 200, body: { entitlements: services.partners.entitlements.list(principal, request.params.orgId ?? '') } };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: ENTITLEMENT,
+    doc: {
+      summary: 'Set this customer\'s override { enabled } for one agent or flow.',
+      tags: ['partner'],
+      security: ['partnerKey'],
+      body: entitlementBodySchema,
+      responses: { 200: { description: '{ entitlement }' }, 400: { description: 'VALIDATION' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
+    },
+    async handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      const body = parseBody(request, entitlementBodySchema);
+      const entitlement = await services.partners.entitlements.setOverride(principal, request.params.orgId ?? '', request.params.automationId ?? '', body.enabled);
+      return { status: 200, body: { entitlement } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: ENTITLEMENT,
+    doc: { summary: 'Clear the override: the platform default applies again.', tags: ['partner'], security: ['partnerKey'], responses: { 200: { description: '{ entitlement }' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
+    async handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      const entitlement = await services.partners.entitlements.clearOverride(principal, request.params.orgId ?? '', request.params.automationId ?? '');
+      return { status: 200, body: { entitlement } };
+    },
+  },
+];

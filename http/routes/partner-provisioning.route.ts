@@ -1,0 +1,77 @@
+// POST /api/partner/v1/organizations (idempotent provisioning) and GET …/organizations/:orgId (onboarding state).
+import { customerStatus } from '../../runtime/partners/customer-status.js';
+import {
+  assertJsonContentType,
+  provisioningBodySchema,
+  provisioningFingerprint,
+  provisioningKeyOf,
+} from '../../runtime/partners/provisioning-request.js';
+import type { Services } from '../../runtime/services.js';
+import { requirePartnerKey } from '../partner-auth.js';
+import type { HttpRequest, Route } from '../types.js';
+import { parseWith, readJson } from '../validate.js';
+
+const BASE = '/api/partner/v1';
+
+/** Where the owner's activation link points: the configured public URL, else the address this request reached. */
+function linkBase(request: HttpRequest, services: Services): string {
+  if (services.config.publicUrl) return services.config.publicUrl;
+  const host = request.headers.host ?? `${services.config.host}:${services.config.port}`;
+  return `${request.secure ? 'https' : 'http'}://${host}`;
+}
+
+export const partnerProvisioningRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: `${BASE}/organizations`,
+    doc: {
+      summary: 'Provision one customer organization (owner, domain, template agents and flows). Requires Idempotency-Key; replays for 7 days.',
+      tags: ['partner'],
+      security: ['partnerKey'],
+      body: provisioningBodySchema,
+      responses: {
+        202: { description: 'the customer record exists; onboardingStatus tells how far onboarding got (a replay carries Idempotency-Replayed: true and owner.invitation null)' },
+        400: { description: 'VALIDATION (body, or a missing / repeated / comma-separated / malformed Idempotency-Key) or CLIENT_SEGMENT_INVALID' },
+        401: { description: 'UNAUTHORIZED: missing or invalid svp_ key' },
+        403: { description: 'PARTNER_PLATFORM_SUSPENDED or PROVISIONING_NOT_ENABLED' },
+        409: { description: 'IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS (Retry-After: 2), IDEMPOTENCY_OUTCOME_UNKNOWN, TEMPLATE_SUSPENDED, QUOTA_EXHAUSTED, IDENTIFIER_TAKEN' },
+        415: { description: 'UNSUPPORTED_MEDIA_TYPE: Content-Type is not application/json' },
+        500: { description: 'PROVISIONING_FAILED: details carry the organization and its onboarding state' },
+      },
+    },
+    async handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      // Provisioning rule 6: every malformed header and body is refused here, before any claim exists.
+      const idempotencyKey = provisioningKeyOf(request);
+      assertJsonContentType(request.headers['content-type']);
+      const raw = readJson(request);
+      const body = parseWith(provisioningBodySchema, raw);
+      const result = await services.partners.provisioning.provision({
+        principal,
+        idempotencyKey,
+        body,
+        fingerprint: provisioningFingerprint(raw),
+        linkBase: linkBase(request, services),
+      });
+      const orgId = (result.body as { organization?: { id?: string } }).organization?.id;
+      const headers: Record<string, string> = { 'cache-control': 'no-store' };
+      if (orgId !== undefined) headers.location = `${BASE}/organizations/${orgId}`;
+      if (result.replayed) headers['idempotency-replayed'] = 'true';
+      return { status: result.status, headers, body: result.body };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/organizations/:orgId`,
+    doc: {
+      summary: 'One of this platform\'s customers: the organization and the progress of its onboarding run.',
+      tags: ['partner'],
+      security: ['partnerKey'],
+      responses: { 200: { description: 'organization, onboardingStatus, onboarding' }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown or another platform\'s organization (indistinguishable)' } },
+    },
+    handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body: customerStatus(services.store.repos, principal.partnerId, request.params.orgId ?? '') };
+    },
+  },
+];

@@ -1,0 +1,56 @@
+// Support sessions: the console grants (POST/DELETE /api/v1/support-grants) and the partner read (GET /support-sessions/:grantId).
+import { supportGrantBodySchema } from '../../runtime/partners/support-grants.service.js';
+import type { Services } from '../../runtime/services.js';
+import { requireConsole } from '../auth.js';
+import { requireLease } from '../partner-auth.js';
+import type { Route } from '../types.js';
+import { parseBody } from '../validate.js';
+
+export const partnerSupportRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/support-grants',
+    doc: {
+      summary: 'Share one session with the organization\'s partner platform (Owner or Admin who can see it); returns the grantId to hand to support.',
+      tags: ['console'],
+      security: ['cookie'],
+      body: supportGrantBodySchema,
+      responses: {
+        201: { description: 'the grant' },
+        400: { description: 'VALIDATION' },
+        401: { description: 'UNAUTHORIZED: no console session' },
+        403: { description: 'FORBIDDEN: not an organization Owner or Admin' },
+        404: { description: 'NOT_FOUND: unknown or invisible session' },
+        409: { description: 'CONFLICT: the organization has no partner platform' },
+      },
+    },
+    async handler(request, services) {
+      const principal = requireConsole(request, services);
+      const body = parseBody(request, supportGrantBodySchema);
+      return { status: 201, body: { grant: await services.partners.supportGrants.create(principal, body) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/support-grants/:grantId',
+    doc: { summary: 'Revoke a support grant at once.', tags: ['console'], security: ['cookie'], responses: { 200: { description: 'the revoked grant' }, 401: { description: 'UNAUTHORIZED' }, 403: { description: 'FORBIDDEN' }, 404: { description: 'NOT_FOUND' } } },
+    async handler(request, services) {
+      const principal = requireConsole(request, services);
+      return { status: 200, body: { grant: await services.partners.supportGrants.revoke(principal, request.params.grantId ?? '') } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/partner/v1/support-sessions/:grantId',
+    doc: {
+      summary: 'Read the one session a support grant shares, with any lease of that organization (no collection route).',
+      tags: ['partner'],
+      security: ['lease'],
+      responses: { 200: { description: '{ grantId, expiresAt, session }' }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown, expired, revoked or another organization\'s grant (indistinguishable)' } },
+    },
+    handler(request, services) {
+      const lease = requireLease(request, services);
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.supportGrants.read(lease, request.params.grantId ?? '') };
+    },
+  },
+];

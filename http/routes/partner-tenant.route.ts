@@ -1,0 +1,57 @@
+// Customer-tenant calls: /api/v1 conversation and trigger routes under /api/partner/v1/organizations/:orgId, as the X-Service-Subject person.
+/*
+ * Each tenant route IS the /api/v1 route: same handler, schema and rules. The wrapper authenticates the partner
+ * (its `svp_` key, or an app lease of that organization), resolves the person the subject header names, and
+ * hands that principal to the handler (http/auth.ts `actAs`), whose `requireApiKey` then answers with it. So
+ * visibility, execute, drive, approval, entitlement and caller-credential rules are the personal-key ones.
+ */
+import { resolveTenantSubject } from '../../runtime/partners/tenant-subject.js';
+import type { Services } from '../../runtime/services.js';
+import { actAs } from '../auth.js';
+import { requireTenantCaller } from '../partner-auth.js';
+import type { HttpRequest, Route } from '../types.js';
+
+const V1 = '/api/v1';
+export const TENANT_BASE = '/api/partner/v1/organizations/:orgId';
+
+/** The personal-key routes a partner may drive for a provisioned person (SPEC: at least agent sessions and fire). */
+export const TENANT_ROUTE_PATHS: ReadonlySet<string> = new Set([
+  '/api/v1/agents/:automationId/sessions',
+  '/api/v1/agents/sessions/:sessionId/messages',
+  '/api/v1/agents/sessions/:sessionId',
+  '/api/v1/agents/sessions/:sessionId/stream',
+  '/api/v1/agents/sessions/:sessionId/files/:fileId',
+  '/api/v1/agents/sessions/:sessionId/turn-approval',
+  '/api/v1/triggers/fire',
+  '/api/v1/triggers/:triggerId/runs',
+  '/api/v1/triggers/:triggerId/runs/:runId',
+]);
+
+/** One header, one value: a repeated X-Service-Subject names nobody. */
+function subjectOf(request: HttpRequest): string | undefined {
+  if ((request.headerCounts['x-service-subject'] ?? 0) !== 1) return undefined;
+  return request.headers['x-service-subject']?.trim();
+}
+
+function tenantRoute(route: Route<Services>): Route<Services> {
+  return {
+    ...route,
+    path: TENANT_BASE + route.path.slice(V1.length),
+    doc: {
+      ...route.doc,
+      summary: `${route.doc.summary} Acts as the provisioned person named by X-Service-Subject.`,
+      tags: ['partner-tenant'],
+      security: ['partnerKey', 'lease'],
+    },
+    handler(request, services) {
+      const orgId = request.params.orgId ?? '';
+      const caller = requireTenantCaller(request, services, orgId);
+      actAs(request, resolveTenantSubject(services.store, caller, orgId, subjectOf(request)));
+      return route.handler(request, services);
+    },
+  };
+}
+
+export function partnerTenantRoutes(v1Routes: readonly Route<Services>[]): Route<Services>[] {
+  return v1Routes.filter((route) => TENANT_ROUTE_PATHS.has(route.path)).map(tenantRoute);
+}

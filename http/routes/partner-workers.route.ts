@@ -1,0 +1,55 @@
+// Worker mappings of one customer: list, vouch (partnerSubject + domain roles), revoke.
+import type { Services } from '../../runtime/services.js';
+import { vouchBodySchema } from '../../runtime/partners/workers.service.js';
+import { requirePartnerKey } from '../partner-auth.js';
+import type { Route } from '../types.js';
+import { parseBody } from '../validate.js';
+
+const PATH = '/api/partner/v1/organizations/:orgId/workers';
+const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or mapping (indistinguishable)' };
+
+export const partnerWorkerRoutes: Route<Services>[] = [
+  {
+    method: 'GET',
+    path: PATH,
+    doc: { summary: 'Active worker mappings of this customer.', tags: ['partner'], security: ['partnerKey'], responses: { 200: { description: '{ workers }' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
+    handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      return { status: 200, body: { workers: services.partners.workers.list(principal, request.params.orgId ?? '') } };
+    },
+  },
+  {
+    method: 'POST',
+    path: PATH,
+    doc: {
+      summary: 'Vouch a named worker: partnerSubject and domain roles (and approver standing); re-vouching an active subject replaces its roles.',
+      tags: ['partner'],
+      security: ['partnerKey'],
+      body: vouchBodySchema,
+      responses: {
+        201: { description: 'mapping created' },
+        200: { description: 'the subject\'s active mapping updated' },
+        400: { description: 'VALIDATION (including a domain outside this organization)' },
+        401: { description: 'UNAUTHORIZED' },
+        404: NEUTRAL_404,
+        409: { description: 'CONFLICT: email belongs to an account outside this organization' },
+      },
+    },
+    async handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      const body = parseBody(request, vouchBodySchema);
+      const { worker, created } = await services.partners.workers.vouch(principal, request.params.orgId ?? '', body);
+      return { status: created ? 201 : 200, body: { worker } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${PATH}/:mappingId`,
+    doc: { summary: 'Revoke a mapping: its leases stop at once.', tags: ['partner'], security: ['partnerKey'], responses: { 204: { description: 'revoked' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
+    async handler(request, services) {
+      const principal = requirePartnerKey(request, services);
+      await services.partners.workers.revoke(principal, request.params.orgId ?? '', request.params.mappingId ?? '');
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,110 @@
+// Who flow calls run as (SPEC "Caller credentials rules" 5-7, 9, 10): caller grants from fire, none from schedules, expiry.
+import t from 'tap';
+import { newId } from '../../../runtime/ids.js';
+import { callerCredentialsSchema, normalizeCallerCredentials } from '../../../runtime/vault/index.js';
+import { T0, flowWorld, type FlowWorld } from './flow-world.js';
+
+const CANARY = 'caller-canary-7f3a9c1e5b';
+
+function withCallerFlows(manifest: any): void {
+  const acme = manifest.organizations[0];
+  const get = { id: 'get', tool: 'crm.get_contact', args: { id: '{{input.id}}' } };
+  const inputs = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+  acme.flows.push(
+    { ref: 'caller-get', domain: 'sales', name: 'Read as caller', inputs, steps: [get], output: '{{steps.get.output.name}}', bindings: { crm: 'caller_required' }, publish: true },
+    {
+      ref: 'caller-tag',
+      domain: 'sales',
+      name: 'Tag as caller',
+      inputs,
+      steps: [get, { id: 'tag', tool: 'crm.update_contact', args: { id: '{{input.id}}', note: 'seen by {{steps.get.output.name}}' }, approval: true }],
+      bindings: { crm: 'caller_preferred' },
+      publish: true,
+    },
+  );
+}
+
+const credentials = (token: string) => normalizeCallerCredentials(callerCredentialsSchema.parse({ integrations: { crm: { token } } }));
+
+/** Everything a run stored, as text: the canary must be in none of it. */
+function storedText(w: FlowWorld): string {
+  const db = w.store.db;
+  const dump = (sql: string) => JSON.stringify(db.prepare(sql).all());
+  return [
+    dump('SELECT * FROM session_events'),
+    dump('SELECT * FROM tool_calls'),
+    dump('SELECT * FROM messages'),
+    dump('SELECT * FROM approvals'),
+    dump('SELECT * FROM executions'),
+    w.logs.join(''),
+  ].join('\n');
+}
+
+t.test('from /triggers/fire a caller-bound call runs with the caller token; the grant is gone when the run settles', async (t) => {
+  const w = await flowWorld(t, { manifest: withCallerFlows });
+  const { sessionId, executionId } = await w.start({ id: 'c-1' }, { flow: 'caller-get', callerCredentials: credentials(CANARY) });
+  const trail = w.trail(sessionId);
+  t.equal(trail.execution.status, 'completed');
+  t.equal(w.crm.requests()[0]!.headers.authorization, `Bearer ${CANARY}`, 'caller material, not the organization token');
+  t.match(trail.calls[0], { identity: 'caller', status: 'succeeded' });
+  t.equal(w.store.repos.executions.grantOf(executionId), undefined, 'custody ended with the run');
+  t.notOk(storedText(w).includes(CANARY), 'the credential is in no row, event or log');
+  t.equal(JSON.parse(trail.messages.at(-1)!.payload!).output, 'Pat Pro', 'embedded template output');
+});
+
+t.test('a schedule-origin run carries no caller credential: a caller-required call fails rather than running as the organization', async (t) => {
+  const w = await flowWorld(t, { manifest: withCallerFlows });
+  const flow = w.store.repos.automations.automation(w.refs['caller-get']!)!;
+  const sessionId = newId();
+  const executionId = newId();
+  // Written directly: the session starter already refuses this start; the engine must refuse it on its own too.
+  await w.store.writer.submit(() => {
+    w.store.repos.sessions.insertSession({
+      id: sessionId, org_id: w.orgId, domain_id: flow.domain_id, automation_id: flow.id, revision: flow.published_revision, visibility: 'domain',
+      created_by: null, origin: 'schedule', trigger_run_id: null, status: 'active', title: null, created_at: T0, updated_at: T0,
+    });
+    w.store.repos.executions.insertExecution({
+      id: executionId, session_id: sessionId, status: 'queued', input: '{"id":"c-1"}', created_by: null, created_at: T0,
+      revision: flow.published_revision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
+    });
+  });
+  w.dispatcher.dispatch(sessionId);
+  await w.dispatcher.idle(sessionId);
+
+  const trail = w.trail(sessionId);
+  t.equal(trail.execution.status, 'failed');
+  t.equal(trail.execution.error_code, 'CALLER_CREDENTIALS_REQUIRED');
+  t.match(trail.calls[0], { status: 'failed', error_code: 'CALLER_CREDENTIALS_REQUIRED', identity: null });
+  t.ok(trail.events.some((e) => e.type === 'caller_credential.failed' && e.payload.code === 'CALLER_CREDENTIALS_REQUIRED' && e.payload.integrationId === 'crm'));
+  t.same(w.crm.requests(), [], 'no upstream call, not even as the organization');
+});
+
+t.test('the session starter refuses a caller-required flow fired by a schedule (no credentials)', async (t) => {
+  const w = await flowWorld(t, { manifest: withCallerFlows });
+  const refused = await w.start({ id: 'c-1' }, { flow: 'caller-get', origin: 'schedule', actorUserId: null }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  t.match(refused, { code: 'CALLER_CREDENTIALS_REQUIRED' });
+  t.same(w.crm.requests(), []);
+});
+
+t.test('approving after the caller credential expired fails the gated call (CALLER_CREDENTIAL_EXPIRED), with no fallback', async (t) => {
+  const w = await flowWorld(t, { manifest: withCallerFlows });
+  const { sessionId } = await w.start({ id: 'c-2' }, { flow: 'caller-tag', callerCredentials: credentials(CANARY), callerCredentialExpiresAt: T0 + 60_000 });
+  let trail = w.trail(sessionId);
+  t.equal(trail.execution.status, 'suspended');
+  t.match(trail.approvals[0], { kind: 'run', routing: 'user' }, 'the gated call would run with the caller credential');
+  t.same(JSON.parse(trail.approvals[0]!.args!), { id: 'c-2', note: 'seen by Erin Enterprise' }, 'embedded template in an argument');
+
+  w.clock.advance(120_000);
+  await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved' });
+  await w.dispatcher.idle(sessionId);
+  trail = w.trail(sessionId);
+  t.equal(trail.execution.status, 'failed');
+  t.equal(trail.execution.error_code, 'CALLER_CREDENTIAL_EXPIRED');
+  t.match(trail.calls[1], { call_ref: 'tag', status: 'failed', error_code: 'CALLER_CREDENTIAL_EXPIRED' });
+  t.same(w.crm.requests('PATCH'), [], 'no call, and none as the organization');
+  t.ok(trail.events.some((e) => e.type === 'caller_credential.failed' && e.payload.code === 'CALLER_CREDENTIAL_EXPIRED'));
+  t.notOk(storedText(w).includes(CANARY));
+});
