@@ -24,6 +24,8 @@ export interface ServiceConfig {
   turnMaxWallMs: number;
   /** Lets the built-in `http` tool reach private and loopback addresses (off by default: SSRF guard). */
   httpToolAllowPrivateNetworks: boolean;
+  /** Lets outbound webhook endpoints be private or loopback addresses, at registration and delivery (off by default). */
+  webhooksAllowPrivateNetworks: boolean;
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -44,6 +46,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   turnMaxTokens: 200_000,
   turnMaxWallMs: 10 * 60_000,
   httpToolAllowPrivateNetworks: false,
+  webhooksAllowPrivateNetworks: false,
 };
 
 function intFrom(value: string | undefined, name: string, fallback: number): number {
@@ -82,5 +85,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     turnMaxTokens: intFrom(env.SWITCHYARD_TURN_MAX_TOKENS, 'SWITCHYARD_TURN_MAX_TOKENS', base.turnMaxTokens),
     turnMaxWallMs: intFrom(env.SWITCHYARD_TURN_MAX_WALL_MS, 'SWITCHYARD_TURN_MAX_WALL_MS', base.turnMaxWallMs),
     httpToolAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_HTTP_TOOL_ALLOW_PRIVATE ?? String(base.httpToolAllowPrivateNetworks)),
+    webhooksAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_WEBHOOKS_ALLOW_PRIVATE ?? String(base.webhooksAllowPrivateNetworks)),
   };
 }

@@ -66,8 +66,12 @@ export interface FireAnswer {
 export interface FireService {
   /** `POST /triggers/fire` for a key owner. */
   fire(caller: UserPrincipal, body: FireBody, idempotencyKey: string | null, requestId: string): Promise<FireAnswer>;
-  /** Fans one event out to a trigger's subscribers and records it (schedule, event and API firings share it). */
-  fanOut(request: FanOutRequest): Promise<FanOutResult>;
+  /**
+   * Fans one event out to a trigger's subscribers and records it (schedule, event and API firings share it).
+   * `alsoWrite` runs first inside the same unit of work (e.g. a schedule tick's markFired, an event's dedupe row):
+   * if it throws, nothing of the firing is written.
+   */
+  fanOut(request: FanOutRequest, alsoWrite?: (runId: string, now: number) => void): Promise<FanOutResult>;
 }
 
 export interface FireServiceDeps {
@@ -186,7 +190,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     }
   }
 
-  return { fire, fanOut: (request) => commitFiring(request, noop) };
+  return { fire, fanOut: (request, alsoWrite) => commitFiring(request, alsoWrite === undefined ? noop : (_body, runId, now) => alsoWrite(runId, now)) };
 }
 
 /** Replay, or throw the 409 the verdict calls for; null when the request should run. */

@@ -23,6 +23,7 @@ function aadFor(layer: 'payload' | 'data-key', aad: string): Buffer {
 export const sealedSecretAad = Object.freeze({
   connection: (orgId: string, connectionId: string): string => `connection:${orgId}:${connectionId}`,
   triggerEndpoint: (orgId: string, triggerId: string): string => `trigger-endpoint:${orgId}:${triggerId}`,
+  webhookEndpoint: (orgId: string, endpointId: string): string => `webhook-endpoint:${orgId}:${endpointId}`,
 });
 
 /** Encrypts `value` (any JSON value) with AES-256-GCM; only `openSecret` with the same AAD recovers it. */

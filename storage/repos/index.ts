@@ -21,6 +21,8 @@ import { createLeasesRepo } from './leases.repo.js';
 import { createWorkersRepo } from './workers.repo.js';
 import { createEntitlementsRepo } from './entitlements.repo.js';
 import { createSupportGrantsRepo } from './support-grants.repo.js';
+import { createEventDeliveriesRepo } from './event-deliveries.repo.js';
+import { createWebhooksRepo } from './webhooks.repo.js';
 
 export function createRepositories(db: SqliteDatabase) {
   return {
@@ -45,6 +47,8 @@ export function createRepositories(db: SqliteDatabase) {
     workers: createWorkersRepo(db),
     entitlements: createEntitlementsRepo(db),
     supportGrants: createSupportGrantsRepo(db),
+    eventDeliveries: createEventDeliveriesRepo(db),
+    webhooks: createWebhooksRepo(db),
   };
 }
 

@@ -38,6 +38,7 @@ export function createTenancyRepo(db: SqliteDatabase) {
        VALUES (@id, @name, @partner_id, @client_segment, @direct_login_disabled, @rollout_flags, @created_at)`,
     ),
     updateOrgName: db.prepare('UPDATE organizations SET name = ? WHERE id = ?'),
+    setRolloutFlags: db.prepare('UPDATE organizations SET rollout_flags = ? WHERE id = ?'),
     orgById: db.prepare('SELECT * FROM organizations WHERE id = ?'),
     orgBySegment: db.prepare('SELECT * FROM organizations WHERE client_segment = ?'),
     insertUser: db.prepare(
@@ -82,6 +83,8 @@ export function createTenancyRepo(db: SqliteDatabase) {
   return {
     insertOrganization: (row: OrganizationRow): void => void s.insertOrg.run(row),
     renameOrganization: (id: string, name: string): void => void s.updateOrgName.run(name, id),
+    /** `flags` is the whole JSON object (e.g. `{"eventTriggers": false}`); it replaces the stored one. */
+    setRolloutFlags: (id: string, flags: Record<string, boolean>): void => void s.setRolloutFlags.run(JSON.stringify(flags), id),
     organization: (id: string) => s.orgById.get(id) as OrganizationRow | undefined,
     organizationBySegment: (segment: string) => s.orgBySegment.get(segment) as OrganizationRow | undefined,
     insertUser: (row: UserRow): void => void s.insertUser.run(row),

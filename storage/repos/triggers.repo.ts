@@ -36,6 +36,7 @@ export function createTriggersRepo(db: SqliteDatabase) {
     ),
     byId: db.prepare('SELECT * FROM triggers WHERE id = ?'),
     ofOrg: db.prepare('SELECT * FROM triggers WHERE org_id = ? ORDER BY created_at, id'),
+    ofType: db.prepare('SELECT * FROM triggers WHERE type = ? ORDER BY created_at, id'),
     deleteSubs: db.prepare('DELETE FROM subscriptions WHERE trigger_id = ?'),
     insertSub: db.prepare('INSERT INTO subscriptions (trigger_id, automation_id, position) VALUES (?, ?, ?)'),
     subscribers: db.prepare('SELECT * FROM subscriptions WHERE trigger_id = ? ORDER BY position, automation_id'),
@@ -52,6 +53,8 @@ export function createTriggersRepo(db: SqliteDatabase) {
       void s.update.run(row),
     trigger: (id: string) => s.byId.get(id) as TriggerRow | undefined,
     triggersOfOrganization: (orgId: string) => s.ofOrg.all(orgId) as TriggerRow[],
+    /** Every trigger of one type across organizations (boot arms schedule triggers). */
+    triggersOfType: (type: TriggerType) => s.ofType.all(type) as TriggerRow[],
     /** Makes the subscribers exactly `automationIds`, fired in that order. */
     replaceSubscriptions: (triggerId: string, automationIds: readonly string[]): void => replaceSubscriptions(triggerId, automationIds),
     /** Subscribers in firing (position) order. */

@@ -42,7 +42,12 @@ export async function startFireServer(
     fire: (user, json, headers = {}) => call(`${base}/triggers/fire`, { method: 'POST', headers: { ...bearer(key(user)), ...headers }, json }),
     runs: (user, triggerRef, query = '') => call(`${base}/triggers/${refs[triggerRef] ?? triggerRef}/runs${query}`, { headers: bearer(key(user)) }),
     run: (user, triggerRef, runId) => call(`${base}/triggers/${refs[triggerRef] ?? triggerRef}/runs/${runId}`, { headers: bearer(key(user)) }),
-    settle: () => server.service.services.sessions.dispatcher.idle(),
+    async settle() {
+      // The fire route dispatches from setImmediate after its reply is written; a client in this process can read
+      // that reply in the same poll phase, so let the check phase run before asking the dispatcher.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await server.service.services.sessions.dispatcher.idle();
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { DEMO_MANIFEST_PATH, example } from './manifest-fixtures.js';
 const committed = readFileSync(MANIFEST_SCHEMA_PATH, 'utf8');
 
 t.test('docs/workspace.schema.json is what the zod schema generates (run scripts/gen-manifest-schema.ts)', async (t) => {
-  t.equal(committed, renderManifestSchema(), 'stale: regenerate with `node --import tsx scripts/gen-manifest-schema.ts`');
+  t.equal(committed, renderManifestSchema(), 'stale: regenerate with `npm run docs:manifest-schema`');
 });
 
 t.test('the published JSON Schema accepts the contract example and the demo, and rejects a typo', async (t) => {

@@ -1,0 +1,145 @@
+// Outbound webhooks: endpoints, deliveries with their attempt log, and the once-per-run notices that enqueue them.
+import type { SqliteDatabase } from '../database.js';
+
+export interface WebhookEndpointRow {
+  id: string;
+  org_id: string;
+  url: string;
+  /** runtime/vault/sealed-secret.ts output of the signing secret; never the secret in clear. */
+  secret_sealed: Buffer;
+  /** JSON array of event types the endpoint receives. */
+  events: string;
+  active: number;
+  created_by: string | null;
+  created_at: number;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_type: string;
+  /** The signed JSON body, byte for byte (it carries ids and outcomes, never secrets). */
+  payload: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  run_id: string | null;
+}
+
+export interface WebhookAttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** One subscriber of a run with the state of the session its firing started (its first execution). */
+export interface RunSubscriberState {
+  automation_id: string;
+  position: number;
+  start_status: 'started' | 'skipped' | 'failed';
+  code: string | null;
+  session_id: string | null;
+  execution_status: string | null;
+  error_code: string | null;
+  settled_at: number | null;
+}
+
+export interface DeliveryCursor {
+  createdAt: number;
+  id: string;
+}
+
+export function createWebhooksRepo(db: SqliteDatabase) {
+  const s = {
+    insertEndpoint: db.prepare(
+      `INSERT INTO webhook_endpoints (id, org_id, url, secret_sealed, events, active, created_by, created_at)
+       VALUES (@id, @org_id, @url, @secret_sealed, @events, @active, @created_by, @created_at)`,
+    ),
+    endpoint: db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?'),
+    endpointsOfOrg: db.prepare('SELECT * FROM webhook_endpoints WHERE org_id = ? ORDER BY created_at, id'),
+    activeEndpoints: db.prepare('SELECT * FROM webhook_endpoints WHERE org_id = ? AND active = 1 ORDER BY created_at, id'),
+    hasActive: db.prepare('SELECT 1 FROM webhook_endpoints WHERE org_id = ? AND active = 1 LIMIT 1').pluck(),
+    orgsWithActive: db.prepare('SELECT org_id, MIN(created_at) AS since FROM webhook_endpoints WHERE active = 1 GROUP BY org_id'),
+    deleteEndpoint: db.prepare('DELETE FROM webhook_endpoints WHERE id = ?'),
+    insertDelivery: db.prepare(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event_type, payload, status, attempts, next_attempt_at, last_status, last_error, created_at, updated_at, run_id)
+       VALUES (@id, @endpoint_id, @event_type, @payload, @status, @attempts, @next_attempt_at, @last_status, @last_error, @created_at, @updated_at, @run_id)`,
+    ),
+    delivery: db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?'),
+    pendingOfEndpoint: db.prepare(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'pending'`).pluck(),
+    recordAttempt: db.prepare(
+      `UPDATE webhook_deliveries SET status = @status, attempts = @attempts, next_attempt_at = @next_attempt_at,
+         last_status = @last_status, last_error = @last_error, updated_at = @updated_at WHERE id = @id`,
+    ),
+    insertAttempt: db.prepare(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+       VALUES (@delivery_id, @attempt, @attempted_at, @status_code, @error, @duration_ms)`,
+    ),
+    firstPage: db.prepare('SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at DESC, id DESC LIMIT ?'),
+    nextPage: db.prepare(
+      `SELECT * FROM webhook_deliveries WHERE endpoint_id = @endpoint_id AND (created_at < @created_at OR (created_at = @created_at AND id < @id))
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ),
+    attemptsOf: db.prepare(
+      `SELECT * FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt`,
+    ),
+    insertNotice: db.prepare('INSERT OR IGNORE INTO webhook_run_notices (run_id, org_id, settled_at) VALUES (?, ?, ?)'),
+    runState: db.prepare(
+      `SELECT r.automation_id, r.position, r.status AS start_status, r.code, r.session_id,
+              e.status AS execution_status, e.error_code, e.settled_at
+       FROM subscriber_results r
+       LEFT JOIN executions e ON e.session_id = r.session_id
+         AND e.position = (SELECT MIN(x.position) FROM executions x WHERE x.session_id = r.session_id)
+       WHERE r.run_id = ? ORDER BY r.position, r.automation_id`,
+    ),
+    unannouncedRuns: db.prepare(
+      `SELECT tr.id FROM triggers t JOIN trigger_runs tr ON tr.trigger_id = t.id AND tr.created_at >= @since
+       WHERE t.org_id = @org_id AND NOT EXISTS (SELECT 1 FROM webhook_run_notices n WHERE n.run_id = tr.id)
+       ORDER BY tr.created_at, tr.id LIMIT @limit`,
+    ).pluck(),
+  };
+
+  return {
+    insertEndpoint: (row: WebhookEndpointRow): void => void s.insertEndpoint.run(row),
+    endpoint: (id: string) => s.endpoint.get(id) as WebhookEndpointRow | undefined,
+    endpointsOfOrganization: (orgId: string) => s.endpointsOfOrg.all(orgId) as WebhookEndpointRow[],
+    activeEndpoints: (orgId: string) => s.activeEndpoints.all(orgId) as WebhookEndpointRow[],
+    /** Cheap guard on hot paths: most organizations have no endpoint, and then nothing is tracked. */
+    hasActiveEndpoints: (orgId: string): boolean => s.hasActive.get(orgId) !== undefined,
+    /** Organizations with an active endpoint, and when their oldest one was registered. */
+    organizationsWithEndpoints: () => s.orgsWithActive.all() as Array<{ org_id: string; since: number }>,
+    /** Deletes the endpoint with its deliveries and attempt log (cascade). */
+    deleteEndpoint: (id: string): boolean => s.deleteEndpoint.run(id).changes > 0,
+    insertDelivery: (row: WebhookDeliveryRow): void => void s.insertDelivery.run(row),
+    delivery: (id: string) => s.delivery.get(id) as WebhookDeliveryRow | undefined,
+    pendingDeliveryIds: (endpointId: string) => s.pendingOfEndpoint.all(endpointId) as string[],
+    recordAttempt(
+      delivery: Pick<WebhookDeliveryRow, 'id' | 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error' | 'updated_at'>,
+      attempt: WebhookAttemptRow,
+    ): void {
+      s.recordAttempt.run(delivery);
+      s.insertAttempt.run(attempt);
+    },
+    /** Newest first; `before` continues after the last row of the previous page. */
+    deliveriesPage(endpointId: string, before: DeliveryCursor | null, limit: number): WebhookDeliveryRow[] {
+      if (before === null) return s.firstPage.all(endpointId, limit) as WebhookDeliveryRow[];
+      return s.nextPage.all({ endpoint_id: endpointId, created_at: before.createdAt, id: before.id, limit }) as WebhookDeliveryRow[];
+    },
+    attemptsOf: (deliveryIds: readonly string[]) => s.attemptsOf.all(JSON.stringify(deliveryIds)) as WebhookAttemptRow[],
+    /** False when the run was already announced. */
+    insertRunNotice: (runId: string, orgId: string, now: number): boolean => s.insertNotice.run(runId, orgId, now).changes > 0,
+    runState: (runId: string) => s.runState.all(runId) as RunSubscriberState[],
+    unannouncedRuns: (orgId: string, since: number, limit: number) => s.unannouncedRuns.all({ org_id: orgId, since, limit }) as string[],
+  };
+}
+
+export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>;
