@@ -4,8 +4,10 @@ import type { Scenario } from './scenario.js';
 import { authReadMeScenario } from './scenarios/auth-read.scenario.js';
 import { healthzScenario } from './scenarios/healthz.scenario.js';
 import { actorsScenario } from './actors.bench.js';
+import { fireScenario } from './fire.bench.js';
+import { openSessionScenario } from './open-session.bench.js';
 
-const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario];
+const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario, fireScenario, openSessionScenario];
 
 try {
   process.exitCode = await runBench(SCENARIOS, process.argv.slice(2));

@@ -81,7 +81,12 @@ export async function createService(options: CreateServiceOptions = {}): Promise
     services: runtime.services,
     store,
     kernel: trackedKernel,
-    applyManifest: (manifest) => applyManifest(store, manifest, { clock, keyRing }),
+    async applyManifest(manifest) {
+      const result = await applyManifest(store, manifest, { clock, keyRing });
+      // Schedule triggers the manifest added, changed or paused get their ticks armed or removed now.
+      await runtime.services.scheduleTicks.reconcile();
+      return result;
+    },
     async listen(port = config.port, host = config.host) {
       const bound = await server.listen(host, port);
       logger.info({ host, port: bound, uws: uwsImplementation(), db: config.dbPath, durability: config.durability }, 'listening');

@@ -26,6 +26,17 @@ export interface ServiceConfig {
   httpToolAllowPrivateNetworks: boolean;
   /** Lets outbound webhook endpoints be private or loopback addresses, at registration and delivery (off by default). */
   webhooksAllowPrivateNetworks: boolean;
+  /** MCP endpoint: browser origins allowed to call it (DNS-rebinding guard); requests without Origin are always allowed. */
+  mcpAllowedOrigins: string[];
+  /** MCP sessions unused this long are forgotten (the client re-initializes on the 404). */
+  mcpSessionIdleMs: number;
+  /** MCP sessions held in memory in all, and per credential; the least recently used goes first. */
+  mcpMaxSessions: number;
+  mcpMaxSessionsPerKey: number;
+  /** How long a tools/call waits for its turn before answering "still running" (the turn continues). */
+  mcpCallWaitMs: number;
+  /** Tools per tools/list page. */
+  mcpToolsPageSize: number;
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -47,6 +58,13 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   turnMaxWallMs: 10 * 60_000,
   httpToolAllowPrivateNetworks: false,
   webhooksAllowPrivateNetworks: false,
+  mcpAllowedOrigins: [],
+  mcpSessionIdleMs: 3_600_000,
+  mcpMaxSessions: 10_000,
+  mcpMaxSessionsPerKey: 100,
+  // Below the MCP TypeScript SDK's default 60 s request timeout, so its clients get an answer, not a timeout.
+  mcpCallWaitMs: 55_000,
+  mcpToolsPageSize: 50,
 };
 
 function intFrom(value: string | undefined, name: string, fallback: number): number {
@@ -54,6 +72,12 @@ function intFrom(value: string | undefined, name: string, fallback: number): num
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer`);
   return parsed;
+}
+
+/** Comma-separated values, trimmed, empties dropped. */
+function listFrom(value: string | undefined, fallback: string[]): string[] {
+  if (value === undefined) return fallback;
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
 function rateFrom(value: string | undefined, name: string, fallback: RateLimitConfig): RateLimitConfig {
@@ -86,5 +110,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     turnMaxWallMs: intFrom(env.SWITCHYARD_TURN_MAX_WALL_MS, 'SWITCHYARD_TURN_MAX_WALL_MS', base.turnMaxWallMs),
     httpToolAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_HTTP_TOOL_ALLOW_PRIVATE ?? String(base.httpToolAllowPrivateNetworks)),
     webhooksAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_WEBHOOKS_ALLOW_PRIVATE ?? String(base.webhooksAllowPrivateNetworks)),
+    mcpAllowedOrigins: listFrom(env.SWITCHYARD_MCP_ALLOWED_ORIGINS, base.mcpAllowedOrigins),
+    mcpSessionIdleMs: intFrom(env.SWITCHYARD_MCP_SESSION_IDLE_MS, 'SWITCHYARD_MCP_SESSION_IDLE_MS', base.mcpSessionIdleMs),
+    mcpMaxSessions: intFrom(env.SWITCHYARD_MCP_MAX_SESSIONS, 'SWITCHYARD_MCP_MAX_SESSIONS', base.mcpMaxSessions),
+    mcpMaxSessionsPerKey: intFrom(env.SWITCHYARD_MCP_MAX_SESSIONS_PER_KEY, 'SWITCHYARD_MCP_MAX_SESSIONS_PER_KEY', base.mcpMaxSessionsPerKey),
+    mcpCallWaitMs: intFrom(env.SWITCHYARD_MCP_CALL_WAIT_MS, 'SWITCHYARD_MCP_CALL_WAIT_MS', base.mcpCallWaitMs),
+    mcpToolsPageSize: Math.max(1, intFrom(env.SWITCHYARD_MCP_TOOLS_PAGE_SIZE, 'SWITCHYARD_MCP_TOOLS_PAGE_SIZE', base.mcpToolsPageSize)),
   };
 }

@@ -14,8 +14,10 @@ import { createSessionEventBus } from './events/index.js';
 import { createScheduler } from './scheduler/index.js';
 import { createSessionsRuntime } from './sessions/sessions.runtime.js';
 import { createPartnersRuntime } from './partners/partners.runtime.js';
-import { flowRunApprovals } from './partners/flow-run-approvals.js';
 import { createTriggerServices } from './triggers/trigger-services.js';
+import { createMcpRuntime } from './mcp/index.js';
+import { createTriggerSources } from './triggers/trigger-sources.js';
+import { createWebhookServices } from './webhooks/webhook-services.js';
 
 export interface RuntimeDeps {
   config: ServiceConfig;
@@ -57,9 +59,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     scheduler,
     signIn,
     turnApprovals: sessions.approvals,
-    runApprovals: flowRunApprovals({ store, dispatcher: sessions.dispatcher }),
+    runApprovals: sessions.runApprovals,
   });
+  const mcp = createMcpRuntime({ config, clock, store, bus: events, sessions });
   const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler });
+  // Outbound webhooks watch every firing (API, schedule, event) through the wrapped fire service.
+  const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks });
+  const fire = webhooks.runSettlement.watchFires(triggers.fire);
+  const triggerSources = createTriggerSources({ store, clock, logger, keyRing, scheduler, fire });
   const services: Services = {
     config,
     clock,
@@ -76,7 +83,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     scheduler,
     sessions,
     partners,
+    mcp,
     ...triggers,
+    fire,
+    ...triggerSources,
+    ...webhooks,
   };
   return {
     services,
@@ -84,12 +95,19 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       // Owners recover their work first, then timers that fell due while the process was down fire once.
       sessions.start();
       await scheduler.start();
+      // After the overdue ticks fired once: arm schedule triggers that have no tick (e.g. applied while down).
+      await triggerSources.scheduleTicks.reconcile();
+      await webhooks.runSettlement.reconcile();
       ready = true;
     },
     async stop() {
       ready = false;
+      // Waiting MCP tools/call requests answer now ("still running"); their turns resume at the next boot.
+      mcp.stop();
       // Running turns are abandoned, not failed: their rows say where they were, and the next boot resumes them.
       await sessions.stop();
+      webhooks.runSettlement.close();
+      await webhooks.runSettlement.idle();
       scheduler.close();
       actors.close();
       await events.close();

@@ -14,6 +14,9 @@ import type { Scheduler } from './scheduler/index.js';
 import type { SessionsRuntime } from './sessions/sessions.runtime.js';
 import type { PartnersRuntime } from './partners/partners.runtime.js';
 import type { TriggerServices } from './triggers/trigger-services.js';
+import type { McpRuntime } from './mcp/index.js';
+import type { TriggerSourceServices } from './triggers/trigger-sources.js';
+import type { WebhookServices } from './webhooks/webhook-services.js';
 
 export interface CoreServices {
   config: ServiceConfig;
@@ -48,5 +51,11 @@ export interface PartnerServices {
   partners: PartnersRuntime;
 }
 
+/** SPEC "MCP": protocol sessions and published agents as tools. */
+export interface McpServices {
+  mcp: McpRuntime;
+}
+
 /** SPEC "Trigger firing": fire (fan-out, idempotency) and Run history (TriggerServices: `fire`, `triggerRuns`). */
-export type Services = CoreServices & AuthoringServices & ConversationServices & PartnerServices & TriggerServices;
+/** POST /triggers, schedule ticks, inbound event deliveries (TriggerSourceServices); outbound webhooks (WebhookServices). */
+export type Services = CoreServices & AuthoringServices & ConversationServices & PartnerServices & TriggerServices & TriggerSourceServices & WebhookServices & McpServices;

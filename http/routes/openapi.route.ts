@@ -19,11 +19,24 @@ function schemaOf(schema: z.ZodType): unknown {
   return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
 }
 
+/** Query parameters from an object schema: one parameter per property. */
+function queryParameters(schema: z.ZodType | undefined): Array<Record<string, unknown>> {
+  if (!schema) return [];
+  const json = schemaOf(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
 export function buildOpenApi(routes: Route<Services>[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    const params = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params: Array<Record<string, unknown>> = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    params.push(...queryParameters(route.doc.query));
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.doc.responses ?? { 200: { description: 'OK' } })) {
       responses[status] = response.schema

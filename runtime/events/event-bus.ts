@@ -44,6 +44,11 @@ export interface SessionEventBus {
   flushDeltas(): Promise<void>;
   /** `afterSeq` null means "from now"; otherwise the seq the client last saw (Last-Event-ID). */
   subscribe(sessionId: string, afterSeq: number | null, listener: SessionEventListener): SessionSubscription;
+  /**
+   * Every committed event of every session, as published (after its commit), for runtime observers such as
+   * outbound webhooks watching executions settle. Called synchronously from publish: keep it cheap, never throw.
+   */
+  observe(observer: (envelopes: readonly SessionEventEnvelope[]) => void): () => void;
   stats(): SessionEventBusStats;
   /** Stops the delta timer and stores what is buffered (shutdown). */
   close(): Promise<void>;
@@ -60,7 +65,17 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
     backlogLimit: options.backlogLimit ?? 1024,
     onListenerError: (error, sessionId) => onError(error, { sessionId, where: 'listener' }),
   });
-  const publish = fanout.publish;
+  const observers = new Set<(envelopes: readonly SessionEventEnvelope[]) => void>();
+  const publish = (envelopes: readonly SessionEventEnvelope[]): void => {
+    fanout.publish(envelopes);
+    for (const observer of observers) {
+      try {
+        observer(envelopes);
+      } catch (error) {
+        onError(error, { sessionId: envelopes[0]?.sessionId ?? '', where: 'listener' });
+      }
+    }
+  };
   const inFlight = new Set<Promise<void>>();
 
   const deltas = new DeltaCoalescer({
@@ -121,6 +136,10 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
     flushDeltas,
 
     subscribe: fanout.subscribe,
+    observe(observer) {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
     stats: fanout.stats,
 
     async close() {

@@ -3,7 +3,6 @@ import type { JsonValue } from '../manifest/json-value.schema.js';
 import { formatPath, issuesFromZod, manifestErrorMap } from '../manifest/manifest-error.js';
 import { AppError } from '../errors.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import { KNOWLEDGE_INTEGRATION_ID } from '../tools/builtin-knowledge.integration.js';
 import { createJsonSchemaValidator, formatIssues, type JsonSchemaValidator } from '../tools/json-schema-validator.js';
 import type { IntegrationBinding } from '../vault/index.js';
 import { FlowDefinitionSchema, flowBelt, isToolStep, mayRunTogether, toFlowDefinition, walkSteps, type FlowDefinition, type WalkedStep } from './flow-definition.js';
@@ -26,8 +25,6 @@ export interface ValidateFlowOptions {
   readonly validator?: JsonSchemaValidator;
 }
 
-/** Integrations flows cannot call: knowledge search runs over an agent's knowledge selection, which a flow has none of. */
-const AGENT_ONLY_INTEGRATIONS: ReadonlySet<string> = new Set([KNOWLEDGE_INTEGRATION_ID]);
 
 type Path = readonly (string | number)[];
 
@@ -74,7 +71,6 @@ class FlowChecker {
     if (!isToolStep(step)) return;
     const found = this.catalog.findTool(step.tool);
     if (found === undefined) this.fail([...walked.path, 'tool'], `no tool "${step.tool}" in any available integration`);
-    else if (AGENT_ONLY_INTEGRATIONS.has(found.integration.id)) this.fail([...walked.path, 'tool'], `"${step.tool}" is available to agents only`);
     const strings: Array<{ path: Path; text: string }> = [];
     collectStrings(step.args, [...walked.path, 'args'], strings);
     let templated = false;

@@ -1,10 +1,10 @@
-// Owns the built-in `knowledge.search` tool: bm25-ranked published articles of the agent's selection, best passage each.
+// Owns the built-in `knowledge.search` tool: bm25-ranked published articles of the agent's selection (a flow: its domain's), best passage each.
 import type { Store } from '../../storage/store.js';
 import type { KnowledgeSnippet } from '../models/model.js';
 import { KNOWLEDGE_INTEGRATION, KNOWLEDGE_INTEGRATION_ID } from '../tools/builtin-knowledge.integration.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { KnowledgeSource, ToolCallScope, ToolProvider } from '../turns/tool-providers.js';
-import { modulesOfSelection, parseSelection } from './knowledge-visibility.js';
+import { modulesOfSelection, parseSelection, type StoredSelection } from './knowledge-visibility.js';
 import { bestPassage } from './passages.js';
 import { ftsQuery, searchTerms } from './search-terms.js';
 
@@ -26,7 +26,7 @@ export type KnowledgeRepos = Pick<Store['repos'], 'automations' | 'knowledge'>;
 
 /** The selection's published articles matching `query`, best first; empty for selection `none` or a query without terms. */
 export function searchAgentKnowledge(repos: KnowledgeRepos, scope: AgentScope, query: string, limit = DEFAULT_RESULTS): KnowledgeHit[] {
-  const selection = parseSelection(repos.automations.knowledgeSelection(scope.automationId));
+  const selection = selectionOf(repos, scope.automationId);
   const moduleIds = modulesOfSelection(repos.knowledge, { org_id: scope.orgId, domain_id: scope.domainId }, selection);
   const match = ftsQuery(searchTerms(query));
   if (moduleIds.length === 0 || match === null) return [];
@@ -34,8 +34,20 @@ export function searchAgentKnowledge(repos: KnowledgeRepos, scope: AgentScope, q
   return rows.map((row) => ({ title: row.title, passage: bestPassage(row.published_body ?? '', query), articleId: row.id }));
 }
 
+/**
+ * An agent's stored selection. A flow has none to store: its `knowledge.search` steps search what its domain can see
+ * (the domain's modules plus the organization's), as an agent with selection `domain` would.
+ */
+function selectionOf(repos: KnowledgeRepos, automationId: string): StoredSelection {
+  const row = repos.automations.knowledgeSelection(automationId);
+  if (row === undefined && repos.automations.automation(automationId)?.kind === 'flow') return FLOW_SELECTION;
+  return parseSelection(row);
+}
+
+const FLOW_SELECTION: StoredSelection = Object.freeze({ mode: 'domain', moduleIds: Object.freeze([]) });
+
 function selectionIsNone(repos: KnowledgeRepos, automationId: string): boolean {
-  return parseSelection(repos.automations.knowledgeSelection(automationId)).mode === 'none';
+  return selectionOf(repos, automationId).mode === 'none';
 }
 
 /**

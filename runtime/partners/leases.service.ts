@@ -40,7 +40,9 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
     const token = mintSecret('svt_');
     const now = clock.now();
     const expiresAt = now + LEASE_TTL_MS;
-    await store.writer.submit(() =>
+    await store.writer.submit(() => {
+      // Expired leases authenticate nothing: each mint clears them (index leases_expiry), so the table stays bounded.
+      leases.sweep(now);
       leases.insert({
         id: newId(),
         partner_id: principal.partnerId,
@@ -52,8 +54,8 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
         token_hash: hashSecret(token),
         created_at: now,
         expires_at: expiresAt,
-      }),
-    );
+      });
+    });
     return { token, expiresAt: toIso(expiresAt) };
   }
 

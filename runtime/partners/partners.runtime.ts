@@ -26,8 +26,8 @@ export interface PartnersRuntimeDeps {
   signIn: SignInService;
   /** Turn approvals (the sessions runtime's approval service). */
   turnApprovals: TurnDecider;
-  /** Run approvals (the flow runtime's), looked up when a worker decides one. */
-  runApprovals: () => RunDecider;
+  /** Run approvals (the flow runtime's). */
+  runApprovals: RunDecider;
 }
 
 export interface PartnersRuntime {

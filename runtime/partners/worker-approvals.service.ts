@@ -75,8 +75,8 @@ export function workerCaller(lease: LeasePrincipal): Caller {
 export function createWorkerApprovalsService(deps: {
   store: Pick<Store, 'repos'>;
   turns: TurnDecider;
-  /** The flow runtime's run approvals; resolved at call time so composition order does not matter. */
-  runs: () => RunDecider;
+  /** The flow runtime's run approvals. */
+  runs: RunDecider;
 }): WorkerApprovalsService {
   const { repos } = deps.store;
 
@@ -111,6 +111,6 @@ export function createWorkerApprovalsService(deps: {
     },
     decideTurn: (lease, sessionId, request) => deps.turns.decide(workerCaller(lease), sessionId, request),
     decideRun: (lease, runId, request) =>
-      deps.runs().decide(workerCaller(lease), { runId, decision: request.decision, comment: request.comment, approvalId: request.approvalId }),
+      deps.runs.decide(workerCaller(lease), { runId, decision: request.decision, comment: request.comment, approvalId: request.approvalId }),
   };
 }

@@ -4,8 +4,8 @@
  * organization named by `email`; else a new provisioned person (no password: they act only through worker
  * leases). Vouching writes real domain memberships (and approver standing), so every rule that reads roles
  * (session visibility, execute, approval policy) treats a worker lease exactly like that person.
- * Revoking ends the mapping and its leases at once and withdraws the approver standing it granted; a person the
- * mapping created also loses the memberships, an existing member keeps theirs.
+ * Revoking ends the mapping and its leases at once; a person the mapping created also loses their memberships and
+ * approver standing, an existing member keeps theirs.
  */
 import * as z from 'zod';
 import type { Store } from '../../storage/store.js';
@@ -107,15 +107,20 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
     return { userId, provisioned: true };
   }
 
+  /**
+   * A provisioned person's roles and approver standing are exactly what the mapping says. An existing member
+   * only gains: their own standing (say, an owner who approves) predates the mapping and is never withdrawn by it.
+   */
   function applyRoles(userId: string, roles: readonly DomainRoleEntry[], previous: readonly DomainRoleEntry[], provisioned: boolean, now: number): void {
     for (const r of roles) {
       tenancy.setDomainRole(r.domainId, userId, r.role, now);
-      setApprover(tenancy, r.domainId, userId, r.approver);
+      if (provisioned || r.approver) setApprover(tenancy, r.domainId, userId, r.approver);
     }
+    if (!provisioned) return;
     for (const old of previous) {
       if (roles.some((r) => r.domainId === old.domainId)) continue;
-      if (old.approver) setApprover(tenancy, old.domainId, userId, false);
-      if (provisioned) tenancy.removeDomainMember(old.domainId, userId);
+      setApprover(tenancy, old.domainId, userId, false);
+      tenancy.removeDomainMember(old.domainId, userId);
     }
   }
 

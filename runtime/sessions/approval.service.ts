@@ -7,7 +7,7 @@ import type { SessionEventBus } from '../events/index.js';
 import type { JsonSchemaValidator } from '../tools/index.js';
 import { narrowCredentials, type NormalizedCallerCredentials } from '../vault/index.js';
 import { readRevision } from '../turns/agent-revision.js';
-import { organizationCatalog } from '../turns/turn-tools.js';
+import type { CatalogSource } from '../turns/turn-tools.js';
 import { assertMayDecide } from './approval-access.js';
 import type { CallerGrants } from './caller-grants.js';
 import type { SessionDispatcher } from './dispatcher.js';
@@ -31,6 +31,7 @@ export interface ApprovalServiceDeps {
   turns: TurnActors;
   dispatcher: SessionDispatcher;
   validator: JsonSchemaValidator;
+  catalogFor: CatalogSource;
 }
 
 const conflict = (message: string) => new AppError('APPROVAL_CONFLICT', message);
@@ -41,7 +42,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
 
   /** Edited arguments must fit the gated tool's input, checked now so the approver learns it, not the model. */
   function checkEditedArgs(orgId: string, toolName: string, args: Record<string, unknown>): void {
-    const tool = organizationCatalog(repos.integrations, orgId).findTool(toolName);
+    const tool = deps.catalogFor(orgId).findTool(toolName);
     if (tool === undefined) return;
     const check = deps.validator.validate(tool.tool.inputSchema, args);
     if (!check.ok) throw validation('editedArgs do not match the tool input.', { issues: check.issues.map((i) => ({ path: i.path || '(root)', message: i.message })) });

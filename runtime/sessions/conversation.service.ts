@@ -6,7 +6,7 @@ import type { SessionEventBus } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { NormalizedCallerCredentials } from '../vault/index.js';
 import type { CallerGrants } from './caller-grants.js';
-import type { SessionStarter } from './contracts.js';
+import type { SessionOrigin, SessionStarter } from './contracts.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { assertCanAppend, assertCanExecute, visibleSession, type Caller } from './session-access.js';
 import { admitExecution, writeExecution } from './session-starter.js';
@@ -15,6 +15,8 @@ export interface MessageRequest {
   /** Trimmed, 1-8,000 characters (validated by the route). */
   readonly message: string;
   readonly callerCredentials?: NormalizedCallerCredentials;
+  /** Recorded on a new session for the audit trail (default `api`); the MCP endpoint opens sessions as `mcp`. */
+  readonly origin?: SessionOrigin;
 }
 
 export interface ConversationDeps {
@@ -41,7 +43,7 @@ export function createConversationService(deps: ConversationDeps) {
         orgId: caller.orgId,
         automationId,
         actorUserId: caller.userId,
-        origin: 'api',
+        origin: request.origin ?? 'api',
         visibility: 'domain',
         message: request.message,
         callerCredentials: request.callerCredentials,

@@ -27,6 +27,28 @@ export interface SessionDispatcher {
 export interface DispatcherDeps {
   store: Pick<Store, 'repos'>;
   logger: Pick<Logger, 'error' | 'warn'>;
+  /** Executions running at once across all sessions (default 256); the rest wait their turn, queued in SQLite. */
+  maxConcurrentRuns?: number;
+}
+
+/** A counting semaphore: a burst of thousands of opened sessions runs a bounded number of turns at a time. */
+function createSlots(size: number) {
+  let free = size;
+  const waiting: Array<() => void> = [];
+  return {
+    async acquire(): Promise<void> {
+      if (free > 0) {
+        free -= 1;
+        return;
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    release(): void {
+      const next = waiting.shift();
+      if (next) next();
+      else free += 1;
+    },
+  };
 }
 
 export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher {
@@ -35,6 +57,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
   /** Sessions whose pump is running; `again` is set by a dispatch that arrives meanwhile. */
   const pumps = new Map<string, { again: boolean; done: Promise<void> }>();
   const shutdown = new AbortController();
+  const slots = createSlots(deps.maxConcurrentRuns ?? 256);
 
   function next(sessionId: string): { execution: QueuedExecution; engine: SessionEngine } | null {
     const row = repos.executions.firstUnsettled(sessionId);
@@ -68,10 +91,14 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         return;
       }
       const { execution, engine } = picked;
+      await slots.acquire();
       try {
+        if (shutdown.signal.aborted) return;
         await engine.run(execution, shutdown.signal);
       } catch (error) {
         deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
+      } finally {
+        slots.release();
       }
       if (shutdown.signal.aborted) return;
       // An engine that left the execution where it found it would spin: wait for the next dispatch instead.

@@ -15,6 +15,7 @@ import { createAgentEngine } from '../turns/agent-engine.js';
 import { registerFlows, type RunApprovals } from '../flows/index.js';
 import { createHttpToolProvider } from '../turns/http-tool.provider.js';
 import { createToolProviderRegistry, type ToolProviderRegistry } from '../turns/tool-providers.js';
+import { createCatalogCache } from '../turns/turn-tools.js';
 import type { KeyRing } from '../vault/index.js';
 import { createApprovalService, type ApprovalService } from './approval.service.js';
 import { createCallerGrants } from './caller-grants.js';
@@ -86,6 +87,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   tools.setKnowledgeSource(createKnowledgeSource({ store }));
 
   const validator = createJsonSchemaValidator();
+  const catalogFor = createCatalogCache(repos.integrations);
   const modelConfig = deps.modelConfig ?? loadModelConfig(process.env);
   dispatcher.registerEngine(
     'agent',
@@ -98,6 +100,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
       grants,
       keyRing: deps.keyRing,
       providers: tools,
+      catalogFor,
       http: createHttpIntegrationExecutor({ validator }),
       validator,
       resolveModel: (model) => resolveModel(model, modelConfig),
@@ -113,7 +116,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
     starter,
     dispatcher,
     conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter }),
-    approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator }),
+    approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator, catalogFor }),
     runApprovals: flows.runApprovals,
     tools,
     view: (caller, sessionId) => sessionView(repos, caller, visibleSession(repos, caller, sessionId)),

@@ -14,7 +14,6 @@
  * (organization, key) and swept by expiry, which a generic snapshot row is not.
  */
 import {
-  FIRE_CLAIM_WINDOW_MS,
   fireRequestVerdict,
   idempotencyClaimMachine,
   type FireRequestVerdict,
@@ -180,4 +179,3 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; w
   };
 }
 
-export { FIRE_CLAIM_WINDOW_MS };

@@ -19,6 +19,7 @@ export const fireBodySchema = z.object({
   triggerId: z.uuid({ error: 'triggerId must be a UUID' }),
   input: z
     .custom<Record<string, unknown>>(isPlainObject, { error: 'input must be a JSON object' })
+    .meta({ type: 'object', description: 'Default {}. A Flow receives it verbatim; an Agent receives input.prompt, else the payload as text.' })
     .optional()
     .transform((input) => input ?? {}),
   callerCredentials: callerCredentialsSchema.optional(),

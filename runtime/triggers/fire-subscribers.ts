@@ -11,6 +11,7 @@
 import type { Repositories } from '../../storage/repos/index.js';
 import type { SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import { errorMessage } from '../actors/actor-failure.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PlannedStart, SessionStarter, StartSessionRequest } from '../sessions/contracts.js';
@@ -102,7 +103,7 @@ export function createSubscriberPlanner(deps: {
     } catch (error) {
       if (error instanceof AppError) return result('failed', error.code, error.message);
       // A starter bug must not stop the other subscribers; the stack goes to the log, never to Run history.
-      deps.logger.error({ automationId, err: error instanceof Error ? error.stack : String(error) }, 'session start planning failed');
+      deps.logger.error({ automationId, err: errorMessage(error) }, 'session start planning failed');
       return result('failed', 'INTERNAL', 'The session could not be started.');
     }
   }

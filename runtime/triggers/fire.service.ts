@@ -8,12 +8,14 @@
  * A replay is answered before the trigger's state is looked at: a completed request replays even if the trigger
  * was paused since. Without a key every accepted request fires again.
  */
+import type { FireRequestVerdict } from '../../machines/idempotency-claim.machine.js';
 import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
 import type { RunSource } from '../../storage/repos/trigger-runs.repo.js';
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
 import type { Store } from '../../storage/store.js';
 import type { UserPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
+import { errorMessage } from '../actors/actor-failure.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
@@ -139,7 +141,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
             p.start?.dispatch();
           } catch (error) {
             // The session is committed and queued: boot recovery or the next dispatch runs it.
-            deps.logger.error({ runId, automationId: p.automationId, err: error instanceof Error ? error.message : String(error) }, 'dispatch after fire failed');
+            deps.logger.error({ runId, automationId: p.automationId, err: errorMessage(error) }, 'dispatch after fire failed');
           }
         }
       },
@@ -194,7 +196,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
 }
 
 /** Replay, or throw the 409 the verdict calls for; null when the request should run. */
-function answerWithoutRunning(verdict: ReturnType<ReturnType<typeof createFireClaims>['verdict']>): FireAnswer | null {
+function answerWithoutRunning(verdict: FireRequestVerdict): FireAnswer | null {
   switch (verdict.kind) {
     case 'replay':
       return { body: verdict.response.body as FireResponseBody, replayed: true, dispatch: noop };

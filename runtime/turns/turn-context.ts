@@ -7,7 +7,7 @@ import type { QueuedExecution } from '../sessions/engine.js';
 import { readRevision, type PublishedRevision } from './agent-revision.js';
 import type { BudgetUsage } from './turn-budget.js';
 import type { TurnDeps } from './turn-deps.js';
-import { bindTurnTools, organizationCatalog, type TurnTools } from './turn-tools.js';
+import { bindTurnTools, type TurnTools } from './turn-tools.js';
 import type { ToolCallScope } from './tool-providers.js';
 
 /** Counts what the turn used: steps and tokens as stored, running time since this run started on top of `run_ms`. */
@@ -71,7 +71,7 @@ export function loadTurnContext(deps: TurnDeps, queued: QueuedExecution): TurnCo
     sessionId: session.id,
     executionId: execution.id,
   };
-  const tools = bindTurnTools(organizationCatalog(repos.integrations, session.org_id), deps.providers, revision, scope);
+  const tools = bindTurnTools(deps.catalogFor(session.org_id), deps.providers, revision, scope);
   const model = deps.resolveModel(revision.setup.model);
   return { queued, session, execution, revision, tools, scope, model, meter: new UsageMeter(() => deps.clock.now(), execution) };
 }

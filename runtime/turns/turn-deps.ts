@@ -10,6 +10,7 @@ import type { CallerGrants } from '../sessions/caller-grants.js';
 import type { TurnActors } from '../sessions/turn-actor.js';
 import type { BudgetLimits } from './turn-budget.js';
 import type { ToolProviderRegistry } from './tool-providers.js';
+import type { CatalogSource } from './turn-tools.js';
 
 export interface TurnDeps {
   store: Pick<Store, 'repos' | 'writer'>;
@@ -20,6 +21,8 @@ export interface TurnDeps {
   grants: CallerGrants;
   keyRing: KeyRing;
   providers: ToolProviderRegistry;
+  /** The organization's integration catalog (cached while its integrations are unchanged). */
+  catalogFor: CatalogSource;
   http: HttpIntegrationExecutor;
   validator: JsonSchemaValidator;
   /** The Setup's model string -> its port; throws ModelError for an unknown or unconfigured provider. */

@@ -1,5 +1,6 @@
 // The tools one turn may call: every tool of the revision's belt integrations plus what built-in providers offer.
-import type { IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
+import { createHash } from 'node:crypto';
+import type { IntegrationRow, IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
 import type { IntegrationDefinition, ToolDefinition } from '../manifest/integration.schema.js';
 import type { ToolSpec } from '../models/index.js';
 import { createToolCatalog, type CatalogTool, type ToolCatalog } from '../tools/index.js';
@@ -19,8 +20,34 @@ export interface TurnTools {
 
 /** The organization's integration catalog: global integrations and its own, built-ins excluded (providers serve those). */
 export function organizationCatalog(integrations: IntegrationsRepo, orgId: string): ToolCatalog {
-  const definitions = integrations.integrationsVisibleTo(orgId).map((row) => JSON.parse(row.manifest) as IntegrationDefinition);
+  return buildCatalog(integrations.integrationsVisibleTo(orgId));
+}
+
+function buildCatalog(rows: readonly IntegrationRow[]): ToolCatalog {
+  const definitions = rows.map((row) => JSON.parse(row.manifest) as IntegrationDefinition);
   return createToolCatalog(definitions.filter((d) => d.id !== 'http' && d.id !== 'knowledge'));
+}
+
+export type CatalogSource = (orgId: string) => ToolCatalog;
+
+/**
+ * Catalogs kept per organization while its integration rows are unchanged. Besides the parsing, this keeps the
+ * tools' schema objects stable, so the argument validator reuses its compiled schemas instead of recompiling
+ * them on every call.
+ */
+export function createCatalogCache(integrations: IntegrationsRepo): CatalogSource {
+  const cache = new Map<string, { signature: string; catalog: ToolCatalog }>();
+  return (orgId) => {
+    const rows = integrations.integrationsVisibleTo(orgId);
+    const hash = createHash('sha1');
+    for (const row of rows) hash.update(`${row.id}\u0000${row.updated_at}\u0000${row.manifest}\u0000`);
+    const signature = hash.digest('base64');
+    const cached = cache.get(orgId);
+    if (cached?.signature === signature) return cached.catalog;
+    const catalog = buildCatalog(rows);
+    cache.set(orgId, { signature, catalog });
+    return catalog;
+  };
 }
 
 export function integrationOf(wireId: string): string {

@@ -89,3 +89,18 @@ export async function startPartner(
     drainTimers: () => c.server.service.services.scheduler.drain(),
   };
 }
+
+/** A provisioned customer of northwind, with a helper to vouch workers into its onboarding domain. */
+export async function staffedCustomer(p: PartnerEnv, segment: string) {
+  const provisioned = await p.provision(`order-${segment}`, customerBody(segment));
+  if (provisioned.status !== 202) throw new Error(`provisioning answered ${provisioned.status}: ${provisioned.text}`);
+  const { organization, domain, release } = provisioned.json;
+  const key = p.refs['northwind-key']!;
+  const vouch = async (partnerSubject: string, role: string, approver = false) => {
+    const answer = await p.api('POST', `/organizations/${organization.id}/workers`, key, { partnerSubject, domainRoles: [{ domainId: domain.id, role, approver }] });
+    if (answer.status !== 201) throw new Error(`vouch answered ${answer.status}: ${answer.text}`);
+    return answer.json.worker as { userId: string; mappingId: string };
+  };
+  const automation = (ref: string): string => release.automations.find((a: any) => a.ref === ref).automationId;
+  return { orgId: organization.id as string, domainId: domain.id as string, key, vouch, automation };
+}

@@ -99,7 +99,7 @@ t.test('credentials are narrowed to caller-bound integrations; undeclared fields
   t.equal(exported.status, 202);
   await c.settle();
   t.equal(c.upstream.received[0]!.headers.authorization, 'Bearer org-token-123');
-  t.equal(c.server.service.store.db.prepare('SELECT count(*) AS n FROM caller_grants').get()!.n, 0, 'nothing for a service binding is even stored');
+  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'nothing for a service binding is even stored');
 
   await c.open('lookup', 'ada', { message: 'id: c-1', callerCredentials: { integrations: { crm: { fields: { api_key: 'caller-field-key', bogus: 'drop-me' } } } } });
   await c.settle();

@@ -82,7 +82,7 @@ t.test('reject: the turn ends rejected, the write is never sent', async (t) => {
   t.equal(after.json.toolCalls[1].status, 'rejected');
   t.same(c.upstream.received.map((r) => r.method), ['GET']);
   t.match(events(c, sessionId).slice(-2), [{ type: 'tool_call.finished', status: 'rejected' }, { type: 'turn.completed', outcome: 'rejected' }]);
-  t.equal(c.server.service.store.db.prepare('SELECT count(*) AS n FROM caller_grants').get()!.n, 0, 'the grant went with the settled turn');
+  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the grant went with the settled turn');
 });
 
 t.test('conflicts and validation: stale or different approvalId 409, editedArgs with rejection 400, bounds 400', async (t) => {
@@ -195,7 +195,7 @@ t.test('approval after the grant expired: no replacement -> failed tool result C
   t.equal(c.upstream.received.length, 2, 'both read their contact while the grant held');
   c.clock.advance(120_000);
   await c.server.service.services.scheduler.drain();
-  t.equal(c.server.service.store.db.prepare('SELECT count(*) AS n FROM caller_grants').get()!.n, 0, 'the expiry timer deleted both grants');
+  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the expiry timer deleted both grants');
 
   const approved = await c.post(`/agents/sessions/${expiredSession}/turn-approval`, 'ada', { decision: 'approved' });
   t.equal(approved.status, 200);

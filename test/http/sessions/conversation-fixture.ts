@@ -78,7 +78,10 @@ export interface Conversation {
   upstream: RecordingUpstream;
   clock: ManualClock;
   refs: Record<string, string>;
-  key(user: 'ada' | 'bob' | 'eve' | 'vic' | 'gina'): string;
+  /** The `sv_` key of a user ref (`ada`, `bob`, `eve`, `vic`, `gina`). */
+  key(user: string): string;
+  /** `SELECT count(*)` over the service's database. */
+  count(sql: string, ...params: unknown[]): number;
   post(path: string, user: string, json: unknown): Promise<Answer>;
   get(path: string, user: string): Promise<Answer>;
   /** Waits until the session's queue has nothing running (no sleeping: the dispatcher says when). */
@@ -106,6 +109,7 @@ export async function startConversation(
     key,
     post: (path, user, json) => call(`${base}${path}`, { method: 'POST', headers: bearer(key(user)), json }),
     get: (path, user) => call(`${base}${path}`, { headers: bearer(key(user)) }),
+    count: (sql, ...params) => (server.service.store.db.prepare(sql).get(...params) as { n: number }).n,
     settle: (sessionId) => server.service.services.sessions.dispatcher.idle(sessionId),
     open: (agentRef, user, json) => call(`${base}/agents/${refs[agentRef]}/sessions`, { method: 'POST', headers: bearer(key(user)), json }),
   };

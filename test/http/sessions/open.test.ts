@@ -61,7 +61,7 @@ t.test('the rows exist when the 202 arrives: session, execution, message, sealed
   t.notOk(grant.ciphertext.toString('latin1').includes('caller-canary'), 'sealed, not in clear');
   release();
   await c.settle();
-  t.equal(db.prepare('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?').get(executionId)!.n, 0, 'deleted when the execution settled');
+  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'deleted when the execution settled');
 });
 
 t.test('rule 1 refusals: flows, unpublished agents, unknown and foreign ids are the uniform 404', async (t) => {

@@ -43,7 +43,7 @@ t.test('caller material is used upstream and leaves no trace anywhere else', asy
     t.notOk(c.server.logs.some((line) => line.includes(secret)), 'not in the logs');
   }
   t.ok(answers.join('').includes('[redacted]'), 'the echoed token was replaced');
-  t.equal(c.server.service.store.db.prepare('SELECT count(*) AS n FROM caller_grants').get()!.n, 0, 'grants deleted at settle');
+  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'grants deleted at settle');
 
   const files = [dbPath, `${dbPath}-wal`].filter(existsSync);
   for (const file of files) {

@@ -18,6 +18,12 @@ t.test('202 { runId, sessions } once committed; unknown body fields stripped; in
   t.equal(repos.sessions.session(answer.json.sessions[0].sessionId)?.trigger_run_id, answer.json.runId);
   const first = repos.sessions.conversation(answer.json.sessions[0].sessionId)[0];
   t.equal(first?.content, 'The trigger "Quiet" fired with no input.', 'an Agent without input.prompt gets the payload as text');
+
+  const input = { id: 'c-9', prompt: 'not for flows', nested: { list: [1, 'two', null] } };
+  const flow = await f.fire('bob', { triggerId: f.refs['flow-only'], input });
+  t.equal(flow.status, 202);
+  const execution = repos.executions.latestExecution(flow.json.sessions[0].sessionId);
+  t.same(JSON.parse(execution!.input), input, 'a Flow receives input verbatim');
   await f.settle();
 });
 
@@ -147,7 +153,7 @@ t.test('Run history over HTTP: key or console cookie, cursor pagination, per-sub
     [
       [f.refs.lookup, 'started', null],
       [f.refs.upgrader, 'started', null],
-      [f.refs.enrich, one.json.subscribers[2].status, one.json.subscribers[2].code],
+      [f.refs.enrich, 'started', null],
       [f.refs.drafty, 'skipped', 'NOT_PUBLISHED'],
       [f.refs.gated, 'skipped', 'ENTITLEMENT_DISABLED'],
     ],

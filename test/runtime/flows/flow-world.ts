@@ -21,7 +21,7 @@ import type { ExecutionRow, ToolCallRow } from '../../../storage/repos/execution
 import type { ApprovalRow } from '../../../storage/repos/approvals.repo.js';
 import type { MessageRow } from '../../../storage/repos/sessions.repo.js';
 import { openStore, type Store } from '../../../storage/store.js';
-import { startCrm, type Contact, type CrmUpstream } from './crm-upstream.js';
+import { startCrm, type Contact } from './crm-upstream.js';
 
 export const T0 = Date.UTC(2026, 10, 22, 12);
 

@@ -1,0 +1,104 @@
+// Fire bench: POST /triggers/fire with two subscribers and its idempotent replay, beside a bare uWS hello-world and the
+// raw better-sqlite3 floor (same rows, same durability, group commit). `npm run bench -- --only fire`.
+/*
+ * Rows, per scenario, with "× baseline" relative to the floor (baseline-fire-sqlite), the cost every durable fire pays:
+ * - switchyard-fire: the real service; each fire starts the lookup agent and the enrich flow, which then run in the
+ *   same process (the example's crm is unreachable, so their tool calls fail fast);
+ * - switchyard-fire --accept-only: the same, but sessions stay queued: the accept path alone, comparable to the floor;
+ * - baseline-fire-sqlite: the floor; baseline-uws: a bare hello-world.
+ * The replay is measured first on a fresh server, so no backlog of running sessions competes with it.
+ */
+import type { BenchContext, CustomScenario, LoadRequest, Row, RunningServer } from './scenario.js';
+
+const FIRE = 'fire (2 subscribers)';
+const REPLAY = 'fire idempotent replay';
+const FLOOR = 'baseline-fire-sqlite';
+const PATH = '/api/v1/triggers/fire';
+const REPLAY_KEY = 'bench-replay-1';
+
+interface Target {
+  server: string;
+  args?: string[];
+  /** Row label when it differs from the server name. */
+  label?: string;
+  note: string;
+  scenarios: readonly string[];
+  request(server: RunningServer, keyed: boolean): LoadRequest;
+}
+
+const body = (triggerId: string): string => JSON.stringify({ triggerId, input: { id: 'c-1' } });
+const keyHeader = (keyed: boolean): Record<string, string> => (keyed ? { 'idempotency-key': REPLAY_KEY } : {});
+
+function switchyardRequest(server: RunningServer, keyed: boolean): LoadRequest {
+  const ready = server.ready as RunningServer['ready'] & { triggerId?: string };
+  if (!ready.apiKey || !ready.triggerId) throw new Error('switchyard-fire announced no apiKey / triggerId');
+  return {
+    method: 'POST',
+    path: PATH,
+    headers: { authorization: `Bearer ${ready.apiKey}`, 'content-type': 'application/json', ...keyHeader(keyed) },
+    body: body(ready.triggerId),
+    expectedStatus: 202,
+  };
+}
+
+const bareRequest = (expectedStatus?: number) => (_server: RunningServer, keyed: boolean): LoadRequest => ({
+  method: 'POST',
+  path: PATH,
+  headers: { 'content-type': 'application/json', ...keyHeader(keyed) },
+  body: body('00000000-0000-7000-8000-000000000000'),
+  ...(expectedStatus !== undefined ? { expectedStatus } : {}),
+});
+
+const TARGETS: Target[] = [
+  {
+    server: 'switchyard-fire',
+    args: ['--accept-only'],
+    label: 'switchyard-fire --accept-only',
+    note: 'sessions committed, not run: the accept path',
+    scenarios: [REPLAY, FIRE],
+    request: switchyardRequest,
+  },
+  {
+    server: 'switchyard-fire',
+    note: 'each fire starts 2 sessions that then run in-process (crm unreachable: tool calls fail fast)',
+    scenarios: [FIRE],
+    request: switchyardRequest,
+  },
+  {
+    server: FLOOR,
+    note: 'floor: raw better-sqlite3, same rows and schema, synchronous=FULL, group commit; no auth, no planning',
+    scenarios: [REPLAY, FIRE],
+    request: bareRequest(202),
+  },
+  { server: 'baseline-uws', note: 'bare uWS hello-world', scenarios: [REPLAY, FIRE], request: bareRequest() },
+];
+
+async function measure(ctx: BenchContext, target: Target): Promise<Row[]> {
+  const server = await ctx.startServer(target.server, target.args);
+  const rows: Row[] = [];
+  try {
+    // A replay's probe request takes the claim; every loaded request after it is a replay of that firing.
+    for (const scenario of target.scenarios) {
+      const row = await ctx.load(scenario, server, target.request(server, scenario === REPLAY));
+      rows.push({ ...row, target: target.label ?? row.target, note: [row.note, target.note].filter(Boolean).join('; ') });
+    }
+    return rows;
+  } finally {
+    await ctx.stopServer(server);
+  }
+}
+
+export const fireScenario: CustomScenario = {
+  kind: 'custom',
+  name: 'fire',
+  async run(ctx) {
+    const rows: Row[] = [];
+    for (const target of TARGETS) rows.push(...(await measure(ctx, target)));
+    const grouped = [FIRE, REPLAY].map((scenario) => rows.filter((r) => r.scenario === scenario));
+    for (const group of grouped) {
+      const floor = group.find((r) => r.target === FLOOR);
+      if (floor && floor.reqPerSec > 0) for (const row of group) row.ratioToBaseline = row.reqPerSec / floor.reqPerSec;
+    }
+    return grouped.flat();
+  },
+};

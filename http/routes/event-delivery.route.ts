@@ -1,0 +1,37 @@
+// POST /api/v1/events/:triggerId: a provider delivers an event to an event trigger (Standard Webhooks signature).
+import { z } from 'zod';
+import type { Services } from '../../runtime/services.js';
+import type { Route } from '../types.js';
+
+const DeliveryAnswer = z.object({
+  status: z.enum(['fired', 'skipped']),
+  runId: z.uuid().optional(),
+  sessions: z.array(z.object({ automationId: z.uuid(), sessionId: z.uuid() })).optional(),
+  reason: z.enum(['EVENT_TYPE_MISMATCH', 'FILTER_MISS']).optional(),
+  duplicate: z.literal(true).optional(),
+});
+
+export const eventDeliveryRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/events/:triggerId',
+    doc: {
+      summary:
+        'Inbound event for an event trigger, signed with its endpointSecret (webhook-id, webhook-timestamp, webhook-signature). ' +
+        'Fans out to the subscribers without caller credentials, unless the event type or filter does not match (recorded skip).',
+      tags: ['triggers'],
+      responses: {
+        202: { description: 'fired, skipped (recorded) or a duplicate webhook-id (the first answer)', schema: DeliveryAnswer },
+        400: { description: 'VALIDATION: the body is not a JSON object, or webhook-id is too long' },
+        401: { description: 'UNAUTHORIZED: missing or wrong signature, or a timestamp outside 5 minutes' },
+        404: { description: 'NOT_FOUND: no active event trigger has this id' },
+      },
+    },
+    async handler(request, services) {
+      const answer = await services.eventDeliveries.deliver(request.params.triggerId, request.headers, request.body);
+      // After the kernel wrote this reply: the 202 goes out before any engine work.
+      setImmediate(answer.dispatch);
+      return { status: 202, body: answer.body };
+    },
+  },
+];

@@ -1,0 +1,86 @@
+// The MCP endpoint (SPEC "MCP"): Streamable HTTP on /api/v1/mcp, published agents as tools, `sv_` key only.
+/*
+ * Every method runs the same gate first: Origin allow-list (403), no credential in the URL (400), the key from the
+ * Authorization header (uniform 404). POST carries JSON-RPC (http/mcp/mcp-post.ts); GET would open a
+ * server-to-client stream, which this server has no use for (it sends nothing unprompted), so it answers 405 as
+ * the transport allows; DELETE ends the session named by Mcp-Session-Id.
+ */
+import type { UserPrincipal } from '../../runtime/auth/principal.js';
+import { AppError, notFound } from '../../runtime/errors.js';
+import type { Services } from '../../runtime/services.js';
+import { requireApiKey } from '../auth.js';
+import { rpcHttpError } from '../mcp/json-rpc.js';
+import { assertAllowedOrigin, refuseCredentialsInUrl } from '../mcp/mcp-guards.js';
+import { handleMcpPost } from '../mcp/mcp-post.js';
+import type { HttpRequest, Route } from '../types.js';
+
+const PATH = '/api/v1/mcp';
+
+function gate(request: HttpRequest, services: Services): UserPrincipal {
+  assertAllowedOrigin(request, services.mcp.allowedOrigins);
+  refuseCredentialsInUrl(request);
+  return requireApiKey(request, services);
+}
+
+const COMMON_RESPONSES = {
+  400: { description: 'VALIDATION: a credential in the URL; or a JSON-RPC error body: bad MCP-Protocol-Version, missing Mcp-Session-Id, -32700, -32600' },
+  403: { description: 'FORBIDDEN: an Origin outside SWITCHYARD_MCP_ALLOWED_ORIGINS' },
+  404: { description: 'NOT_FOUND: missing or invalid key, or an unknown, ended or foreign Mcp-Session-Id (uniform)' },
+};
+
+export const mcpRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: PATH,
+    doc: {
+      summary: 'MCP Streamable HTTP (protocol 2025-06-18, 2025-03-26 accepted): initialize, ping, tools/list, tools/call; published agents as tools.',
+      tags: ['mcp'],
+      security: ['apiKey'],
+      responses: {
+        200: { description: 'JSON-RPC response (application/json), or text/event-stream with progress notifications then the response' },
+        202: { description: 'only notifications or responses were sent' },
+        ...COMMON_RESPONSES,
+        406: { description: 'Accept allows neither application/json nor text/event-stream' },
+        415: { description: 'Content-Type is not application/json' },
+      },
+    },
+    handler(request, services) {
+      return handleMcpPost(request, services, gate(request, services));
+    },
+  },
+  {
+    method: 'GET',
+    path: PATH,
+    doc: {
+      summary: 'No server-to-client stream: this server sends nothing unprompted (405, as Streamable HTTP allows).',
+      tags: ['mcp'],
+      security: ['apiKey'],
+      responses: { 405: { description: 'METHOD_NOT_ALLOWED' }, ...COMMON_RESPONSES },
+    },
+    handler(request, services) {
+      gate(request, services);
+      throw new AppError('METHOD_NOT_ALLOWED', 'This MCP server offers no server-to-client stream; POST messages instead.', undefined, {
+        headers: { allow: 'POST, DELETE' },
+      });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: PATH,
+    doc: {
+      summary: 'End the MCP session named by Mcp-Session-Id; later requests with it get 404. Agent sessions it started are untouched.',
+      tags: ['mcp'],
+      security: ['apiKey'],
+      responses: { 204: { description: 'ended' }, ...COMMON_RESPONSES },
+    },
+    handler(request, services) {
+      const principal = gate(request, services);
+      const id = request.headers['mcp-session-id'];
+      if (id === undefined || id === '') return rpcHttpError(400, -32000, 'Bad Request: the Mcp-Session-Id header is required.');
+      const session = services.mcp.sessions.use(id, principal.credentialId);
+      if (session === undefined) throw notFound();
+      services.mcp.sessions.end(session);
+      return { status: 204 };
+    },
+  },
+];

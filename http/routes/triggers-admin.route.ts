@@ -1,0 +1,56 @@
+// POST /api/v1/triggers (console cookie): create a schedule, api or event trigger with its subscribers, atomically.
+import { z } from 'zod';
+import type { Services } from '../../runtime/services.js';
+import { CreateTriggerBody } from '../../runtime/triggers/trigger-create.schema.js';
+import { requireConsole } from '../auth.js';
+import type { HttpRequest, Route } from '../types.js';
+import { parseBody } from '../validate.js';
+
+const TriggerRecord = z.object({
+  id: z.uuid(),
+  type: z.enum(['schedule', 'api', 'event']),
+  domainId: z.uuid(),
+  name: z.string(),
+  active: z.boolean(),
+  subscribers: z.array(z.uuid()),
+  config: z.record(z.string(), z.unknown()),
+  deliveryUrl: z.string().optional(),
+  createdBy: z.uuid().nullable(),
+  createdAt: z.iso.datetime(),
+});
+
+/** Where an event trigger's deliveryUrl points: the configured public URL, else the address this request used. */
+function baseUrlOf(request: HttpRequest, services: Services): string | null {
+  if (services.config.publicUrl) return services.config.publicUrl.replace(/\/+$/, '');
+  const host = request.headers.host;
+  if (!host || !/^[A-Za-z0-9.\-:[\]]+$/.test(host)) return null;
+  return `${request.secure ? 'https' : 'http'}://${host}`;
+}
+
+export const triggersAdminRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/triggers',
+    doc: {
+      summary:
+        'Create a trigger (discriminated on type: schedule, api, event) with optional subscribers (agent/flow ids of its domain). ' +
+        'An event trigger without endpointSecret gets one minted and returned once.',
+      tags: ['triggers'],
+      security: ['cookie'],
+      body: CreateTriggerBody,
+      responses: {
+        201: { description: 'created', schema: z.object({ trigger: TriggerRecord, endpointSecret: z.string().optional() }) },
+        400: { description: 'VALIDATION: body, cron, event type, connection, filter or subscribers' },
+        401: { description: 'UNAUTHORIZED: no console session with an organization selected' },
+        403: { description: 'FORBIDDEN: not an editor or owner of the domain, or event triggers not enabled for the organization' },
+        404: { description: 'NOT_FOUND: domain, subscriber, integration or connection unknown or of another organization' },
+      },
+    },
+    async handler(request, services) {
+      const caller = requireConsole(request, services);
+      const body = parseBody(request, CreateTriggerBody);
+      const created = await services.triggerAdmin.create(caller, body, baseUrlOf(request, services));
+      return { status: 201, headers: { 'cache-control': 'no-store' }, body: created };
+    },
+  },
+];

@@ -1,0 +1,85 @@
+// Outbound webhook endpoints (console cookie): register (signing secret returned once), list, delete, delivery log.
+import { z } from 'zod';
+import type { Services } from '../../runtime/services.js';
+import { WEBHOOK_EVENT_TYPES } from '../../runtime/webhooks/run-payload.js';
+import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_MAX } from '../../runtime/webhooks/webhook-endpoints.service.js';
+import { WEBHOOK_URL_MAX_LENGTH } from '../../runtime/webhooks/webhook-url.js';
+import { requireConsole } from '../auth.js';
+import type { Route } from '../types.js';
+import { parseBody, parseWith } from '../validate.js';
+
+const RegisterBody = z.strictObject({
+  url: z.string().min(1).max(WEBHOOK_URL_MAX_LENGTH),
+  /** Default: every event type (today only trigger.run.completed). */
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(WEBHOOK_EVENT_TYPES.length).optional(),
+});
+
+const DeliveriesQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(DELIVERIES_PAGE_MAX).default(DELIVERIES_PAGE_DEFAULT),
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+const Webhook = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  events: z.array(z.string()),
+  active: z.boolean(),
+  createdBy: z.uuid().nullable(),
+  createdAt: z.iso.datetime(),
+});
+
+const DOC = { tags: ['webhooks'], security: ['cookie'] as Array<'cookie'> };
+
+export const webhooksRoutes: Route<Services>[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    doc: {
+      ...DOC,
+      summary: 'Register a webhook endpoint (organization owner/admin). The Standard Webhooks signing secret is returned once.',
+      body: RegisterBody,
+      responses: {
+        201: { description: 'registered', schema: z.object({ webhook: Webhook, secret: z.string() }) },
+        400: { description: 'VALIDATION: body, or a URL that is not http(s), carries credentials, or is a private/loopback address' },
+        403: { description: 'FORBIDDEN: not an organization owner or admin' },
+      },
+    },
+    async handler(request, services) {
+      const caller = requireConsole(request, services);
+      const body = parseBody(request, RegisterBody);
+      return { status: 201, headers: { 'cache-control': 'no-store' }, body: await services.webhooks.register(caller, body) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhooks',
+    doc: { ...DOC, summary: 'The organization\'s webhook endpoints (never their secrets).', responses: { 200: { description: 'endpoints', schema: z.object({ webhooks: z.array(Webhook) }) } } },
+    handler(request, services) {
+      return { status: 200, body: services.webhooks.list(requireConsole(request, services)) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/webhooks/:webhookId',
+    doc: { ...DOC, summary: 'Delete an endpoint with its pending deliveries and delivery log.', responses: { 204: { description: 'deleted' }, 404: { description: 'NOT_FOUND' } } },
+    async handler(request, services) {
+      await services.webhooks.remove(requireConsole(request, services), request.params.webhookId);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhooks/:webhookId/deliveries',
+    doc: {
+      ...DOC,
+      summary: 'Delivery log of an endpoint, newest first: status, attempts with their HTTP status or failure, next attempt time.',
+      query: DeliveriesQuery,
+      responses: { 200: { description: 'a page of deliveries' }, 404: { description: 'NOT_FOUND' } },
+    },
+    handler(request, services) {
+      const caller = requireConsole(request, services);
+      const query = parseWith(DeliveriesQuery, Object.fromEntries(request.query));
+      return { status: 200, body: services.webhooks.deliveries(caller, request.params.webhookId, query) };
+    },
+  },
+];

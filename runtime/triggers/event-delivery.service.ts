@@ -1,0 +1,155 @@
+// Owns inbound deliveries to an event trigger: signature, webhook-id dedupe, event type and filter, then the fan-out.
+/*
+ * POST /api/v1/events/:triggerId (docs/decisions.md "Inbound event deliveries"):
+ *   not an active event trigger (unknown id, paused, another type)            -> 404 NOT_FOUND
+ *   no stored endpointSecret, or the Standard Webhooks signature / timestamp fails (5 minutes either side of the
+ *   injected clock)                                                            -> 401 UNAUTHORIZED (nothing recorded)
+ *   a webhook-id already recorded for this trigger                             -> 202, the first answer, duplicate: true
+ *   body not a JSON object                                                     -> 400 VALIDATION
+ *   `type` present and not the trigger's eventType, or the filter misses        -> 202 { status: 'skipped', reason } (recorded)
+ *   otherwise: fan out like a fire (source 'event', no caller: SPEC Trigger firing rule 7) -> 202 { status: 'fired', runId, sessions }
+ * The dedupe row commits in the firing's own unit of work, so a message fires at most once even when the sender
+ * retries concurrently.
+ */
+import type { EventDeliveryRow } from '../../storage/repos/event-deliveries.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import { AppError, notFound, validation } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { EventDefinition } from '../manifest/integration.schema.js';
+import type { EventFilter } from '../manifest/trigger.schema.js';
+import type { KeyRing } from '../vault/index.js';
+import { openSecret, sealedSecretAad } from '../vault/sealed-secret.js';
+import { verifySignature } from '../webhooks/standard-webhooks.js';
+import { matchesFilter, type InboundEvent } from './event-filter.js';
+import { eventsOf } from './event-trigger-checks.js';
+import type { FireService, StartedSession } from './fire.service.js';
+
+/** Sender message ids longer than this are refused (they are stored as the dedupe key). */
+export const MESSAGE_ID_MAX_LENGTH = 256;
+
+export type EventSkipReason = 'EVENT_TYPE_MISMATCH' | 'FILTER_MISS';
+
+export interface EventDeliveryBody {
+  status: 'fired' | 'skipped';
+  runId?: string;
+  sessions?: readonly StartedSession[];
+  reason?: EventSkipReason;
+  /** True when this webhook-id was already handled: nothing ran again. */
+  duplicate?: true;
+}
+
+export interface EventDeliveryAnswer {
+  body: EventDeliveryBody;
+  /** Hands started sessions to their engines; call once the 202 is on its way. */
+  dispatch(): void;
+}
+
+export interface EventDeliveryService {
+  deliver(triggerId: string, headers: Readonly<Record<string, string | undefined>>, body: Buffer): Promise<EventDeliveryAnswer>;
+}
+
+export interface EventDeliveryDeps {
+  store: Store;
+  clock: Clock;
+  keyRing: KeyRing;
+  fire: Pick<FireService, 'fanOut'>;
+}
+
+interface StoredEventConfig {
+  sourceIntegrationId: string;
+  eventType: string;
+  filter: EventFilter | null;
+}
+
+class AlreadyDelivered extends Error {}
+
+const noop = (): void => {};
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function replay(row: EventDeliveryRow): EventDeliveryAnswer {
+  const body: EventDeliveryBody =
+    row.status === 'fired'
+      ? { status: 'fired', ...(row.run_id !== null ? { runId: row.run_id } : {}), duplicate: true }
+      : { status: 'skipped', reason: row.reason as EventSkipReason, duplicate: true };
+  return { body, dispatch: noop };
+}
+
+/** Standard Webhooks payloads are `{ type, timestamp, data }`; `occurredAt` and `actor` are read when present. */
+function inboundEvent(body: Record<string, unknown>, signedAtMs: number): InboundEvent {
+  const when = typeof body.occurredAt === 'string' ? body.occurredAt : typeof body.timestamp === 'string' ? body.timestamp : null;
+  const parsed = when === null ? Number.NaN : Date.parse(when);
+  return {
+    type: typeof body.type === 'string' ? body.type : null,
+    occurredAt: Number.isNaN(parsed) ? signedAtMs : parsed,
+    actor: isObject(body.actor) ? body.actor : null,
+    payload: isObject(body.data) ? body.data : body,
+  };
+}
+
+export function createEventDeliveryService(deps: EventDeliveryDeps): EventDeliveryService {
+  const { store, clock, keyRing } = deps;
+  const { repos } = store;
+
+  function definitionOf(config: StoredEventConfig, orgId: string): Pick<EventDefinition, 'payloadPaths'> {
+    const integration = repos.integrations.integration(config.sourceIntegrationId);
+    if (integration === undefined || (integration.org_id !== null && integration.org_id !== orgId)) return { payloadPaths: [] };
+    return eventsOf(integration).find((e) => e.type === config.eventType) ?? { payloadPaths: [] };
+  }
+
+  return {
+    async deliver(triggerId, headers, raw) {
+      const trigger = isUuid(triggerId) ? repos.triggers.trigger(triggerId) : undefined;
+      if (trigger === undefined || trigger.type !== 'event' || trigger.active !== 1) throw notFound();
+      const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', 'The delivery signature could not be verified.', { reason });
+      if (trigger.endpoint_secret_sealed === null) throw unauthorized('no-endpoint-secret');
+      const secret = openSecret(keyRing, trigger.endpoint_secret_sealed, sealedSecretAad.triggerEndpoint(trigger.org_id, trigger.id));
+      if (typeof secret !== 'string') throw unauthorized('no-endpoint-secret');
+      const verified = verifySignature(secret, headers, raw, clock.now());
+      if (!verified.ok) throw unauthorized(verified.reason);
+      if (verified.messageId.length > MESSAGE_ID_MAX_LENGTH) {
+        throw validation('The delivery is not valid.', { issues: [{ path: 'webhook-id', message: `must be at most ${MESSAGE_ID_MAX_LENGTH} characters` }] });
+      }
+
+      const seen = repos.eventDeliveries.delivery(trigger.id, verified.messageId);
+      if (seen !== undefined) return replay(seen);
+
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw validation('The delivery body is not valid JSON.');
+      }
+      if (!isObject(parsed)) throw validation('The delivery body must be a JSON object.');
+
+      const config = JSON.parse(trigger.config) as StoredEventConfig;
+      const event = inboundEvent(parsed, verified.timestampMs);
+      const record = (status: EventDeliveryRow['status'], reason: EventSkipReason | null, runId: string | null, now: number) => {
+        // Inside the unit of work: units run one at a time, so this check and the insert cannot interleave.
+        if (repos.eventDeliveries.delivery(trigger.id, verified.messageId) !== undefined) throw new AlreadyDelivered();
+        repos.eventDeliveries.insert({ trigger_id: trigger.id, message_id: verified.messageId, org_id: trigger.org_id, status, reason, run_id: runId, received_at: now });
+      };
+      const answerDuplicate = (): EventDeliveryAnswer => replay(repos.eventDeliveries.delivery(trigger.id, verified.messageId)!);
+
+      let skip: EventSkipReason | null = null;
+      if (event.type !== null && event.type !== config.eventType) skip = 'EVENT_TYPE_MISMATCH';
+      else if (config.filter !== null && !matchesFilter(config.filter, definitionOf(config, trigger.org_id), event)) skip = 'FILTER_MISS';
+      try {
+        if (skip !== null) {
+          const reason = skip;
+          await store.writer.submit(() => record('skipped', reason, null, clock.now()));
+          return { body: { status: 'skipped', reason }, dispatch: noop };
+        }
+        const input = isObject(event.payload) ? event.payload : {};
+        const result = await deps.fire.fanOut(
+          { trigger, source: 'event', firedBy: null, input, credentials: null, credentialExpiresAt: null },
+          (runId, now) => record('fired', null, runId, now),
+        );
+        return { body: { status: 'fired', runId: result.runId, sessions: result.sessions }, dispatch: result.dispatch };
+      } catch (error) {
+        if (error instanceof AlreadyDelivered) return answerDuplicate();
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// Owns what creating an event trigger must validate (SPEC POST /triggers): adapter, catalog event, rollout flag,
+// provider-app prerequisites, connection ownership and the filter; refusals never quote submitted values.
+/*
+ * Order and answers (docs/decisions.md "Event trigger creation"):
+ *   rollout flag off for the organization                 -> 403 FORBIDDEN (organizations.rollout_flags.eventTriggers === false)
+ *   source integration unknown, unavailable or another organization's -> 404 NOT_FOUND (uniform)
+ *   the integration declares no events                    -> 400 VALIDATION sourceIntegrationId
+ *   eventType not in its catalog                          -> 400 VALIDATION eventType
+ *   provider-app prerequisite: the catalog event is signed with a scheme this endpoint verifies (standard-webhooks)
+ *                                                         -> 400 VALIDATION eventType
+ *   connection unknown or another organization's          -> 404 NOT_FOUND (uniform)
+ *   connection for another integration / another domain   -> 400 VALIDATION connectionId
+ *   provider-app prerequisite: the connection is connected (holds account material) -> 400 VALIDATION connectionId
+ *   eventFilter field / operator / value                  -> 400 VALIDATION eventFilter.*
+ */
+import type { Repositories } from '../../storage/repos/index.js';
+import type { IntegrationRow } from '../../storage/repos/integrations.repo.js';
+import type { OrganizationRow } from '../../storage/repos/tenancy.repo.js';
+import { forbidden, notFound, validation } from '../errors.js';
+import type { EventDefinition } from '../manifest/integration.schema.js';
+import { filterIssues } from './event-filter.js';
+import type { EventTriggerInput } from './trigger-create.schema.js';
+
+/** The rollout flag's key in organizations.rollout_flags. Absent means on: a self-hosted service ships the feature. */
+export const EVENT_TRIGGERS_FLAG = 'eventTriggers';
+
+export function eventTriggersEnabled(org: Pick<OrganizationRow, 'rollout_flags'> | undefined): boolean {
+  if (org === undefined) return false;
+  try {
+    const flags = JSON.parse(org.rollout_flags) as Record<string, unknown> | null;
+    return flags?.[EVENT_TRIGGERS_FLAG] !== false;
+  } catch {
+    // An unreadable flags column falls back to the default rather than failing every creation.
+    return true;
+  }
+}
+
+/** The integration's catalog events (the stored definition was validated when it was applied). */
+export function eventsOf(integration: IntegrationRow): EventDefinition[] {
+  const definition = JSON.parse(integration.manifest) as { events?: EventDefinition[] };
+  return definition.events ?? [];
+}
+
+/** An integration this organization may use: global or its own, and available. */
+export function visibleIntegration(repos: Pick<Repositories, 'integrations'>, orgId: string, integrationId: string): IntegrationRow | undefined {
+  const integration = repos.integrations.integration(integrationId);
+  if (integration === undefined || integration.available !== 1) return undefined;
+  return integration.org_id === null || integration.org_id === orgId ? integration : undefined;
+}
+
+const refuse = (path: string, message: string) => validation('The event trigger cannot be created.', { issues: [{ path, message }] });
+
+/** Runs every check in order; returns the catalog event the trigger listens to. */
+export function checkEventTrigger(
+  repos: Pick<Repositories, 'integrations' | 'tenancy'>,
+  orgId: string,
+  body: EventTriggerInput,
+): EventDefinition {
+  if (!eventTriggersEnabled(repos.tenancy.organization(orgId))) {
+    throw forbidden('Event triggers are not enabled for this organization.');
+  }
+  const integration = visibleIntegration(repos, orgId, body.sourceIntegrationId);
+  if (integration === undefined) throw notFound();
+  const events = eventsOf(integration);
+  if (events.length === 0) throw refuse('sourceIntegrationId', 'the integration declares no events');
+  const event = events.find((e) => e.type === body.eventType);
+  if (event === undefined) throw refuse('eventType', 'is not an event type of the integration\'s catalog');
+  if (event.signature?.scheme !== 'standard-webhooks') {
+    throw refuse('eventType', 'the provider does not sign this event\'s deliveries (standard-webhooks), so they cannot be verified');
+  }
+
+  const connection = repos.integrations.connection(body.connectionId);
+  if (connection === undefined || connection.org_id !== orgId) throw notFound();
+  if (connection.integration_id !== integration.id) throw refuse('connectionId', 'is a connection of another integration');
+  if (connection.domain_id !== null && connection.domain_id !== body.domainId) throw refuse('connectionId', 'belongs to another domain');
+  if (connection.secret_sealed === null) throw refuse('connectionId', 'is not connected to an account yet');
+
+  if (body.eventFilter !== undefined) {
+    const issues = filterIssues(body.eventFilter, event);
+    if (issues.length > 0) throw validation('The event trigger cannot be created.', { issues });
+  }
+  return event;
+}

@@ -1,0 +1,124 @@
+// Owns schedule triggers' ticks: one durable timer per active schedule trigger, fired through the fire service.
+/*
+ * A tick is a durable timer (kind `schedule-tick`, target = trigger id) due at the next cron slot in the trigger's
+ * IANA zone. Delivering it fires the trigger (source `schedule`, no caller: SPEC Trigger firing rule 7, so
+ * caller-required subscribers are refused with CALLER_CREDENTIALS_REQUIRED) and arms the next slot, in the same
+ * unit of work as the firing and the timer's markFired: a tick fires exactly once.
+ *
+ * Missed ticks (docs/decisions.md): the next slot is computed from the time the tick is handled, not from the slot
+ * it was due at. A service that was down across several slots therefore fires ONCE at boot (the overdue timer)
+ * and then waits for the next future slot; it never replays one firing per missed slot.
+ *
+ * The timer remembers the cron and zone it was armed for. `reconcile` (boot, and after a manifest is applied)
+ * gives every active schedule trigger exactly one tick matching its current config and removes the ticks of
+ * inactive ones; a tick whose trigger changed since it was armed re-arms instead of firing.
+ */
+import type { UnitOfWork } from '../../storage/group-commit.js';
+import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { FireService } from './fire.service.js';
+import { nextRunAfter, scheduleConfigOf, type ScheduleConfig } from './schedule-next.js';
+
+export const SCHEDULE_TICK = 'schedule-tick';
+
+interface TickPayload {
+  cron: string;
+  timezone: string | null;
+}
+
+export interface ScheduleTicks {
+  /** Unit of work: arms the trigger's next tick strictly after `afterMs`; the due time, or null if it never fires again. */
+  arm(triggerId: string, config: Pick<ScheduleConfig, 'cron' | 'timezone'>, afterMs: number): UnitOfWork<number | null>;
+  /** When the trigger's pending tick is due (null when none is armed). */
+  nextRunAt(triggerId: string): number | null;
+  /** Arms every active schedule trigger lacking a current tick and disarms inactive ones; returns how many changed. */
+  reconcile(): Promise<number>;
+}
+
+export interface ScheduleTicksDeps {
+  store: Store;
+  clock: Clock;
+  logger: Pick<Logger, 'error' | 'warn'>;
+  scheduler: Scheduler;
+  fire: Pick<FireService, 'fanOut'>;
+}
+
+const armedFor = (payload: unknown): TickPayload | null => {
+  const p = payload as Partial<TickPayload> | null;
+  return p && typeof p.cron === 'string' ? { cron: p.cron, timezone: typeof p.timezone === 'string' ? p.timezone : null } : null;
+};
+
+const isCurrent = (payload: unknown, config: ScheduleConfig): boolean => {
+  const armed = armedFor(payload);
+  return armed !== null && armed.cron === config.cron && armed.timezone === config.timezone;
+};
+
+const isLive = (trigger: TriggerRow | undefined): trigger is TriggerRow => trigger !== undefined && trigger.type === 'schedule' && trigger.active === 1;
+
+export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
+  const { store, clock, scheduler } = deps;
+  const { repos } = store;
+
+  function arm(triggerId: string, config: Pick<ScheduleConfig, 'cron' | 'timezone'>, afterMs: number): UnitOfWork<number | null> {
+    return () => {
+      const dueAt = nextRunAfter(config, afterMs);
+      if (dueAt === null) {
+        scheduler.cancel(SCHEDULE_TICK, triggerId)();
+        return null;
+      }
+      const payload: TickPayload = { cron: config.cron, timezone: config.timezone };
+      scheduler.schedule({ kind: SCHEDULE_TICK, targetId: triggerId, dueAt, payload })();
+      return dueAt;
+    };
+  }
+
+  scheduler.on(SCHEDULE_TICK, async (timer, delivery) => {
+    const trigger = repos.triggers.trigger(timer.targetId);
+    // Deleted, paused or retyped since it was armed: the tick lapses (the scheduler marks it fired); reconcile
+    // arms a fresh one if the trigger becomes an active schedule again.
+    if (!isLive(trigger)) return;
+    const config = scheduleConfigOf(trigger.config);
+    if (!isCurrent(timer.payload, config)) {
+      await store.writer.submit(() => {
+        delivery.markFired();
+        arm(trigger.id, config, clock.now())();
+      });
+      return;
+    }
+    const result = await deps.fire.fanOut(
+      { trigger, source: 'schedule', firedBy: null, input: config.input, credentials: null, credentialExpiresAt: null },
+      (_runId, now) => {
+        delivery.markFired();
+        // From now, not from the slot it was due at: slots missed while the service was down are skipped.
+        arm(trigger.id, config, now)();
+      },
+    );
+    result.dispatch();
+  });
+
+  return {
+    arm,
+    nextRunAt: (triggerId) => repos.timers.pending(SCHEDULE_TICK, triggerId)?.due_at ?? null,
+    reconcile() {
+      return store.writer.submit(() => {
+        const now = clock.now();
+        let changed = 0;
+        for (const trigger of repos.triggers.triggersOfType('schedule')) {
+          const pending = repos.timers.pending(SCHEDULE_TICK, trigger.id);
+          if (trigger.active !== 1) {
+            if (pending !== undefined && scheduler.cancel(SCHEDULE_TICK, trigger.id)()) changed += 1;
+            continue;
+          }
+          const config = scheduleConfigOf(trigger.config);
+          if (pending !== undefined && isCurrent(JSON.parse(pending.payload), config)) continue;
+          arm(trigger.id, config, now)();
+          changed += 1;
+        }
+        return changed;
+      });
+    },
+  };
+}

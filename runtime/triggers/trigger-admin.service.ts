@@ -1,0 +1,101 @@
+// Owns POST /triggers (console): permission, subscriber and per-type checks, then one atomic commit of the trigger,
+// its subscriptions and (schedule) its first tick.
+import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Store } from '../../storage/store.js';
+import { domainOf, requireDomainPermission } from '../authoring/authoring-access.js';
+import type { Clock } from '../clock.js';
+import { notFound, validation } from '../errors.js';
+import { newId } from '../ids.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import type { KeyRing } from '../vault/index.js';
+import { sealSecret, sealedSecretAad } from '../vault/sealed-secret.js';
+import { mintSigningSecret } from '../webhooks/standard-webhooks.js';
+import { checkEventTrigger } from './event-trigger-checks.js';
+import { nextRunAfter } from './schedule-next.js';
+import type { ScheduleTicks } from './schedule-ticks.js';
+import type { CreateTriggerInput } from './trigger-create.schema.js';
+import type { TriggerCaller } from './trigger-access.js';
+import { triggerView, type TriggerView } from './trigger-view.js';
+
+export interface CreatedTrigger {
+  trigger: TriggerView;
+  /** Only when the service minted the event trigger's endpointSecret: shown once, stored sealed. */
+  endpointSecret?: string;
+}
+
+export interface TriggerAdmin {
+  /** `baseUrl` (scheme://host, no trailing slash) prefixes an event trigger's deliveryUrl; null leaves it a path. */
+  create(caller: TriggerCaller, body: CreateTriggerInput, baseUrl: string | null): Promise<CreatedTrigger>;
+}
+
+export interface TriggerAdminDeps {
+  store: Store;
+  clock: Clock;
+  keyRing: KeyRing;
+  scheduleTicks: ScheduleTicks;
+}
+
+export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
+  const { store, clock, keyRing, scheduleTicks } = deps;
+  const { repos } = store;
+
+  /** Subscribers are agents or flows of the trigger's own domain: a domain editor cannot wire up another domain's work. */
+  function checkSubscribers(caller: TriggerCaller, domainId: string, ids: readonly string[]): void {
+    ids.forEach((id, index) => {
+      const automation = repos.automations.automation(id);
+      if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
+      if (automation.domain_id !== domainId) {
+        throw validation('The trigger cannot be created.', { issues: [{ path: `subscribers.${index}`, message: 'must be an agent or flow of the trigger\'s domain' }] });
+      }
+    });
+  }
+
+  return {
+    async create(caller, body, baseUrl) {
+      domainOf(repos, caller, body.domainId);
+      requireDomainPermission(repos, caller, body.domainId, 'edit_automation');
+      const subscribers = body.subscribers ?? [];
+      checkSubscribers(caller, body.domainId, subscribers);
+
+      const id = newId();
+      const now = clock.now();
+      let config: Record<string, unknown> = {};
+      let sealed: Buffer | null = null;
+      let minted: string | undefined;
+      if (body.type === 'schedule') {
+        config = { cron: body.cron, timezone: body.timezone ?? null, input: body.input ?? {} };
+        if (nextRunAfter({ cron: body.cron, timezone: body.timezone ?? null }, now) === null) {
+          throw validation('The trigger cannot be created.', { issues: [{ path: 'cron', message: 'never matches a future time' }] });
+        }
+      } else if (body.type === 'event') {
+        checkEventTrigger(repos, caller.orgId, body);
+        config = { sourceIntegrationId: body.sourceIntegrationId, connectionId: body.connectionId, eventType: body.eventType, filter: body.eventFilter ?? null };
+        if (body.endpointSecret === undefined) minted = mintSigningSecret();
+        sealed = sealSecret(keyRing, body.endpointSecret ?? minted, sealedSecretAad.triggerEndpoint(caller.orgId, id));
+      }
+
+      const row: TriggerRow = {
+        id,
+        org_id: caller.orgId,
+        domain_id: body.domainId,
+        type: body.type,
+        name: body.name,
+        active: body.active === false ? 0 : 1,
+        // The same stored shape the manifest writes (runtime/manifest/apply-triggers.ts), so both arm and fire alike.
+        config: canonicalJson(config),
+        endpoint_secret_sealed: sealed,
+        created_by: caller.userId,
+        created_at: now,
+      };
+      // One unit: a failing subscription (or tick) insert rolls the trigger back with it.
+      const nextRunAt = await store.writer.submit(() => {
+        repos.triggers.insertTrigger(row);
+        repos.triggers.replaceSubscriptions(id, subscribers);
+        if (body.type === 'schedule' && row.active === 1) return scheduleTicks.arm(id, { cron: body.cron, timezone: body.timezone ?? null }, now)();
+        return null;
+      });
+      const trigger = triggerView(row, subscribers, { nextRunAt, baseUrl });
+      return minted === undefined ? { trigger } : { trigger, endpointSecret: minted };
+    },
+  };
+}

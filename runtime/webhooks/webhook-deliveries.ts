@@ -1,0 +1,124 @@
+// Owns outbound webhook deliveries: one row per (event, endpoint), attempted by durable timers, retried with backoff.
+/*
+ * Each delivery has one pending timer (kind `webhook-delivery`, target = delivery id). The handler signs and sends
+ * one attempt, then records it in one unit of work with the timer's markFired and, on failure, the next timer:
+ *   2xx                                             -> delivered
+ *   refused destination (private / loopback address while not allowed) -> failed at once (retrying cannot help)
+ *   other status, network error or timeout          -> pending, next attempt after retryDelay (backoff + jitter)
+ *   the policy's last attempt failing               -> failed
+ * Delivery is at least once: a crash after the POST but before its record commits resends it at the next boot with
+ * the same webhook-id, which is what receivers dedupe on (Standard Webhooks).
+ */
+import type { UnitOfWork } from '../../storage/group-commit.js';
+import type { WebhookDeliveryStatus } from '../../storage/repos/webhooks.repo.js';
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { KeyRing } from '../vault/index.js';
+import { openSecret, sealedSecretAad } from '../vault/sealed-secret.js';
+import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './webhook-retry-policy.js';
+import { sendWebhook, type AttemptResult, type WebhookSend } from './webhook-sender.js';
+
+export const WEBHOOK_DELIVERY = 'webhook-delivery';
+const ATTEMPT_TIMEOUT_MS = 10_000;
+
+export interface WebhookDeliveries {
+  /** Unit of work: a pending delivery (attempted at once) to every active endpoint of the organization that takes `eventType`. */
+  enqueue(orgId: string, eventType: string, body: string, runId: string | null): UnitOfWork<string[]>;
+  /** Unit of work: drops the pending timers of an endpoint's deliveries (before the endpoint is deleted). */
+  cancelPending(endpointId: string): UnitOfWork<void>;
+}
+
+export interface WebhookDeliveriesDeps {
+  store: Store;
+  clock: Clock;
+  logger: Pick<Logger, 'warn'>;
+  keyRing: KeyRing;
+  scheduler: Scheduler;
+  allowPrivateNetworks: boolean;
+  retry?: RetryPolicy;
+  send?: WebhookSend;
+}
+
+const isSuccess = (result: AttemptResult): boolean => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+
+export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDeliveries {
+  const { store, clock, scheduler } = deps;
+  const { repos } = store;
+  const policy = deps.retry ?? DEFAULT_RETRY_POLICY;
+  const send = deps.send ?? sendWebhook;
+
+  scheduler.on(WEBHOOK_DELIVERY, async (timer, delivery) => {
+    const row = repos.webhooks.delivery(timer.targetId);
+    if (row === undefined || row.status !== 'pending') return;
+    const endpoint = repos.webhooks.endpoint(row.endpoint_id);
+    if (endpoint === undefined) return;
+    const attempt = row.attempts + 1;
+    const result = await send({
+      url: endpoint.url,
+      secret: openSecret(deps.keyRing, endpoint.secret_sealed, sealedSecretAad.webhookEndpoint(endpoint.org_id, endpoint.id)) as string,
+      messageId: row.id,
+      body: row.payload,
+      now: clock.now(),
+      allowPrivateNetworks: deps.allowPrivateNetworks,
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+    });
+    await store.writer.submit(() => {
+      const current = repos.webhooks.delivery(row.id);
+      // Deleted with its endpoint meanwhile (its timer went too): nothing to record.
+      if (current === undefined || current.attempts !== row.attempts || current.status !== 'pending') return;
+      delivery.markFired();
+      const now = clock.now();
+      let status: WebhookDeliveryStatus = 'failed';
+      let nextAttemptAt: number | null = null;
+      if (isSuccess(result)) status = 'delivered';
+      else if (result.error !== 'refused_destination' && attempt < policy.maxAttempts) {
+        status = 'pending';
+        nextAttemptAt = now + retryDelay(policy, attempt);
+        scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: row.id, dueAt: nextAttemptAt })();
+      }
+      repos.webhooks.recordAttempt(
+        { id: row.id, status, attempts: attempt, next_attempt_at: nextAttemptAt, last_status: result.statusCode, last_error: result.error, updated_at: now },
+        { delivery_id: row.id, attempt, attempted_at: now, status_code: result.statusCode, error: result.error, duration_ms: result.durationMs },
+      );
+    });
+    if (!isSuccess(result)) deps.logger.warn({ deliveryId: row.id, endpointId: endpoint.id, attempt, status: result.statusCode, error: result.error }, 'webhook delivery attempt failed');
+  });
+
+  return {
+    enqueue(orgId, eventType, body, runId) {
+      return () => {
+        const now = clock.now();
+        const ids: string[] = [];
+        for (const endpoint of repos.webhooks.activeEndpoints(orgId)) {
+          if (!(JSON.parse(endpoint.events) as string[]).includes(eventType)) continue;
+          const id = newId();
+          repos.webhooks.insertDelivery({
+            id,
+            endpoint_id: endpoint.id,
+            event_type: eventType,
+            payload: body,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: now,
+            last_status: null,
+            last_error: null,
+            created_at: now,
+            updated_at: now,
+            run_id: runId,
+          });
+          scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: id, dueAt: now })();
+          ids.push(id);
+        }
+        return ids;
+      };
+    },
+    cancelPending(endpointId) {
+      return () => {
+        for (const id of repos.webhooks.pendingDeliveryIds(endpointId)) scheduler.cancel(WEBHOOK_DELIVERY, id)();
+      };
+    },
+  };
+}
