@@ -165,6 +165,7 @@ t.test('security: a foreign Origin is refused, an allowed one passes, a bad key 
 
   const invalid = await world.client({ secret: 'sv_not_a_real_key' }, { connect: false });
   await t.rejects(invalid.client.connect(invalid.transport), { code: 404, message: /^Streamable HTTP error/ });
+  t.match(world.refs['northwind-key'], /^svp_/);
   const partnerKey = await world.client({ secret: world.refs['northwind-key']! }, { connect: false });
   await t.rejects(partnerKey.client.connect(partnerKey.transport), { code: 404, message: /^Streamable HTTP error/ });
 });

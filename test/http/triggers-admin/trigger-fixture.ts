@@ -74,17 +74,24 @@ export async function signIn(url: string, user: string): Promise<string> {
 
 export async function startTriggerServer(
   t: { teardown(fn: () => unknown): void },
-  options: { config?: Partial<ServiceConfig>; dbPath?: string; clock?: ManualClock; keyRing?: KeyRing } = {},
+  options: { config?: Partial<ServiceConfig>; dbPath?: string; clock?: ManualClock; keyRing?: KeyRing; tweak?: (manifest: any) => void } = {},
 ): Promise<TriggerServer> {
   const upstream = await startRecordingUpstream();
   t.teardown(() => upstream.close());
   upstream.respond(crmResponder);
-  const server = await startTestServer(t, options);
-  const { refs } = await server.service.applyManifest(triggerWorkspace(upstream.baseUrl));
-  const cookies = new Map<string, string>();
+  const { tweak: _tweak, ...serverOptions } = options;
+  const server = await startTestServer(t, serverOptions);
+  const manifest = triggerWorkspace(upstream.baseUrl);
+  options.tweak?.(manifest);
+  const { refs } = await server.service.applyManifest(manifest);
+  // Console sessions last 12 hours of the injected clock: sign in again once a test has moved it along.
+  const cookies = new Map<string, { value: string; at: number }>();
   const cookie = async (user: string) => {
-    if (!cookies.has(user)) cookies.set(user, await signIn(server.url, user));
-    return cookies.get(user)!;
+    const cached = cookies.get(user);
+    if (cached !== undefined && server.clock.now() - cached.at < 3_600_000) return cached.value;
+    const value = await signIn(server.url, user);
+    cookies.set(user, { value, at: server.clock.now() });
+    return value;
   };
   const services = server.service.services;
   return {
