@@ -6,8 +6,9 @@ import { healthzScenario } from './scenarios/healthz.scenario.js';
 import { actorsScenario } from './actors.bench.js';
 import { fireScenario } from './fire.bench.js';
 import { openSessionScenario } from './open-session.bench.js';
+import { mcpScenario } from './mcp.bench.js';
 
-const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario, fireScenario, openSessionScenario];
+const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario, fireScenario, openSessionScenario, mcpScenario];
 
 try {
   process.exitCode = await runBench(SCENARIOS, process.argv.slice(2));

@@ -119,12 +119,11 @@ export async function dispatchRequest(request: JSONRPCRequest, ctx: MethodContex
   }
 }
 
-/** Notifications get no answer; these two change state, the rest are accepted and ignored. */
+/**
+ * Notifications get no answer. Only notifications/cancelled changes anything here; the rest (initialized,
+ * progress, roots/list_changed) are accepted and ignored: nothing this server does depends on them.
+ */
 export function handleNotification(message: JSONRPCNotification, session: McpSession): void {
-  if (message.method === 'notifications/initialized') {
-    session.initialized = true;
-    return;
-  }
   if (message.method === 'notifications/cancelled') {
     const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
     if (typeof requestId === 'string' || typeof requestId === 'number') session.inFlight.get(idKey(requestId))?.abort();

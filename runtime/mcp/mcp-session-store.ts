@@ -15,7 +15,6 @@ export interface McpSession {
   readonly userId: string;
   readonly orgId: string;
   readonly protocolVersion: string;
-  initialized: boolean;
   lastUsedAt: number;
   /** tools/call requests still waiting, by JSON-RPC id, so notifications/cancelled can stop the wait. */
   readonly inFlight: Map<string, AbortController>;
@@ -99,7 +98,6 @@ export function createMcpSessionStore(options: McpSessionStoreOptions): McpSessi
         userId: owner.userId,
         orgId: owner.orgId,
         protocolVersion,
-        initialized: false,
         lastUsedAt: now,
         inFlight: new Map(),
       };
