@@ -230,6 +230,32 @@ t.test('a call waits on the injected clock: past mcpCallWaitMs it answers "runni
   t.equal(view.json.latestTurn.status, 'completed', 'the turn finished after the call answered');
 });
 
+t.test('notifications/cancelled stops waiting for that request; the turn itself carries on', async (t) => {
+  const world = await startMcpWorld(t);
+  const { headers } = await session(world);
+  const name = await toolName(world, headers, 'lookup');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  world.upstream.respond((_request, res) => {
+    void held.then(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"c-8","tier":"pro"}');
+    });
+  });
+  const json = { ...headers, accept: 'application/json' };
+  const pending = world.post({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name, arguments: { message: 'id: c-8' } } }, json);
+  await world.upstream.nextRequest();
+  const other = await world.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'other' } }, headers);
+  t.equal(other.status, 202, 'cancelling an unknown id is harmless');
+  t.equal((await world.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'user' } }, headers)).status, 202);
+  const answer = await pending;
+  t.match(answer.json, { id: 'slow', result: { structuredContent: { status: 'running' } } });
+  release();
+  await world.settle();
+  const view = await call(`${world.server.url}/api/v1/agents/sessions/${answer.json.result.structuredContent.sessionId}`, { headers: bearer(world.key('ada')) });
+  t.equal(view.json.latestTurn.status, 'completed');
+});
+
 t.test('a closed client stream stops the wait; an idle MCP session expires on the injected clock', async (t) => {
   const world = await startMcpWorld(t, { mcpSessionIdleMs: 60_000 });
   const { headers } = await session(world);
