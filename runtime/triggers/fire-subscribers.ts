@@ -8,6 +8,7 @@
  *   the session starter refuses (e.g. a flow input that fails its declared inputs) -> failed with its code
  * A started subscriber receives only the credentials of the integrations it binds at caller identity (rule 5).
  */
+import { isEntitled } from '../partners/entitlements.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import type { SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
@@ -51,23 +52,19 @@ export interface SubscriberPlanner {
 const NO_CREDENTIALS: NormalizedCallerCredentials = Object.freeze({ integrations: Object.freeze({}) });
 
 export function createSubscriberPlanner(deps: {
-  repos: Pick<Repositories, 'triggers' | 'automations' | 'sessions'>;
+  repos: Pick<Repositories, 'triggers' | 'automations' | 'sessions' | 'entitlements'>;
   bindings: BindingsReader;
   starter: SessionStarter;
   logger: Pick<Logger, 'error'>;
 }): SubscriberPlanner {
   const { repos, starter } = deps;
 
-  function entitled(orgId: string, automationId: string, byDefault: number): boolean {
-    return repos.sessions.entitlementOverride(orgId, automationId) ?? byDefault === 1;
-  }
-
   function planOne(firing: FiringContext, automationId: string, position: number): SubscriberPlan {
     const result = (outcome: SubscriberOutcome, code: string | null, reason: string | null): SubscriberPlan =>
       ({ automationId, position, outcome, code, reason, start: null, usedIntegrationIds: [] });
     const automation = repos.automations.automation(automationId);
     if (automation === undefined || automation.org_id !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
-    if (!entitled(firing.orgId, automation.id, automation.entitled_by_default)) {
+    if (!isEntitled(repos, firing.orgId, automation.id)) {
       return result('skipped', 'ENTITLEMENT_DISABLED', 'The automation is not entitled for this organization.');
     }
     const belt = deps.bindings(automation);
