@@ -12,6 +12,7 @@ import { requireApiKey } from '../auth.js';
 import { rpcHttpError } from '../mcp/json-rpc.js';
 import { assertAllowedOrigin, refuseCredentialsInUrl } from '../mcp/mcp-guards.js';
 import { handleMcpPost } from '../mcp/mcp-post.js';
+import { isSupportedVersion } from '../mcp/protocol-version.js';
 import type { HttpRequest, Route } from '../types.js';
 
 const PATH = '/api/v1/mcp';
@@ -75,6 +76,8 @@ export const mcpRoutes: Route<Services>[] = [
     },
     handler(request, services) {
       const principal = gate(request, services);
+      const version = request.headers['mcp-protocol-version']?.trim();
+      if (version !== undefined && !isSupportedVersion(version)) return rpcHttpError(400, -32000, 'Bad Request: unsupported MCP-Protocol-Version.');
       const id = request.headers['mcp-session-id'];
       if (id === undefined || id === '') return rpcHttpError(400, -32000, 'Bad Request: the Mcp-Session-Id header is required.');
       const session = services.mcp.sessions.use(id, principal.credentialId);

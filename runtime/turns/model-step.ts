@@ -6,6 +6,9 @@ import type { TurnDeps } from './turn-deps.js';
 import type { RecordedStep } from './turn-recorder.js';
 import type { KnowledgeSnippet } from '../models/index.js';
 
+/** Below this many tokens left in the turn's budget, the step's output is capped to what is left. */
+const MAX_OUTPUT_CAP = 8_192;
+
 export interface StepRequest {
   messages: readonly ConversationMessage[];
   knowledge: readonly KnowledgeSnippet[];
@@ -21,7 +24,8 @@ export async function runModelStep(deps: TurnDeps, ctx: TurnContext, request: St
     system: { principles: setup.principles, procedure: setup.procedure, knowledge: request.knowledge },
     messages: request.messages,
     tools: ctx.tools.specs,
-    maxOutputTokens: Math.max(1, request.tokensLeft),
+    // Only a nearly spent budget caps the step: a large cap would be refused by providers whose models allow less.
+    maxOutputTokens: request.tokensLeft < MAX_OUTPUT_CAP ? Math.max(1, request.tokensLeft) : undefined,
   };
   // The stored assistant message takes this id, so a client can join the deltas to the message it later reads.
   const messageId = newId();

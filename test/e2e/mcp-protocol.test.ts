@@ -67,6 +67,10 @@ t.test('headers: unsupported MCP-Protocol-Version 400, missing session 400, unkn
   t.equal(missing.status, 400);
   t.match(missing.json.error.message, /Mcp-Session-Id/);
 
+  const del = (extra: Record<string, string>) => call(world.endpoint.href, { method: 'DELETE', headers: { ...headers, ...extra } });
+  t.equal((await del({ 'mcp-protocol-version': '1900-01-01' })).status, 400, 'DELETE checks the version header too');
+  t.equal((await call(world.endpoint.href, { method: 'DELETE', headers: noSession })).status, 400, 'DELETE needs the session header');
+
   const unknown = await world.post(ping, { ...headers, 'mcp-session-id': 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
   const badKey = await world.post(ping, { ...headers, authorization: 'Bearer sv_nope' });
   const noKey = await world.post(ping, { 'mcp-session-id': headers['mcp-session-id'] });

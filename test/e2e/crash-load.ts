@@ -1,0 +1,346 @@
+// The mixed HTTP load of the crash test and its ledger: what was sent, what was answered, what a kill cut off.
+/*
+ * Every request is written into the ledger before it is sent and its answer after, so the final checks can hold
+ * the database to each answer. Requests that were cut off by a SIGKILL and carry an idempotency key (fires,
+ * provisioning) or decide an approval are retried after the restart, as a client would: keyed retries must
+ * replay or run once, never duplicate. Opens and appends carry no key, so they are never retried.
+ */
+import { Agent } from 'node:http';
+import { send, type Reply } from '../helpers/crash-harness.js';
+import { fireWorkspace } from '../helpers/fire-workspace.js';
+
+/** The caller token every caller-credential request carries (crm integration). */
+export const CALLER_TOKEN = 'crash-caller-token-7d1e';
+/** The schedule trigger whose ticks fall due while the service is down. */
+export const TICK_CRON = '*/5 * * * *';
+
+/**
+ * fireWorkspace (the contract example + fire additions) with the crm pointed at the parent's upstream, a
+ * `ticker` schedule trigger every 5 minutes (UTC) on `lookup`, and a partner quota the test cannot exhaust.
+ */
+export function crashWorkspace(crmBaseUrl: string): any {
+  const manifest = fireWorkspace({ crmBaseUrl });
+  manifest.organizations[0].triggers.push({
+    ref: 'ticker',
+    type: 'schedule',
+    domain: 'sales',
+    name: 'Ticker',
+    cron: TICK_CRON,
+    timezone: 'UTC',
+    input: { id: 'c-tick' },
+    subscribers: ['lookup'],
+    active: true,
+  });
+  manifest.partners[0].provisioning.quota = 100_000;
+  return manifest;
+}
+
+export interface FireAnswer {
+  runId: string;
+  sessions: Array<{ automationId: string; sessionId: string }>;
+}
+
+export interface OpenRecord {
+  agent: 'lookup' | 'upgrader';
+  contactId: string;
+  answer?: { sessionId: string; executionId: string };
+}
+
+export interface AppendRecord {
+  sessionId: string;
+  answer?: { executionId: string };
+}
+
+export interface FireRecord {
+  key: string | null;
+  trigger: string;
+  /** Sent byte for byte on every retry (the claim fingerprints it). */
+  body: string;
+  contactId: string;
+  answer?: FireAnswer;
+  attempts: number;
+}
+
+export interface DecisionRecord {
+  sessionId: string;
+  contactId: string;
+  approvalId: string;
+  decision: 'approved' | 'rejected';
+  editedArgs?: Record<string, unknown>;
+  /** 200 on the first answered attempt; 409 only for a retry whose cut-off original had committed. */
+  answered?: 200 | 409;
+  attempts: number;
+}
+
+export interface ProvisionRecord {
+  key: string;
+  body: Record<string, unknown>;
+  /** 202 with the organization; `unknown` is a retry told IDEMPOTENCY_OUTCOME_UNKNOWN (the original died mid-way). */
+  answer?: { orgId: string } | 'unknown';
+  attempts: number;
+}
+
+/** An upgrader session the load may decide, known from an open or a fan fire's answer. */
+export interface GatedSession {
+  sessionId: string;
+  contactId: string;
+  /** Set once a worker took it (so two workers never decide one session). */
+  taken: boolean;
+}
+
+export class Ledger {
+  readonly opens: OpenRecord[] = [];
+  readonly appends: AppendRecord[] = [];
+  readonly fires: FireRecord[] = [];
+  readonly decisions: DecisionRecord[] = [];
+  readonly provisions: ProvisionRecord[] = [];
+  readonly lookupSessions: string[] = [];
+  readonly gated = new Map<string, GatedSession>();
+  /** Answers that break the contract, with what was sent. */
+  readonly wrong: string[] = [];
+  /** Requests a kill cut off, per kind. */
+  readonly cut: Record<string, number> = {};
+  /** Replays of answered keys that came back identical with Idempotency-Replayed: true. */
+  replays = 0;
+  private serial = 0;
+
+  next(): number {
+    return this.serial++;
+  }
+
+  /** Keyed or deciding requests still owed an answer; retried first by every worker. */
+  retries(): Array<FireRecord | DecisionRecord | ProvisionRecord> {
+    return [
+      ...this.fires.filter((f) => f.key !== null && f.answer === undefined),
+      ...this.decisions.filter((d) => d.answered === undefined),
+      ...this.provisions.filter((p) => p.answer === undefined),
+    ];
+  }
+}
+
+export interface Target {
+  port: number;
+  refs: Record<string, string>;
+  /** The child's clock (Date.now() plus the boot's offset). */
+  now(): number;
+}
+
+type Op = (ledger: Ledger, target: Target, agent: Agent) => Promise<void>;
+
+const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(Math.random() * items.length)];
+const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+const callerCredentials = () => ({ integrations: { crm: { token: CALLER_TOKEN } } });
+
+function expect(ledger: Ledger, what: string, reply: Reply, ...statuses: number[]): boolean {
+  if (statuses.includes(reply.status)) return true;
+  ledger.wrong.push(`${what}: ${reply.status} ${reply.text.slice(0, 300)}`);
+  return false;
+}
+
+const openSession = (agent: 'lookup' | 'upgrader'): Op => async (ledger, target, http) => {
+  const n = ledger.next();
+  const record: OpenRecord = { agent, contactId: `${agent === 'lookup' ? 'c' : 'u'}-${n}` };
+  ledger.opens.push(record);
+  // lookup reads with the caller's credential or the organization's; upgrader requires the caller's.
+  const body =
+    agent === 'lookup'
+      ? { message: `id: ${record.contactId}`, ...(n % 2 === 0 ? { callerCredentials: callerCredentials() } : {}) }
+      : { message: JSON.stringify({ id: record.contactId, tier: 'enterprise' }), callerCredentials: callerCredentials() };
+  const user = agent === 'lookup' ? 'bob-key' : 'ada-key';
+  const reply = await send(http, target.port, 'POST', `/api/v1/agents/${target.refs[agent]}/sessions`, bearer(target.refs[user]!), body);
+  if (!expect(ledger, `open ${agent} ${record.contactId}`, reply, 202)) return;
+  record.answer = { sessionId: reply.json.sessionId, executionId: reply.json.executionId };
+  if (agent === 'lookup') ledger.lookupSessions.push(record.answer.sessionId);
+  else ledger.gated.set(record.answer.sessionId, { sessionId: record.answer.sessionId, contactId: record.contactId, taken: false });
+};
+
+const appendMessage: Op = async (ledger, target, http) => {
+  const sessionId = pick(ledger.lookupSessions);
+  if (sessionId === undefined) return openSession('lookup')(ledger, target, http);
+  const record: AppendRecord = { sessionId };
+  ledger.appends.push(record);
+  const message = `id: c-${ledger.next()}`;
+  const reply = await send(http, target.port, 'POST', `/api/v1/agents/sessions/${sessionId}/messages`, bearer(target.refs['bob-key']!), { message });
+  if (expect(ledger, `append to ${sessionId}`, reply, 200)) record.answer = { executionId: reply.json.executionId };
+};
+
+const FIRE_TARGETS = ['new-lead', 'new-lead', 'quiet', 'quiet', 'empty', 'fan'] as const;
+
+const newFire: Op = (ledger, target, http) => {
+  const n = ledger.next();
+  const trigger = pick(FIRE_TARGETS)!;
+  const contactId = `f-${n}`;
+  const body: Record<string, unknown> = { triggerId: target.refs[trigger], input: { id: contactId, n } };
+  if (trigger === 'fan') {
+    // The upgrader subscriber requires caller credentials; half of them expire before the next boot.
+    body.callerCredentials = callerCredentials();
+    if (n % 2 === 0) body.callerCredentialExpiresAt = new Date(target.now() + 3 * 60_000).toISOString();
+  }
+  // Mostly keyed (retried after a kill); an unkeyed fire cut off by a kill is simply lost to the client.
+  const record: FireRecord = { key: n % 5 === 4 ? null : `crash-${n}`, trigger, body: JSON.stringify(body), contactId, attempts: 0 };
+  ledger.fires.push(record);
+  return sendFire(ledger, target, http, record);
+};
+
+async function sendFire(ledger: Ledger, target: Target, http: Agent, record: FireRecord): Promise<void> {
+  record.attempts += 1;
+  const headers: Record<string, string> = { ...bearer(target.refs['bob-key']!), 'content-type': 'application/json' };
+  if (record.key !== null) headers['idempotency-key'] = record.key;
+  const reply = await send(http, target.port, 'POST', '/api/v1/triggers/fire', headers, record.body);
+  if (!expect(ledger, `fire ${record.trigger} key ${record.key}`, reply, 202)) return;
+  const answer = reply.json as FireAnswer;
+  if (record.answer !== undefined) {
+    // A retry of an answered key: the stored answer, marked as a replay.
+    if (reply.headers['idempotency-replayed'] !== 'true' || JSON.stringify(answer) !== JSON.stringify(record.answer)) {
+      ledger.wrong.push(`fire ${record.key}: answered ${JSON.stringify(record.answer)}, the retry got ${reply.text}`);
+    } else ledger.replays += 1;
+    return;
+  }
+  record.answer = answer;
+  for (const s of answer.sessions) {
+    if (s.automationId === target.refs.upgrader) ledger.gated.set(s.sessionId, { sessionId: s.sessionId, contactId: record.contactId, taken: false });
+  }
+}
+
+/** Replays an answered key now and then: the original answer must come back. */
+const replayFire: Op = async (ledger, target, http) => {
+  const record = pick(ledger.fires.filter((f) => f.key !== null && f.answer !== undefined));
+  if (record === undefined) return newFire(ledger, target, http);
+  return sendFire(ledger, target, http, record);
+};
+
+const decide: Op = async (ledger, target, http) => {
+  const session = pick([...ledger.gated.values()].filter((g) => !g.taken));
+  if (session === undefined) return openSession('upgrader')(ledger, target, http);
+  session.taken = true;
+  const view = await send(http, target.port, 'GET', `/api/v1/agents/sessions/${session.sessionId}`, bearer(target.refs['ada-key']!));
+  if (!expect(ledger, `view ${session.sessionId}`, view, 200)) return;
+  const approvalId = view.json.pendingApprovalId as string | null;
+  if (approvalId === null) {
+    // Not parked yet (still queued or running): another worker may try later.
+    if (view.json.latestTurn?.status !== 'failed') session.taken = false;
+    return;
+  }
+  const n = ledger.next();
+  const decision: DecisionRecord = { sessionId: session.sessionId, contactId: session.contactId, approvalId, decision: n % 10 === 0 ? 'rejected' : 'approved', attempts: 0 };
+  // Some approvers edit the arguments (the note names the approval, so the upstream write says whose it is).
+  if (decision.decision === 'approved' && n % 3 === 0) decision.editedArgs = { id: session.contactId, tier: 'pro', note: approvalId };
+  ledger.decisions.push(decision);
+  return sendDecision(ledger, target, http, decision);
+};
+
+async function sendDecision(ledger: Ledger, target: Target, http: Agent, record: DecisionRecord): Promise<void> {
+  record.attempts += 1;
+  const body = { decision: record.decision, approvalId: record.approvalId, ...(record.editedArgs ? { editedArgs: record.editedArgs } : {}) };
+  const reply = await send(http, target.port, 'POST', `/api/v1/agents/sessions/${record.sessionId}/turn-approval`, bearer(target.refs['ada-key']!), body);
+  // A retry may find its cut-off original committed: nothing waits any more (checked against the DB at the end).
+  const allowed = record.attempts > 1 ? [200, 409] : [200];
+  if (!expect(ledger, `decide ${record.approvalId}`, reply, ...allowed)) return;
+  if (reply.status === 409 && reply.json?.error?.code !== 'APPROVAL_CONFLICT') return void ledger.wrong.push(`decide ${record.approvalId}: ${reply.text}`);
+  record.answered = reply.status as 200 | 409;
+}
+
+const newProvision: Op = (ledger, target, http) => {
+  const n = ledger.next();
+  const record: ProvisionRecord = {
+    key: `prov-${n}`,
+    body: { clientName: `Customer ${n}`, clientSegment: `crash-${n}`, ownerEmail: `owner-${n}@crash.example`, ownerName: 'Olive Owner' },
+    attempts: 0,
+  };
+  ledger.provisions.push(record);
+  return sendProvision(ledger, target, http, record);
+};
+
+async function sendProvision(ledger: Ledger, target: Target, http: Agent, record: ProvisionRecord): Promise<void> {
+  record.attempts += 1;
+  const headers = { ...bearer(target.refs['northwind-key']!), 'idempotency-key': record.key };
+  const reply = await send(http, target.port, 'POST', '/api/partner/v1/organizations', headers, record.body);
+  // A retry after a kill: a replay, a fresh run (nothing had committed), or "outcome unknown" (the claim's
+  // owner died after the customer was created; its lease resolved the claim). Never "in progress" for good.
+  const allowed = record.attempts > 1 ? [202, 409] : [202];
+  if (!expect(ledger, `provision ${record.key}`, reply, ...allowed)) return;
+  if (reply.status === 409) {
+    if (reply.json?.error?.code !== 'IDEMPOTENCY_OUTCOME_UNKNOWN') return void ledger.wrong.push(`provision ${record.key}: ${reply.text}`);
+    record.answer = 'unknown';
+    return;
+  }
+  record.answer = { orgId: reply.json.organization.id };
+}
+
+function retry(ledger: Ledger, target: Target, http: Agent, item: FireRecord | DecisionRecord | ProvisionRecord): Promise<void> {
+  if ('trigger' in item) return sendFire(ledger, target, http, item);
+  if ('approvalId' in item) return sendDecision(ledger, target, http, item);
+  return sendProvision(ledger, target, http, item);
+}
+
+const MIX: Array<[number, Op]> = [
+  [22, openSession('lookup')],
+  [14, appendMessage],
+  [24, newFire],
+  [3, replayFire],
+  [14, openSession('upgrader')],
+  [16, decide],
+  [7, newProvision],
+];
+const TOTAL = MIX.reduce((n, [w]) => n + w, 0);
+
+function chooseOp(): Op {
+  let roll = Math.random() * TOTAL;
+  for (const [weight, op] of MIX) {
+    roll -= weight;
+    if (roll < 0) return op;
+  }
+  return MIX[0]![1];
+}
+
+export interface DriveOptions {
+  workers: number;
+  /** Answered requests after which `kill` runs (null: never; the load then only clears the retries). */
+  killAfter: number | null;
+  kill?: () => Promise<void>;
+}
+
+/**
+ * Workers send retries first, then the mix, until the kill (whose in-flight requests are cut off) or, without a
+ * kill, until no retry is owed. Resolves once every worker has stopped.
+ */
+export async function drive(ledger: Ledger, target: Target, options: DriveOptions): Promise<{ answered: number }> {
+  const http = new Agent({ keepAlive: true, maxSockets: options.workers });
+  const owed = ledger.retries();
+  let answered = 0;
+  let killed = false;
+  let killing: Promise<void> | null = null;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (killed) return;
+      const item = owed.shift();
+      if (item === undefined && options.killAfter === null) return;
+      const kind = item === undefined ? 'load' : 'retry';
+      try {
+        await (item === undefined ? chooseOp()(ledger, target, http) : retry(ledger, target, http, item));
+      } catch (error) {
+        if (!killed) throw error;
+        ledger.cut[kind] = (ledger.cut[kind] ?? 0) + 1;
+        return; // the connection died with the process: the request may or may not have committed
+      }
+      answered += 1;
+      if (options.killAfter !== null && answered >= options.killAfter && !killed) {
+        killed = true;
+        killing = options.kill!();
+      }
+    }
+  };
+  const early = options.killAfter === 0;
+  if (early) {
+    // A kill at boot: recovery (resumed turns, overdue timers) is what gets interrupted.
+    killed = true;
+    killing = options.kill!();
+  }
+  try {
+    await Promise.all(Array.from({ length: options.workers }, worker));
+    await killing;
+  } finally {
+    http.destroy();
+  }
+  return { answered };
+}
