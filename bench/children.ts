@@ -41,14 +41,19 @@ const live = new Map<number, ChildProcess>();
 
 /** Runs `node --import tsx <script> ...args` from the repo root, on `core` when given. */
 export function spawnTsNode(script: string, args: string[], core: number | null): Child {
-  const nodeArgs = [process.execPath, '--import', 'tsx', script, ...args];
-  const [command, ...commandArgs] = core === null ? nodeArgs : ['taskset', '-c', String(core), ...nodeArgs];
+  return spawnNode(['--import', 'tsx', script, ...args], core);
+}
+
+/** Runs `node ...nodeArgs` from the repo root, on `core` when given (plain JavaScript needs no tsx loader). */
+export function spawnNode(nodeArgs: string[], core: number | null): Child {
+  const line = [process.execPath, ...nodeArgs];
+  const [command, ...commandArgs] = core === null ? line : ['taskset', '-c', String(core), ...line];
   // Test-runner hooks in NODE_OPTIONS (tap's process tracking) must not ride along into measured processes.
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
   delete env.NODE_OPTIONS;
   // stdin stays an open pipe: the children exit when it closes, so even a SIGKILLed runner leaves no orphan.
   const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  if (child.pid === undefined) throw new Error(`could not start ${script}`);
+  if (child.pid === undefined) throw new Error(`could not start node ${nodeArgs.join(' ')}`);
   const pid = child.pid;
   live.set(pid, child);
   // EPIPE on the lifeline only means the child is already gone; 'exit' reports that.

@@ -1,5 +1,6 @@
 // Fire idempotency claim for one key: absent, in progress, completed, expired after 24 h (spec "States and transitions", Limits).
 import { assertEvent, assign, emit, setup, type SnapshotFrom } from 'xstate';
+import { claimScheduled, claimTaken, leaseExpired, windowElapsed, type ClaimEvent, type ClaimScheduled } from './claim-window.js';
 import type { SpecTableRow } from './spec-row.js';
 
 /** Bump when a persisted snapshot of an older version can no longer be restored as is. */
@@ -31,7 +32,7 @@ export interface IdempotencyClaimContext {
 }
 
 export type IdempotencyClaimEvent =
-  | { readonly type: 'CLAIM'; readonly now: number; readonly fingerprint: string; readonly owner: string; readonly leaseMs: number }
+  | ClaimEvent
   | { readonly type: 'COMPLETE'; readonly now: number; readonly owner: string; readonly response: StoredResponse }
   /** The original failed before completing and committed no effect: the key is free again. */
   | { readonly type: 'RELEASE'; readonly now: number; readonly owner: string }
@@ -41,7 +42,7 @@ export type IdempotencyClaimEvent =
 
 /** Effects for the runtime: store due times for the scheduler, sweep the row once expired. */
 export type IdempotencyClaimEmitted =
-  | { readonly type: 'claim.scheduled'; readonly key: string; readonly leaseExpiresAt: number; readonly expiresAt: number }
+  | ClaimScheduled
   | { readonly type: 'claim.released'; readonly key: string; readonly reason: 'failed-without-effect' | 'lease-expired' }
   | { readonly type: 'claim.expired'; readonly key: string };
 
@@ -66,29 +67,14 @@ export const idempotencyClaimMachine = setup({
     // "original completes": only the request that holds the claim may settle it; a slow owner
     // whose lease was taken over is refused and must roll back its own transaction.
     isOriginalOwner: ({ context, event }) => (event.type === 'COMPLETE' || event.type === 'RELEASE') && event.owner === context.owner,
-    leaseExpired: ({ context, event }) => context.leaseExpiresAt !== null && event.now >= context.leaseExpiresAt,
-    claimWindowElapsed: ({ context, event }) => context.expiresAt !== null && event.now >= context.expiresAt,
+    leaseExpired: ({ context, event }) => leaseExpired(context, event.now),
+    claimWindowElapsed: ({ context, event }) => windowElapsed(context, event.now),
   },
   actions: {
-    takeClaim: assign(({ event }) => {
-      if (event.type !== 'CLAIM') return {};
-      return {
-        ...EMPTY_CLAIM,
-        fingerprint: event.fingerprint,
-        owner: event.owner,
-        createdAt: event.now,
-        expiresAt: event.now + FIRE_CLAIM_WINDOW_MS,
-        leaseExpiresAt: event.now + event.leaseMs,
-      };
-    }),
+    takeClaim: assign(({ event }) => (event.type === 'CLAIM' ? { ...EMPTY_CLAIM, ...claimTaken(event, FIRE_CLAIM_WINDOW_MS) } : {})),
     announceScheduled: emit(({ context, event }) => {
       assertEvent(event, 'CLAIM');
-      return {
-        type: 'claim.scheduled' as const,
-        key: context.key,
-        leaseExpiresAt: event.now + event.leaseMs,
-        expiresAt: event.now + FIRE_CLAIM_WINDOW_MS,
-      };
+      return claimScheduled(context.key, event, FIRE_CLAIM_WINDOW_MS);
     }),
     storeResponse: assign(({ event }) => (event.type === 'COMPLETE' ? { response: event.response, completedAt: event.now, leaseExpiresAt: null } : {})),
     clearClaim: assign(() => EMPTY_CLAIM),
@@ -150,11 +136,9 @@ export type FireRequestVerdict =
 export function fireRequestVerdict(snapshot: IdempotencyClaimSnapshot, request: { readonly fingerprint: string; readonly now: number }): FireRequestVerdict {
   const c = snapshot.context;
   if (snapshot.matches('absent') || snapshot.matches('expired')) return { kind: 'claim' };
-  if (c.expiresAt !== null && request.now >= c.expiresAt) return { kind: 'expire-then-claim' };
+  if (windowElapsed(c, request.now)) return { kind: 'expire-then-claim' };
   // A claim whose owner's lease ran out committed nothing, so it counts as free for any request.
-  if (snapshot.matches('inProgress') && c.leaseExpiresAt !== null && request.now >= c.leaseExpiresAt) {
-    return { kind: 'release-then-claim' };
-  }
+  if (snapshot.matches('inProgress') && leaseExpired(c, request.now)) return { kind: 'release-then-claim' };
   if (c.fingerprint !== request.fingerprint) return { kind: 'key-reused' };
   if (snapshot.matches('completed') && c.response !== null) return { kind: 'replay', response: c.response };
   return { kind: 'in-progress' };

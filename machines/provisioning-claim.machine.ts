@@ -1,5 +1,6 @@
 // Partner provisioning idempotency claim for one key: completed, released, indeterminate, expired after 7 days (spec "States and transitions").
 import { assertEvent, assign, emit, setup, type SnapshotFrom } from 'xstate';
+import { claimScheduled, claimTaken, leaseExpired, windowElapsed, type ClaimEvent, type ClaimScheduled } from './claim-window.js';
 import type { SpecTableRow } from './spec-row.js';
 
 /** Bump when a persisted snapshot of an older version can no longer be restored as is. */
@@ -43,7 +44,7 @@ export interface ProvisioningClaimContext {
 }
 
 export type ProvisioningClaimEvent =
-  | { readonly type: 'CLAIM'; readonly now: number; readonly fingerprint: string; readonly owner: string; readonly leaseMs: number }
+  | ClaimEvent
   | { readonly type: 'COMPLETE'; readonly now: number; readonly owner: string; readonly response: StoredResponse }
   /** A named refusal raised before the organization was created. */
   | { readonly type: 'REFUSE'; readonly now: number; readonly owner: string; readonly code: ProvisioningRefusalCode }
@@ -55,7 +56,7 @@ export type ProvisioningClaimEvent =
 
 /** Effects for the runtime: store due times for the scheduler, sweep the row once expired. */
 export type ProvisioningClaimEmitted =
-  | { readonly type: 'claim.scheduled'; readonly key: string; readonly leaseExpiresAt: number; readonly expiresAt: number }
+  | ClaimScheduled
   | { readonly type: 'claim.expired'; readonly key: string };
 
 const EMPTY_CLAIM = {
@@ -80,29 +81,17 @@ export const provisioningClaimMachine = setup({
   guards: {
     isOriginalOwner: ({ context, event }) =>
       (event.type === 'COMPLETE' || event.type === 'REFUSE' || event.type === 'FAIL_UNKNOWN') && event.owner === context.owner,
-    leaseExpired: ({ context, event }) => context.leaseExpiresAt !== null && event.now >= context.leaseExpiresAt,
-    claimWindowElapsed: ({ context, event }) => context.expiresAt !== null && event.now >= context.expiresAt,
+    leaseExpired: ({ context, event }) => leaseExpired(context, event.now),
+    claimWindowElapsed: ({ context, event }) => windowElapsed(context, event.now),
   },
   actions: {
     takeClaim: assign(({ event }) => {
       assertEvent(event, 'CLAIM');
-      return {
-        ...EMPTY_CLAIM,
-        fingerprint: event.fingerprint,
-        owner: event.owner,
-        createdAt: event.now,
-        expiresAt: event.now + PROVISIONING_CLAIM_WINDOW_MS,
-        leaseExpiresAt: event.now + event.leaseMs,
-      };
+      return { ...EMPTY_CLAIM, ...claimTaken(event, PROVISIONING_CLAIM_WINDOW_MS) };
     }),
     announceScheduled: emit(({ context, event }) => {
       assertEvent(event, 'CLAIM');
-      return {
-        type: 'claim.scheduled' as const,
-        key: context.key,
-        leaseExpiresAt: event.now + event.leaseMs,
-        expiresAt: event.now + PROVISIONING_CLAIM_WINDOW_MS,
-      };
+      return claimScheduled(context.key, event, PROVISIONING_CLAIM_WINDOW_MS);
     }),
     storeResponse: assign(({ event }) => {
       assertEvent(event, 'COMPLETE');
@@ -178,11 +167,11 @@ export function provisioningRequestVerdict(
 ): ProvisioningRequestVerdict {
   const c = snapshot.context;
   if (snapshot.matches('absent') || snapshot.matches('expired')) return { kind: 'claim' };
-  if (c.expiresAt !== null && request.now >= c.expiresAt) return { kind: 'expire-then-claim' };
+  if (windowElapsed(c, request.now)) return { kind: 'expire-then-claim' };
   if (snapshot.matches('released')) return { kind: 'claim' };
   if (snapshot.matches('indeterminate')) return { kind: 'outcome-unknown' };
   // Unlike a fire, provisioning effects (organization, invitation) are not one transaction: a dead owner's outcome is unknown.
-  if (snapshot.matches('inProgress') && c.leaseExpiresAt !== null && request.now >= c.leaseExpiresAt) return { kind: 'owner-lost' };
+  if (snapshot.matches('inProgress') && leaseExpired(c, request.now)) return { kind: 'owner-lost' };
   if (c.fingerprint !== request.fingerprint) return { kind: 'key-reused' };
   if (snapshot.matches('completed') && c.response !== null) return { kind: 'replay', response: c.response };
   return { kind: 'in-progress' };

@@ -1,8 +1,8 @@
 // Authoring routes for integrations and agents (SPEC "Authoring"): `sv_` key or `svu_` token, strict bodies.
 import type { Services } from '../../runtime/services.js';
 import { requireAuthoringCredential } from '../auth.js';
+import { guardedRoutes } from '../route-helpers.js';
 import type { HttpRequest, Route, RouteDoc } from '../types.js';
-import { parseBody } from '../validate.js';
 import {
   AgentDetailResponse,
   AgentResponse,
@@ -26,7 +26,7 @@ const BASE = '/api/v1/authoring';
 export const SETUP_BODY_LIMIT = 2 * 1024 * 1024;
 
 /** Every authoring route: same credentials, same tag, and the errors the spec names for the group. */
-export function authoringDoc(doc: RouteDoc): RouteDoc {
+export function authoringDoc<D extends RouteDoc>(doc: D): D {
   return {
     tags: ['authoring'],
     security: ['apiKey', 'userToken'],
@@ -45,8 +45,11 @@ export const authorOf = (request: HttpRequest, services: Services) => {
   return { userId: principal.userId, orgId: principal.orgId };
 };
 
+/** An authoring route: the caller is `authorOf` the credential, then the body `doc.body` names is parsed. */
+export const authoringRoute = guardedRoutes(authorOf);
+
 export const authoringRoutes: Route<Services>[] = [
-  {
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/integrations`,
     doc: authoringDoc({
@@ -54,24 +57,18 @@ export const authoringRoutes: Route<Services>[] = [
       query: IntegrationsQuery,
       responses: { 200: { description: 'matching integrations', schema: IntegrationListResponse } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: { integrations: services.authoring.integrations.search(author, request.query.get('q') ?? '') } };
-    },
-  },
-  {
+    handler: ({ caller, request }, services) => ({ status: 200, body: { integrations: services.authoring.integrations.search(caller, request.query.get('q') ?? '') } }),
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/integrations/:id`,
     doc: authoringDoc({
       summary: 'One integration with each tool\'s inputSchema.',
       responses: { 200: { description: 'integration', schema: IntegrationResponse } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: services.authoring.integrations.read(author, request.params.id) };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.integrations.read(caller, params.id) }),
+  }),
+  authoringRoute({
     method: 'POST',
     path: `${BASE}/automations`,
     bodyLimit: SETUP_BODY_LIMIT,
@@ -80,26 +77,21 @@ export const authoringRoutes: Route<Services>[] = [
       body: CreateAgentBody,
       responses: { 201: { description: 'created agent', schema: AgentResponse }, 403: { description: 'FORBIDDEN: no edit_automation in the domain' } },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, CreateAgentBody);
-      const created = await services.authoring.agents.create(author, body);
+    async handler({ caller, body }, services) {
+      const created = await services.authoring.agents.create(caller, body);
       return { status: 201, headers: { location: `${BASE}/automations/${created.id}` }, body: created };
     },
-  },
-  {
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/automations/:id`,
     doc: authoringDoc({
       summary: 'An automation with its draft Setup and the published revision runs use. Requires edit_automation.',
       responses: { 200: { description: 'automation', schema: AgentDetailResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: services.authoring.agents.read(author, request.params.id) };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.agents.read(caller, params.id) }),
+  }),
+  authoringRoute({
     method: 'PATCH',
     path: `${BASE}/automations/:id/setup`,
     bodyLimit: SETUP_BODY_LIMIT,
@@ -108,27 +100,21 @@ export const authoringRoutes: Route<Services>[] = [
       body: SetupPatchBody,
       responses: { 200: { description: 'the draft Setup', schema: SetupResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, SetupPatchBody);
-      return { status: 200, body: { setup: await services.authoring.agents.patchSetup(author, request.params.id, body) } };
-    },
-  },
-  {
+    handler: async ({ caller, params, body }, services) => ({ status: 200, body: { setup: await services.authoring.agents.patchSetup(caller, params.id, body) } }),
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/automations/:id/verify`,
     doc: authoringDoc({
       summary: 'Run the publish verifier on the draft without changing anything. Requires edit_automation.',
       responses: { 200: { description: 'findings, planned belt, warnings', schema: VerifyResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: services.authoring.agents.verify(author, request.params.id) };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.agents.verify(caller, params.id) }),
+  }),
+  authoringRoute({
     method: 'POST',
     path: `${BASE}/automations/:id/publish`,
+    allowEmptyBody: true,
     doc: authoringDoc({
       summary: 'Publish the draft as the next immutable revision (1, 2, 3…) when the verifier finds no problems; warnings never block.',
       body: PublishBody,
@@ -138,11 +124,9 @@ export const authoringRoutes: Route<Services>[] = [
         422: { description: 'VALIDATION: the verifier found problems; error.details.findings lists { message, span }' },
       },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, PublishBody, { allowEmpty: true });
+    async handler({ caller, params, body }, services) {
       const note = body.changeNote ? body.changeNote : null;
-      return { status: 201, body: await services.authoring.agents.publish(author, request.params.id, note) };
+      return { status: 201, body: await services.authoring.agents.publish(caller, params.id, note) };
     },
-  },
+  }),
 ];

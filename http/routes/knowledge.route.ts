@@ -1,8 +1,7 @@
 // Knowledge authoring routes (SPEC "Authoring", "Knowledge resources"): modules, articles, membership, agent selection.
 import type { Services } from '../../runtime/services.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
-import { authorOf, authoringDoc } from './authoring.route.js';
+import { authoringDoc, authoringRoute } from './authoring.route.js';
 import {
   ArticleResponse,
   BaseListResponse,
@@ -28,7 +27,7 @@ const BASE = '/api/v1/authoring';
 export const ARTICLE_BODY_LIMIT = 13 * 1024 * 1024;
 
 export const knowledgeRoutes: Route<Services>[] = [
-  {
+  authoringRoute({
     method: 'PUT',
     path: `${BASE}/automations/:id/knowledge-selection`,
     doc: authoringDoc({
@@ -36,25 +35,18 @@ export const knowledgeRoutes: Route<Services>[] = [
       body: SelectionBody,
       responses: { 200: { description: 'the stored selection', schema: SelectionResponse }, 403: { description: 'FORBIDDEN: no manage_knowledge in the domain' } },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, SelectionBody);
-      return { status: 200, body: await services.authoring.selections.set(author, request.params.id, body) };
-    },
-  },
-  {
+    handler: async ({ caller, params, body }, services) => ({ status: 200, body: await services.authoring.selections.set(caller, params.id, body) }),
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/automations/:id/knowledge-selection`,
     doc: authoringDoc({
       summary: 'The agent\'s knowledge selection (mode none when never set). Requires manage_knowledge.',
       responses: { 200: { description: 'selection', schema: SelectionResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: services.authoring.selections.read(author, request.params.id) };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.selections.read(caller, params.id) }),
+  }),
+  authoringRoute({
     method: 'POST',
     path: `${BASE}/knowledge-modules`,
     doc: authoringDoc({
@@ -62,38 +54,30 @@ export const knowledgeRoutes: Route<Services>[] = [
       body: CreateModuleBody,
       responses: { 201: { description: 'created module', schema: ModuleResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, CreateModuleBody);
-      const created = await services.authoring.knowledge.createModule(author, body);
+    async handler({ caller, body }, services) {
+      const created = await services.authoring.knowledge.createModule(caller, body);
       return { status: 201, headers: { location: `${BASE}/knowledge-modules/${created.id}` }, body: created };
     },
-  },
-  {
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/knowledge-modules`,
     doc: authoringDoc({
       summary: 'Knowledge modules the caller can see: the organization\'s and those of domains the caller belongs to.',
       responses: { 200: { description: 'modules', schema: ModuleListResponse } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: { modules: services.authoring.knowledge.listModules(author) } };
-    },
-  },
-  {
+    handler: ({ caller }, services) => ({ status: 200, body: { modules: services.authoring.knowledge.listModules(caller) } }),
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/knowledge-modules/:moduleId`,
     doc: authoringDoc({
       summary: 'One knowledge module with its member article ids.',
       responses: { 200: { description: 'module', schema: ModuleDetailResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: services.authoring.knowledge.readModule(author, request.params.moduleId) };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.knowledge.readModule(caller, params.moduleId) }),
+  }),
+  authoringRoute({
     method: 'POST',
     path: `${BASE}/knowledge-modules/:moduleId/articles`,
     doc: authoringDoc({
@@ -105,25 +89,18 @@ export const knowledgeRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT: unpublished article or incompatible membership' },
       },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, MembershipBody);
-      return { status: 201, body: await services.authoring.knowledge.addToModule(author, request.params.moduleId, body.articleId) };
-    },
-  },
-  {
+    handler: async ({ caller, params, body }, services) => ({ status: 201, body: await services.authoring.knowledge.addToModule(caller, params.moduleId, body.articleId) }),
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/knowledge-bases`,
     doc: authoringDoc({
       summary: 'Knowledge bases the caller may write articles in (domain bases: manage_knowledge; organization-wide: owner/admin).',
       responses: { 200: { description: 'bases', schema: BaseListResponse } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: { bases: services.authoring.knowledge.listBases(author) } };
-    },
-  },
-  {
+    handler: ({ caller }, services) => ({ status: 200, body: { bases: services.authoring.knowledge.listBases(caller) } }),
+  }),
+  authoringRoute({
     method: 'POST',
     path: `${BASE}/knowledge-bases/:baseId/articles`,
     bodyLimit: ARTICLE_BODY_LIMIT,
@@ -132,26 +109,21 @@ export const knowledgeRoutes: Route<Services>[] = [
       body: CreateArticleBody,
       responses: { 201: { description: 'created article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, CreateArticleBody);
-      const created = await services.authoring.knowledge.createArticle(author, request.params.baseId, { title: body.title, draftBody: body.draftBody ?? null });
+    async handler({ caller, params, body }, services) {
+      const created = await services.authoring.knowledge.createArticle(caller, params.baseId, { title: body.title, draftBody: body.draftBody ?? null });
       return { status: 201, headers: { location: `${BASE}/articles/${created.id}` }, body: created };
     },
-  },
-  {
+  }),
+  authoringRoute({
     method: 'GET',
     path: `${BASE}/articles/:articleId`,
     doc: authoringDoc({
       summary: 'One article: draft and published text. Requires manage_knowledge over its base.',
       responses: { 200: { description: 'article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler(request, services) {
-      const author = authorOf(request, services);
-      return { status: 200, body: services.authoring.knowledge.readArticle(author, request.params.articleId) };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.knowledge.readArticle(caller, params.articleId) }),
+  }),
+  authoringRoute({
     method: 'PATCH',
     path: `${BASE}/articles/:articleId`,
     bodyLimit: ARTICLE_BODY_LIMIT,
@@ -160,24 +132,17 @@ export const knowledgeRoutes: Route<Services>[] = [
       body: UpdateArticleBody,
       responses: { 200: { description: 'article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      const body = parseBody(request, UpdateArticleBody);
-      return { status: 200, body: await services.authoring.knowledge.updateArticle(author, request.params.articleId, body) };
-    },
-  },
-  {
+    handler: async ({ caller, params, body }, services) => ({ status: 200, body: await services.authoring.knowledge.updateArticle(caller, params.articleId, body) }),
+  }),
+  authoringRoute({
     method: 'POST',
     path: `${BASE}/articles/:articleId/publish`,
+    allowEmptyBody: true,
     doc: authoringDoc({
       summary: 'Publish the article\'s current draft: agents\' knowledge.search finds it from now on (full-text indexed).',
       body: EmptyBody,
       responses: { 200: { description: 'published article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    async handler(request, services) {
-      const author = authorOf(request, services);
-      parseBody(request, EmptyBody, { allowEmpty: true });
-      return { status: 200, body: await services.authoring.knowledge.publishArticle(author, request.params.articleId) };
-    },
-  },
+    handler: async ({ caller, params }, services) => ({ status: 200, body: await services.authoring.knowledge.publishArticle(caller, params.articleId) }),
+  }),
 ];

@@ -2,24 +2,22 @@
 import { entitlementBodySchema } from '../../runtime/partners/entitlements.js';
 import type { Services } from '../../runtime/services.js';
 import { requirePartnerKey } from '../partner-auth.js';
+import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
 
 const ORG = '/api/partner/v1/organizations/:orgId';
 const ENTITLEMENT = `${ORG}/automations/:automationId/entitlement`;
 const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or automation (indistinguishable)' };
+const partnerRoute = guardedRoutes(requirePartnerKey);
 
 export const partnerEntitlementRoutes: Route<Services>[] = [
-  {
+  partnerRoute({
     method: 'GET',
     path: `${ORG}/entitlements`,
     doc: { summary: 'Default, override and resolved standing of each agent and flow.', tags: ['partner'], security: ['partnerKey'], responses: { 200: { description: '{ entitlements }' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
-    handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      return { status: 200, body: { entitlements: services.partners.entitlements.list(principal, request.params.orgId ?? '') } };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: { entitlements: services.partners.entitlements.list(caller, params.orgId ?? '') } }),
+  }),
+  partnerRoute({
     method: 'PATCH',
     path: ENTITLEMENT,
     doc: {
@@ -29,21 +27,18 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       body: entitlementBodySchema,
       responses: { 200: { description: '{ entitlement }' }, 400: { description: 'VALIDATION' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
-    async handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      const body = parseBody(request, entitlementBodySchema);
-      const entitlement = await services.partners.entitlements.setOverride(principal, request.params.orgId ?? '', request.params.automationId ?? '', body.enabled);
+    async handler({ caller, params, body }, services) {
+      const entitlement = await services.partners.entitlements.setOverride(caller, params.orgId ?? '', params.automationId ?? '', body.enabled);
       return { status: 200, body: { entitlement } };
     },
-  },
-  {
+  }),
+  partnerRoute({
     method: 'DELETE',
     path: ENTITLEMENT,
     doc: { summary: 'Clear the override: the platform default applies again.', tags: ['partner'], security: ['partnerKey'], responses: { 200: { description: '{ entitlement }' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
-    async handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      const entitlement = await services.partners.entitlements.clearOverride(principal, request.params.orgId ?? '', request.params.automationId ?? '');
+    async handler({ caller, params }, services) {
+      const entitlement = await services.partners.entitlements.clearOverride(caller, params.orgId ?? '', params.automationId ?? '');
       return { status: 200, body: { entitlement } };
     },
-  },
+  }),
 ];

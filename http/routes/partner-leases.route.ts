@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { partnerSubjectSchema } from '../../runtime/partners/workers.service.js';
 import type { Services } from '../../runtime/services.js';
 import { requirePartnerKey } from '../partner-auth.js';
+import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
 
 // Ids are checked for ownership, not shape: a malformed id is the same neutral 404 as a foreign one.
 const id = (field: string) => z.string({ error: `${field} must be a string` }).min(1).max(100);
@@ -29,18 +29,16 @@ const RESPONSES = {
   404: { description: 'NOT_FOUND: organization, app (or worker) unknown or not this platform\'s (indistinguishable)' },
 };
 
+const partnerRoute = guardedRoutes(requirePartnerKey);
+
 export const partnerLeaseRoutes: Route<Services>[] = [
-  {
+  partnerRoute({
     method: 'POST',
     path: '/api/partner/v1/token',
     doc: { summary: 'Mint a one-hour app lease for { orgId, appId }.', tags: ['partner'], security: ['partnerKey'], body: AppLeaseBody, responses: RESPONSES },
-    async handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      const body = parseBody(request, AppLeaseBody);
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.leases.mintAppLease(principal, body) };
-    },
-  },
-  {
+    handler: async ({ caller, body }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.leases.mintAppLease(caller, body) }),
+  }),
+  partnerRoute({
     method: 'POST',
     path: '/api/partner/v1/worker-token',
     doc: {
@@ -50,10 +48,6 @@ export const partnerLeaseRoutes: Route<Services>[] = [
       body: WorkerLeaseBody,
       responses: RESPONSES,
     },
-    async handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      const body = parseBody(request, WorkerLeaseBody);
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.leases.mintWorkerLease(principal, body) };
-    },
-  },
+    handler: async ({ caller, body }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.leases.mintWorkerLease(caller, body) }),
+  }),
 ];

@@ -3,11 +3,14 @@ import { supportGrantBodySchema } from '../../runtime/partners/support-grants.se
 import type { Services } from '../../runtime/services.js';
 import { requireConsole } from '../auth.js';
 import { requireLease } from '../partner-auth.js';
+import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
+
+const consoleRoute = guardedRoutes(requireConsole);
+const leaseRoute = guardedRoutes(requireLease);
 
 export const partnerSupportRoutes: Route<Services>[] = [
-  {
+  consoleRoute({
     method: 'POST',
     path: '/api/v1/support-grants',
     doc: {
@@ -24,22 +27,15 @@ export const partnerSupportRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT: the organization has no partner platform' },
       },
     },
-    async handler(request, services) {
-      const principal = requireConsole(request, services);
-      const body = parseBody(request, supportGrantBodySchema);
-      return { status: 201, body: { grant: await services.partners.supportGrants.create(principal, body) } };
-    },
-  },
-  {
+    handler: async ({ caller, body }, services) => ({ status: 201, body: { grant: await services.partners.supportGrants.create(caller, body) } }),
+  }),
+  consoleRoute({
     method: 'DELETE',
     path: '/api/v1/support-grants/:grantId',
     doc: { summary: 'Revoke a support grant at once.', tags: ['console'], security: ['cookie'], responses: { 200: { description: 'the revoked grant' }, 401: { description: 'UNAUTHORIZED' }, 403: { description: 'FORBIDDEN' }, 404: { description: 'NOT_FOUND' } } },
-    async handler(request, services) {
-      const principal = requireConsole(request, services);
-      return { status: 200, body: { grant: await services.partners.supportGrants.revoke(principal, request.params.grantId ?? '') } };
-    },
-  },
-  {
+    handler: async ({ caller, params }, services) => ({ status: 200, body: { grant: await services.partners.supportGrants.revoke(caller, params.grantId ?? '') } }),
+  }),
+  leaseRoute({
     method: 'GET',
     path: '/api/partner/v1/support-sessions/:grantId',
     doc: {
@@ -48,9 +44,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       security: ['lease'],
       responses: { 200: { description: '{ grantId, expiresAt, session }' }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown, expired, revoked or another organization\'s grant (indistinguishable)' } },
     },
-    handler(request, services) {
-      const lease = requireLease(request, services);
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.supportGrants.read(lease, request.params.grantId ?? '') };
-    },
-  },
+    handler: ({ caller, params }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.supportGrants.read(caller, params.grantId ?? '') }),
+  }),
 ];

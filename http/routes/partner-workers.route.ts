@@ -2,23 +2,21 @@
 import type { Services } from '../../runtime/services.js';
 import { vouchBodySchema } from '../../runtime/partners/workers.service.js';
 import { requirePartnerKey } from '../partner-auth.js';
+import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
 
 const PATH = '/api/partner/v1/organizations/:orgId/workers';
 const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or mapping (indistinguishable)' };
+const partnerRoute = guardedRoutes(requirePartnerKey);
 
 export const partnerWorkerRoutes: Route<Services>[] = [
-  {
+  partnerRoute({
     method: 'GET',
     path: PATH,
     doc: { summary: 'Active worker mappings of this customer.', tags: ['partner'], security: ['partnerKey'], responses: { 200: { description: '{ workers }' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
-    handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      return { status: 200, body: { workers: services.partners.workers.list(principal, request.params.orgId ?? '') } };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({ status: 200, body: { workers: services.partners.workers.list(caller, params.orgId ?? '') } }),
+  }),
+  partnerRoute({
     method: 'POST',
     path: PATH,
     doc: {
@@ -35,21 +33,18 @@ export const partnerWorkerRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT: email belongs to an account outside this organization' },
       },
     },
-    async handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      const body = parseBody(request, vouchBodySchema);
-      const { worker, created } = await services.partners.workers.vouch(principal, request.params.orgId ?? '', body);
+    async handler({ caller, params, body }, services) {
+      const { worker, created } = await services.partners.workers.vouch(caller, params.orgId ?? '', body);
       return { status: created ? 201 : 200, body: { worker } };
     },
-  },
-  {
+  }),
+  partnerRoute({
     method: 'DELETE',
     path: `${PATH}/:mappingId`,
     doc: { summary: 'Revoke a mapping: its leases stop at once.', tags: ['partner'], security: ['partnerKey'], responses: { 204: { description: 'revoked' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
-    async handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      await services.partners.workers.revoke(principal, request.params.orgId ?? '', request.params.mappingId ?? '');
+    async handler({ caller, params }, services) {
+      await services.partners.workers.revoke(caller, params.orgId ?? '', params.mappingId ?? '');
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -111,6 +111,19 @@ export function createProvisioningClaims(deps: {
     }
   }
 
+  /**
+   * OWNER_LOST means the process holding the claim died. If it had already created the customer, nobody will
+   * finish its onboarding run now: record it failed ('onboarding_interrupted'), as a living owner does on
+   * failure (provisioning.service markRunFailed), in the unit that makes the claim indeterminate. Otherwise
+   * GET /organizations/:orgId would report onboarding 'running' forever.
+   */
+  function abandonOnboarding(actorId: string): void {
+    const orgId = provisioning.claimByActor(actorId)?.org_id;
+    const run = orgId ? provisioning.latestOnboardingRun(orgId) : undefined;
+    if (run === undefined || (run.status !== 'running' && run.status !== 'pending')) return;
+    provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updated_at: clock.now() });
+  }
+
   /** Effects of CLAIM: only when this request's CLAIM is what moved the actor. */
   const claimEffects = (ref: ClaimRef, owner: string) => (step: Step) => {
     if (!step.changed || step.snapshot.context.owner !== owner || !step.snapshot.matches('inProgress')) throw new StaleVerdict();
@@ -167,7 +180,9 @@ export function createProvisioningClaims(deps: {
             continue;
           case 'owner-lost':
             await handle.transition(actorId, { type: 'OWNER_LOST', now }, (step) => {
-              if (step.changed) project(ref, step, 'indeterminate');
+              if (!step.changed) return;
+              project(ref, step, 'indeterminate');
+              abandonOnboarding(actorId);
             });
             throw outcomeUnknownError();
           case 'outcome-unknown':
@@ -212,7 +227,9 @@ export function createProvisioningClaims(deps: {
       delivery.markFired();
       if (!step.changed) return;
       const row = provisioning.claimByActor(timer.targetId);
-      if (row !== undefined) project({ partnerKeyId: row.partner_key_id, key: row.key }, step, 'indeterminate');
+      if (row === undefined) return;
+      project({ partnerKeyId: row.partner_key_id, key: row.key }, step, 'indeterminate');
+      abandonOnboarding(timer.targetId);
     });
   });
 

@@ -59,7 +59,8 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       const session = visibleSession(repos, caller, sessionId);
       if (request.decision === 'rejected' && request.editedArgs !== undefined) throw validation('editedArgs can only be sent with decision "approved".');
       const approval = repos.approvals.pendingOfSession(sessionId);
-      if (approval === undefined) throw conflict('No approval is waiting in this session.');
+      // A flow's run approval is decided on the run route, never through the turn machine.
+      if (approval === undefined || approval.kind === 'run') throw conflict('No turn approval is waiting in this session.');
       assertMayDecide(repos.tenancy, caller, approval, session.domain_id);
       if (request.approvalId !== undefined && request.approvalId !== approval.id) throw conflict('The approvalId is not the approval waiting in this session.');
       if (request.editedArgs !== undefined) checkEditedArgs(session.org_id, approval.tool ?? '', request.editedArgs);

@@ -5,7 +5,7 @@ import type { SessionEngine } from '../sessions/engine.js';
 import { writeQueuedTurn } from '../sessions/turn-actor.js';
 import { readRevision } from './agent-revision.js';
 import type { TurnDeps } from './turn-deps.js';
-import { createTurnMover } from './turn-recorder.js';
+import { createTurnMover } from './turn-mover.js';
 import { runAgentTurn } from './turn-runner.js';
 
 export function createAgentEngine(deps: TurnDeps): SessionEngine {

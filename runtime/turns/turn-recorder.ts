@@ -1,16 +1,14 @@
 // Every durable write of a running turn: one unit of work per fact, events stored with it and published after commit.
-import type { SessionTurnEvent } from '../../machines/session-turn.machine.js';
 import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
-import { AppError } from '../errors.js';
 import type { PersistedSessionEvent, SessionEventEnvelope } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { ToolCallRequest } from '../models/index.js';
-import { applyTurnStep, type TurnStep, type TurnStepFacts } from '../sessions/turn-effects.js';
 import type { AssistantPayload, ToolPayload } from './conversation.js';
 import type { BudgetBreach } from './turn-budget.js';
 import type { TurnContext } from './turn-context.js';
 import type { TurnDeps } from './turn-deps.js';
 import { modelResult, storedResult, type CallOutcome } from './tool-outcome.js';
+import { createTurnMover } from './turn-mover.js';
 
 /** One model step as it is stored: the assistant message id its deltas carried, its text and its calls. */
 export interface RecordedStep {
@@ -21,29 +19,6 @@ export interface RecordedStep {
 }
 
 export type TurnRecorder = ReturnType<typeof createTurnRecorder>;
-export type TurnMover = ReturnType<typeof createTurnMover>;
-
-/** Machine steps and plain units of work for one execution; needs nothing loaded beyond the ids. */
-export function createTurnMover(deps: TurnDeps, ids: { sessionId: string; executionId: string }) {
-  const { bus } = deps;
-  const effectsDeps = { repos: deps.store.repos, bus, grants: deps.grants, clock: deps.clock };
-
-  async function commit(work: () => SessionEventEnvelope[]): Promise<void> {
-    bus.publish(await deps.store.writer.submit(work));
-  }
-
-  /** A machine step with its rows; refused (nothing written) when the machine does not take the event. */
-  async function move(event: SessionTurnEvent, facts: TurnStepFacts = {}, before?: (step: TurnStep) => SessionEventEnvelope[]): Promise<void> {
-    const envelopes = await deps.turns.transition(ids.executionId, event, (step) => {
-      if (!step.changed) throw new AppError('CONFLICT', `Turn ${ids.executionId} does not take ${event.type} now.`);
-      return [...(before?.(step) ?? []), ...applyTurnStep(effectsDeps, ids.sessionId, step, facts)];
-    });
-    bus.publish(envelopes);
-  }
-
-  return { commit, move };
-}
-
 export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
   const { repos } = deps.store;
   const { bus, clock } = deps;

@@ -8,7 +8,8 @@ import { handleCall, type CallRun } from './tool-call-handler.js';
 import { budgetBreach, clockDeadline } from './turn-budget.js';
 import { loadTurnContext } from './turn-context.js';
 import type { TurnDeps } from './turn-deps.js';
-import { createTurnMover, createTurnRecorder } from './turn-recorder.js';
+import { createTurnMover } from './turn-mover.js';
+import { createTurnRecorder } from './turn-recorder.js';
 
 /** Why a turn that could not even start failed: a code for turn.completed and the execution row. */
 function startFailure(error: unknown): { code: string; message: string } {

@@ -32,10 +32,7 @@ export function createApprovalsRepo(db: SqliteDatabase) {
        VALUES (@id, @org_id, @session_id, @execution_id, @tool_call_id, @kind, @routing, @tool, @args, 'pending', @initiated_by, NULL, NULL, 0, NULL, @created_at, NULL)`,
     ),
     byId: db.prepare('SELECT * FROM approvals WHERE id = ?'),
-    // Turn approvals and confirmations only: a flow's run approvals are decided on their own route.
-    pendingOfSession: db.prepare(
-      `SELECT * FROM approvals WHERE session_id = ? AND status = 'pending' AND kind IN ('turn', 'confirmation') ORDER BY created_at DESC, id DESC LIMIT 1`,
-    ),
+    pendingOfSession: db.prepare(`SELECT * FROM approvals WHERE session_id = ? AND status = 'pending' ORDER BY created_at DESC, id DESC LIMIT 1`),
     // Partial index approvals_pending (org_id, status): oldest first, the order a work queue reads in.
     pendingOfOrg: db.prepare(`SELECT * FROM approvals WHERE org_id = ? AND status = 'pending' ORDER BY created_at, id`),
     decide: db.prepare(
@@ -46,7 +43,7 @@ export function createApprovalsRepo(db: SqliteDatabase) {
   return {
     insert: (row: Omit<ApprovalRow, 'status' | 'decided_by' | 'comment' | 'edited' | 'edited_args' | 'decided_at'>): void => void s.insert.run(row),
     approval: (id: string) => s.byId.get(id) as ApprovalRow | undefined,
-    /** The session's waiting turn approval or confirmation (executions run in order, so there is at most one). */
+    /** The session's waiting approval of any kind (executions run in order, so there is at most one). */
     pendingOfSession: (sessionId: string) => s.pendingOfSession.get(sessionId) as ApprovalRow | undefined,
     /** Every waiting approval of an organization, oldest first (callers filter by what the reader may see). */
     pendingOfOrganization: (orgId: string) => s.pendingOfOrg.all(orgId) as ApprovalRow[],

@@ -273,24 +273,33 @@ function retry(ledger: Ledger, target: Target, http: Agent, item: FireRecord | D
   return sendProvision(ledger, target, http, item);
 }
 
-const MIX: Array<[number, Op]> = [
-  [22, openSession('lookup')],
-  [14, appendMessage],
-  [24, newFire],
-  [3, replayFire],
-  [14, openSession('upgrader')],
-  [16, decide],
-  [7, newProvision],
+const MIX: Array<[number, string, Op]> = [
+  [22, 'open lookup', openSession('lookup')],
+  [14, 'append', appendMessage],
+  [24, 'fire', newFire],
+  [3, 'replay fire', replayFire],
+  [14, 'open upgrader', openSession('upgrader')],
+  [16, 'decide', decide],
+  [7, 'provision', newProvision],
 ];
 const TOTAL = MIX.reduce((n, [w]) => n + w, 0);
 
-function chooseOp(): Op {
+function chooseOp(): [string, Op] {
   let roll = Math.random() * TOTAL;
-  for (const [weight, op] of MIX) {
+  for (const [weight, name, op] of MIX) {
     roll -= weight;
-    if (roll < 0) return op;
+    if (roll < 0) return [name, op];
   }
-  return MIX[0]![1];
+  return [MIX[0]![1], MIX[0]![2]];
+}
+
+const retryName = (item: FireRecord | DecisionRecord | ProvisionRecord): string =>
+  'trigger' in item ? 'retry fire' : 'approvalId' in item ? 'retry decide' : 'retry provision';
+
+/** The connection died with the child: the request may or may not have committed. */
+function cutOff(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'ECONNREFUSED' || code === 'EPIPE' || (error instanceof Error && error.message === 'socket hang up');
 }
 
 export interface DriveOptions {
@@ -315,13 +324,13 @@ export async function drive(ledger: Ledger, target: Target, options: DriveOption
       if (killed) return;
       const item = owed.shift();
       if (item === undefined && options.killAfter === null) return;
-      const kind = item === undefined ? 'load' : 'retry';
+      const [name, op] = item === undefined ? chooseOp() : [retryName(item), (l: Ledger, tg: Target, h: Agent) => retry(l, tg, h, item)];
       try {
-        await (item === undefined ? chooseOp()(ledger, target, http) : retry(ledger, target, http, item));
+        await op(ledger, target, http);
       } catch (error) {
-        if (!killed) throw error;
-        ledger.cut[kind] = (ledger.cut[kind] ?? 0) + 1;
-        return; // the connection died with the process: the request may or may not have committed
+        if (!killed || !cutOff(error)) throw error;
+        ledger.cut[name] = (ledger.cut[name] ?? 0) + 1;
+        return;
       }
       answered += 1;
       if (options.killAfter !== null && answered >= options.killAfter && !killed) {

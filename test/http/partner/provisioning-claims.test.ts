@@ -115,6 +115,38 @@ t.test('a claim whose owner died mid-flight turns indeterminate when its lease r
   t.equal(replay.headers.get('idempotency-replayed'), 'true', 'the lease timer of a completed claim was cancelled');
 });
 
+t.test('an owner that dies after creating the customer: its lease fails the onboarding run, which would otherwise stay running', async (t) => {
+  const p = await startPartner(t);
+  const hooks = p.c.server.service.services.partners.provisioning.hooks;
+  // The owner stops right after the customer record committed, as a killed process would (it never comes back in time).
+  let reached!: () => void;
+  const atOrganization = new Promise<void>((resolve) => (reached = resolve));
+  let wake!: () => void;
+  hooks.afterOrganizationCreated = () => {
+    reached();
+    return new Promise<void>((resolve) => (wake = resolve));
+  };
+  const original = p.provision('order-stalled', customerBody('stalled'));
+  await atOrganization;
+  const orgId = p.c.server.service.store.db.prepare('SELECT org_id FROM provisioning_claims WHERE key = ?').pluck().get('order-stalled') as string;
+  const before = await p.api('GET', `/organizations/${orgId}`, p.refs['northwind-key']!);
+  t.equal(before.json.onboardingStatus, 'running');
+
+  p.clock.advance(PROVISIONING_LEASE_MS);
+  await p.drainTimers();
+  t.equal(claimState(p, 'order-stalled'), 'indeterminate');
+  const after = await p.api('GET', `/organizations/${orgId}`, p.refs['northwind-key']!);
+  t.match(after.json, { onboardingStatus: 'failed', onboarding: { status: 'failed', error: 'onboarding_interrupted' } }, 'the partner is told to reconcile, not to wait');
+
+  // Not dead after all, only late: it finishes onboarding, but the claim stays indeterminate (no replay of a lost owner).
+  hooks.afterOrganizationCreated = undefined;
+  wake();
+  const late = await original;
+  t.equal(late.json.error.code, 'PROVISIONING_FAILED');
+  t.equal(claimState(p, 'order-stalled'), 'indeterminate');
+  t.equal((await p.provision('order-stalled', customerBody('stalled'))).json.error.code, 'IDEMPOTENCY_OUTCOME_UNKNOWN');
+});
+
 t.test('7 days after creation a claim expires: timers sweep the rows and the next request with the key runs fresh', async (t) => {
   const p = await startPartner(t);
   const first = await p.provision('order-week', customerBody('weekly'));

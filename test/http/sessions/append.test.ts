@@ -108,3 +108,26 @@ t.test('credentials are narrowed to caller-bound integrations; undeclared fields
   t.notOk(received.headers.authorization, 'the organization token is not added to caller material');
   t.notOk(JSON.stringify(received.headers).includes('drop-me'), 'an undeclared field never reaches the integration');
 });
+
+t.test('a grant past its declared expiry at call time fails the call CALLER_CREDENTIAL_EXPIRED, with no fallback', async (t) => {
+  const c = await startConversation(t);
+  const planned = c.server.service.services.sessions.starter.plan({
+    orgId: c.refs.acme!,
+    automationId: c.refs.lookup!,
+    actorUserId: c.refs.ada!,
+    origin: 'trigger',
+    visibility: 'domain',
+    message: 'id: c-1',
+    callerCredentials: { integrations: { crm: { token: 'already-expired', fallbackAllowed: true } } },
+    callerCredentialExpiresAt: c.clock.now(),
+  });
+  await c.server.service.store.writer.submit(() => planned.write());
+  planned.dispatch();
+  await c.settle();
+  const view = (await c.get(`/agents/sessions/${planned.sessionId}`, 'ada')).json;
+  t.match(view.toolCalls, [{ toolName: 'crm.get_contact', status: 'failed', errorCode: 'CALLER_CREDENTIAL_EXPIRED', identity: null }]);
+  t.equal(view.latestTurn.status, 'completed', 'a failed tool result, not a failed turn');
+  t.equal(c.upstream.received.length, 0, 'caller_preferred does not fall back to the organization after expiry');
+  const failed = c.server.service.store.db.prepare("SELECT payload FROM session_events WHERE session_id = ? AND type = 'caller_credential.failed'").get(planned.sessionId) as { payload: string };
+  t.match(JSON.parse(failed.payload), { integrationId: 'crm', code: 'CALLER_CREDENTIAL_EXPIRED', toolCallId: view.toolCalls[0].toolCallId });
+});
