@@ -1,6 +1,6 @@
 // Fire idempotency claim for one key: absent, in progress, completed, expired after 24 h (spec "States and transitions", Limits).
 import { assertEvent, assign, emit, setup, type SnapshotFrom } from 'xstate';
-import { claimScheduled, claimTaken, leaseExpired, windowElapsed, type ClaimEvent, type ClaimScheduled } from './claim-window.js';
+import { claimScheduled, claimTaken, isLeaseExpired, isWindowElapsed, type ClaimEvent, type ClaimScheduled } from './claim-window.js';
 import type { SpecTableRow } from './spec-row.js';
 
 /** Bump when a persisted snapshot of an older version can no longer be restored as is. */
@@ -67,8 +67,8 @@ export const idempotencyClaimMachine = setup({
     // "original completes": only the request that holds the claim may settle it; a slow owner
     // whose lease was taken over is refused and must roll back its own transaction.
     isOriginalOwner: ({ context, event }) => (event.type === 'COMPLETE' || event.type === 'RELEASE') && event.owner === context.owner,
-    leaseExpired: ({ context, event }) => leaseExpired(context, event.now),
-    claimWindowElapsed: ({ context, event }) => windowElapsed(context, event.now),
+    leaseExpired: ({ context, event }) => isLeaseExpired(context, event.now),
+    claimWindowElapsed: ({ context, event }) => isWindowElapsed(context, event.now),
   },
   actions: {
     takeClaim: assign(({ event }) => (event.type === 'CLAIM' ? { ...EMPTY_CLAIM, ...claimTaken(event, FIRE_CLAIM_WINDOW_MS) } : {})),
@@ -136,9 +136,9 @@ export type FireRequestVerdict =
 export function fireRequestVerdict(snapshot: IdempotencyClaimSnapshot, request: { readonly fingerprint: string; readonly now: number }): FireRequestVerdict {
   const c = snapshot.context;
   if (snapshot.matches('absent') || snapshot.matches('expired')) return { kind: 'claim' };
-  if (windowElapsed(c, request.now)) return { kind: 'expire-then-claim' };
+  if (isWindowElapsed(c, request.now)) return { kind: 'expire-then-claim' };
   // A claim whose owner's lease ran out committed nothing, so it counts as free for any request.
-  if (snapshot.matches('inProgress') && leaseExpired(c, request.now)) return { kind: 'release-then-claim' };
+  if (snapshot.matches('inProgress') && isLeaseExpired(c, request.now)) return { kind: 'release-then-claim' };
   if (c.fingerprint !== request.fingerprint) return { kind: 'key-reused' };
   if (snapshot.matches('completed') && c.response !== null) return { kind: 'replay', response: c.response };
   return { kind: 'in-progress' };

@@ -1,6 +1,6 @@
 // Partner provisioning idempotency claim for one key: completed, released, indeterminate, expired after 7 days (spec "States and transitions").
 import { assertEvent, assign, emit, setup, type SnapshotFrom } from 'xstate';
-import { claimScheduled, claimTaken, leaseExpired, windowElapsed, type ClaimEvent, type ClaimScheduled } from './claim-window.js';
+import { claimScheduled, claimTaken, isLeaseExpired, isWindowElapsed, type ClaimEvent, type ClaimScheduled } from './claim-window.js';
 import type { SpecTableRow } from './spec-row.js';
 
 /** Bump when a persisted snapshot of an older version can no longer be restored as is. */
@@ -81,8 +81,8 @@ export const provisioningClaimMachine = setup({
   guards: {
     isOriginalOwner: ({ context, event }) =>
       (event.type === 'COMPLETE' || event.type === 'REFUSE' || event.type === 'FAIL_UNKNOWN') && event.owner === context.owner,
-    leaseExpired: ({ context, event }) => leaseExpired(context, event.now),
-    claimWindowElapsed: ({ context, event }) => windowElapsed(context, event.now),
+    leaseExpired: ({ context, event }) => isLeaseExpired(context, event.now),
+    claimWindowElapsed: ({ context, event }) => isWindowElapsed(context, event.now),
   },
   actions: {
     takeClaim: assign(({ event }) => {
@@ -167,11 +167,11 @@ export function provisioningRequestVerdict(
 ): ProvisioningRequestVerdict {
   const c = snapshot.context;
   if (snapshot.matches('absent') || snapshot.matches('expired')) return { kind: 'claim' };
-  if (windowElapsed(c, request.now)) return { kind: 'expire-then-claim' };
+  if (isWindowElapsed(c, request.now)) return { kind: 'expire-then-claim' };
   if (snapshot.matches('released')) return { kind: 'claim' };
   if (snapshot.matches('indeterminate')) return { kind: 'outcome-unknown' };
   // Unlike a fire, provisioning effects (organization, invitation) are not one transaction: a dead owner's outcome is unknown.
-  if (snapshot.matches('inProgress') && leaseExpired(c, request.now)) return { kind: 'owner-lost' };
+  if (snapshot.matches('inProgress') && isLeaseExpired(c, request.now)) return { kind: 'owner-lost' };
   if (c.fingerprint !== request.fingerprint) return { kind: 'key-reused' };
   if (snapshot.matches('completed') && c.response !== null) return { kind: 'replay', response: c.response };
   return { kind: 'in-progress' };

@@ -1,0 +1,53 @@
+// Boots the service under test for a bench/servers/ child: the embedding API on a temp file DB seeded from a manifest.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pino from 'pino';
+import { uwsImplementation } from '../http/uws-server.js';
+import { createService, type Service } from '../index.js';
+import { createLogger } from '../runtime/logger.js';
+import { loadManifestFile } from '../runtime/manifest/load.js';
+import { announce, exitWithParent } from './child-lifecycle.js';
+import { REPO_ROOT } from './children.js';
+
+export interface BenchServiceOptions {
+  /** The server's name: its temp directory and its error line carry it. */
+  readonly name: string;
+  /** Manifest path relative to the repo root. */
+  readonly manifest: string;
+  /** Runs before the manifest is applied (e.g. keep sessions from reaching their engines). */
+  prepare?(service: Service): void;
+  /** The ready line's fields after port and uws: the refs the client needs and facts for the results table; may throw. */
+  ready(service: Service, refs: Record<string, string>): Record<string, unknown>;
+}
+
+/** Boots, seeds, listens on 127.0.0.1 (any port) and announces; on any failure cleans up and exits 1. */
+export async function bootBenchService(options: BenchServiceOptions): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `${options.name}-bench-`));
+  let service: Service | undefined;
+  exitWithParent(async () => {
+    await service?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  try {
+    const manifest = loadManifestFile(resolve(REPO_ROOT, options.manifest));
+    // Rate limits off: the bench measures the request path, not the token buckets saying 429.
+    // Logs go to stderr so stdout carries only the ready line; warn level keeps per-request logging off the hot path.
+    service = await createService({
+      dbPath: join(dir, 'bench.db'),
+      logger: createLogger('warn', pino.destination(2)),
+      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
+    });
+    options.prepare?.(service);
+    const { refs } = await service.applyManifest(manifest);
+    const fields = options.ready(service, refs);
+    const port = await service.listen(0, '127.0.0.1');
+    announce({ port, uws: uwsImplementation(), ...fields });
+  } catch (error) {
+    process.stderr.write(`${options.name} bench server: ${error instanceof Error ? error.message : String(error)}\n`);
+    await service?.close();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(1);
+  }
+}
