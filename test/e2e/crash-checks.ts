@@ -143,6 +143,17 @@ export function checkAnswers(t: Tap, db: SqliteDatabase, ledger: Ledger, refs: R
   const retried = keyed.filter((f) => f.attempts > 1).length;
   t.same(duplicated.map((f) => f.key), [], `each of ${keyed.length} keys fired exactly once (${retried} were sent again after a kill)`);
 
+  const delivery = db.prepare('SELECT status, run_id FROM event_deliveries WHERE trigger_id = ? AND message_id = ?');
+  const eventRuns = db.prepare("SELECT COUNT(*) FROM trigger_runs WHERE id = ? AND source = 'event'").pluck();
+  const badEvents = ledger.events.filter((e) => {
+    const row = delivery.get(refs.signup, e.messageId) as { status: string; run_id: string | null } | undefined;
+    return e.answer === undefined || row?.status !== 'fired' || row.run_id !== e.answer.runId || eventRuns.get(row.run_id) !== 1;
+  });
+  const redelivered = ledger.events.filter((e) => e.attempts > 1);
+  t.same(badEvents.map((e) => e.messageId), [], `each of ${ledger.events.length} inbound events fired exactly once (${redelivered.length} redelivered after a kill, ${redelivered.filter((e) => e.answer?.duplicate).length} of them found already fired)`);
+  const firings = count(db, "SELECT COUNT(*) FROM trigger_runs WHERE source = 'event'");
+  t.equal(firings, count(db, "SELECT COUNT(*) FROM event_deliveries WHERE status = 'fired'"), 'no event firing without its dedupe row');
+
   const orphans = count(db, 'SELECT COUNT(*) FROM sessions WHERE trigger_run_id IS NOT NULL AND trigger_run_id NOT IN (SELECT id FROM trigger_runs)');
   t.equal(orphans, 0, 'no fired session without its Run history row');
   const userMessages = db

@@ -2,15 +2,19 @@
 /*
  * Every request is written into the ledger before it is sent and its answer after, so the final checks can hold
  * the database to each answer. Requests that were cut off by a SIGKILL and carry an idempotency key (fires,
- * provisioning) or decide an approval are retried after the restart, as a client would: keyed retries must
- * replay or run once, never duplicate. Opens and appends carry no key, so they are never retried.
+ * provisioning, inbound events by webhook-id) or decide an approval are retried after the restart, as a client
+ * would: keyed retries must replay or run once, never duplicate. Opens and appends carry no key, so they are
+ * never retried.
  */
 import { Agent } from 'node:http';
+import { Webhook } from 'standardwebhooks';
 import { send, type Reply } from '../helpers/crash-harness.js';
 import { fireWorkspace } from '../helpers/fire-workspace.js';
 
 /** The caller token every caller-credential request carries (crm integration). */
 export const CALLER_TOKEN = 'crash-caller-token-7d1e';
+/** The `signup` event trigger's endpoint secret in the contract example. */
+const SIGNUP_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 /** The schedule trigger whose ticks fall due while the service is down. */
 export const TICK_CRON = '*/5 * * * *';
 
@@ -80,6 +84,14 @@ export interface ProvisionRecord {
   attempts: number;
 }
 
+export interface EventRecord {
+  /** The sender's webhook-id: a redelivery carries the same one (and a fresh signature). */
+  messageId: string;
+  body: string;
+  answer?: { runId: string | null; duplicate: boolean };
+  attempts: number;
+}
+
 /** An upgrader session the load may decide, known from an open or a fan fire's answer. */
 export interface GatedSession {
   sessionId: string;
@@ -88,12 +100,15 @@ export interface GatedSession {
   taken: boolean;
 }
 
+type Owed = FireRecord | DecisionRecord | ProvisionRecord | EventRecord;
+
 export class Ledger {
   readonly opens: OpenRecord[] = [];
   readonly appends: AppendRecord[] = [];
   readonly fires: FireRecord[] = [];
   readonly decisions: DecisionRecord[] = [];
   readonly provisions: ProvisionRecord[] = [];
+  readonly events: EventRecord[] = [];
   readonly lookupSessions: string[] = [];
   readonly gated = new Map<string, GatedSession>();
   /** Answers that break the contract, with what was sent. */
@@ -109,11 +124,12 @@ export class Ledger {
   }
 
   /** Keyed or deciding requests still owed an answer; retried first by every worker. */
-  retries(): Array<FireRecord | DecisionRecord | ProvisionRecord> {
+  retries(): Owed[] {
     return [
       ...this.fires.filter((f) => f.key !== null && f.answer === undefined),
       ...this.decisions.filter((d) => d.answered === undefined),
       ...this.provisions.filter((p) => p.answer === undefined),
+      ...this.events.filter((e) => e.answer === undefined),
     ];
   }
 }
@@ -267,9 +283,38 @@ async function sendProvision(ledger: Ledger, target: Target, http: Agent, record
   record.answer = { orgId: reply.json.organization.id };
 }
 
-function retry(ledger: Ledger, target: Target, http: Agent, item: FireRecord | DecisionRecord | ProvisionRecord): Promise<void> {
+/** A `contact.created` delivery big enough to pass the signup trigger's filter (seats > 50). */
+const newEvent: Op = (ledger, target, http) => {
+  const n = ledger.next();
+  const id = `e-${n}`;
+  const body = JSON.stringify({ type: 'contact.created', data: { id, contact: { id, email: `${id}@crash.example`, tier: 'pro', seats: 60 + n } } });
+  const record: EventRecord = { messageId: `msg-${n}`, body, attempts: 0 };
+  ledger.events.push(record);
+  return sendEvent(ledger, target, http, record);
+};
+
+async function sendEvent(ledger: Ledger, target: Target, http: Agent, record: EventRecord): Promise<void> {
+  record.attempts += 1;
+  // Signed now, by the child's clock (5 minutes of tolerance): a sender re-signs every redelivery.
+  const at = new Date(target.now());
+  const headers = {
+    'webhook-id': record.messageId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(SIGNUP_SECRET).sign(record.messageId, at, record.body),
+    'content-type': 'application/json',
+  };
+  const reply = await send(http, target.port, 'POST', `/api/v1/events/${target.refs.signup}`, headers, record.body);
+  if (!expect(ledger, `event ${record.messageId}`, reply, 202)) return;
+  if (reply.json.status !== 'fired') return void ledger.wrong.push(`event ${record.messageId}: ${reply.text}`);
+  // Only a redelivery whose cut-off original had committed may be a duplicate.
+  if (reply.json.duplicate === true && record.attempts === 1) ledger.wrong.push(`event ${record.messageId}: a first delivery answered as a duplicate`);
+  record.answer = { runId: reply.json.runId ?? null, duplicate: reply.json.duplicate === true };
+}
+
+function retry(ledger: Ledger, target: Target, http: Agent, item: Owed): Promise<void> {
   if ('trigger' in item) return sendFire(ledger, target, http, item);
   if ('approvalId' in item) return sendDecision(ledger, target, http, item);
+  if ('messageId' in item) return sendEvent(ledger, target, http, item);
   return sendProvision(ledger, target, http, item);
 }
 
@@ -281,6 +326,7 @@ const MIX: Array<[number, string, Op]> = [
   [14, 'open upgrader', openSession('upgrader')],
   [16, 'decide', decide],
   [7, 'provision', newProvision],
+  [6, 'event', newEvent],
 ];
 const TOTAL = MIX.reduce((n, [w]) => n + w, 0);
 
@@ -293,8 +339,8 @@ function chooseOp(): [string, Op] {
   return [MIX[0]![1], MIX[0]![2]];
 }
 
-const retryName = (item: FireRecord | DecisionRecord | ProvisionRecord): string =>
-  'trigger' in item ? 'retry fire' : 'approvalId' in item ? 'retry decide' : 'retry provision';
+const retryName = (item: Owed): string =>
+  'trigger' in item ? 'retry fire' : 'approvalId' in item ? 'retry decide' : 'messageId' in item ? 'retry event' : 'retry provision';
 
 /** The connection died with the child: the request may or may not have committed. */
 function cutOff(error: unknown): boolean {
