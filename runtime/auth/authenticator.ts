@@ -28,9 +28,9 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
     apiKey(secret) {
       if (!isWellFormed(secret, 'sv_')) return null;
       const hash = hashSecret(secret);
-      const row = credentials.apiKeyByHash(hash);
-      if (!row || !sameHash(row.key_hash, hash) || row.revoked_at !== null) return null;
-      if (!isActiveMember(row.user_id, row.org_id)) return null;
+      // Revocation, a disabled user and a removed membership are checked by the same query, read per request (no cache).
+      const row = credentials.activeApiKeyByHash(hash);
+      if (!row || !sameHash(row.key_hash, hash)) return null;
       return { kind: 'user', via: 'api_key', userId: row.user_id, orgId: row.org_id, credentialId: row.id };
     },
     userToken(secret) {

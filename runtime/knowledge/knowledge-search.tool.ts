@@ -63,7 +63,7 @@ export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos'> 
       if (call.signal.aborted) return { ok: false, code: 'TOOL_CANCELLED', message: 'The knowledge search was cancelled.' };
       const query = typeof call.args.query === 'string' ? call.args.query : '';
       const limit = typeof call.args.limit === 'number' ? call.args.limit : DEFAULT_RESULTS;
-      const results = searchAgentKnowledge(repos, call.scope, query, limit);
+      const results = takeRunHits(call.scope, query, limit) ?? searchAgentKnowledge(repos, call.scope, query, limit);
       // Titles and passages first: a summarizing model that cuts long output keeps the text it answers from.
       const output = results.length > 0 ? { results } : { results, note: 'No published article in this agent\'s knowledge matches the query.' };
       return { ok: true, status: 200, output, files: [] };
@@ -71,12 +71,35 @@ export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos'> 
   };
 }
 
+/*
+ * One search per turn run instead of two. builtin:procedure calls `knowledge.search` with the turn's message as its
+ * query, which is exactly the query the prompt's snippets were just chosen by, so each turn ran the same bm25 query
+ * (the costliest statement of a turn) twice, milliseconds apart. The prompt selection now fetches DEFAULT_RESULTS
+ * hits and leaves them for the run's first `knowledge.search` call with that same query and a limit it can serve.
+ * Keyed by the run's scope object (the one its tool calls carry; a resumed run gets a new one), so hits never outlive
+ * their run or reach another execution, and the WeakMap needs no eviction. Taken once: a second call searches afresh.
+ */
+const runHits = new WeakMap<ToolCallScope, { query: string; limit: number; hits: KnowledgeHit[] }>();
+
+function takeRunHits(scope: ToolCallScope, query: string, limit: number): KnowledgeHit[] | undefined {
+  const held = runHits.get(scope);
+  if (held === undefined) return undefined;
+  runHits.delete(scope);
+  const wanted = Math.min(Math.max(1, limit), MAX_RESULTS);
+  // The hits are a prefix of any longer result: the repository orders by score, then id.
+  return held.query === query && wanted <= held.limit ? held.hits.slice(0, wanted) : undefined;
+}
+
 /** Up-front knowledge for the system prompt: the best passages for the turn's message (none for selection `none`). */
 export function createKnowledgeSource(deps: { store: Pick<Store, 'repos'> }): KnowledgeSource {
   const { repos } = deps.store;
+  const limit = Math.max(PROMPT_SNIPPETS, DEFAULT_RESULTS);
   return {
-    async select(scope): Promise<readonly KnowledgeSnippet[]> {
-      return searchAgentKnowledge(repos, scope, scope.query, PROMPT_SNIPPETS).map((hit) => ({ title: hit.title, body: hit.passage }));
+    async select(scope, query): Promise<readonly KnowledgeSnippet[]> {
+      runHits.delete(scope);
+      const hits = searchAgentKnowledge(repos, scope, query, limit);
+      runHits.set(scope, { query, limit, hits });
+      return hits.slice(0, PROMPT_SNIPPETS).map((hit) => ({ title: hit.title, body: hit.passage }));
     },
   };
 }

@@ -74,7 +74,11 @@ export function writeExecution(
     grant_integration_ids: '[]',
     grant_expires_at: null,
   });
-  deps.grants.store(request.orgId, ids.executionId, start.credentials, request.callerCredentialExpiresAt ?? null);
+  // A new execution holds no grant and no expiry timer, and its row already says so ('[]', null): storing an empty
+  // grant would only run a delete, an update and a timer cancel that change nothing, on every open and fire subscriber.
+  if (Object.keys(start.credentials.integrations).length > 0) {
+    deps.grants.store(request.orgId, ids.executionId, start.credentials, request.callerCredentialExpiresAt ?? null);
+  }
   return start.engine.writeStart({ ...ids, automation, revision: start.admitted.revision, entry, request, now });
 }
 

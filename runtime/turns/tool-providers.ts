@@ -37,7 +37,8 @@ export interface ToolProvider {
 
 /** Knowledge chosen up front for the system prompt (the agent's knowledge selection); the default chooses none. */
 export interface KnowledgeSource {
-  select(scope: ToolCallScope & { readonly query: string }): Promise<readonly KnowledgeSnippet[]>;
+  /** `scope` is the run's own object, the one its tool calls carry, so a source may leave work for them (by identity). */
+  select(scope: ToolCallScope, query: string): Promise<readonly KnowledgeSnippet[]>;
 }
 
 export interface ToolProviderRegistry {

@@ -86,7 +86,7 @@ async function selectKnowledge(deps: TurnDeps, scope: CallRun['ctx']['scope'], q
   const source = deps.providers.knowledge();
   if (source === null) return [];
   try {
-    return await source.select({ ...scope, query });
+    return await source.select(scope, query);
   } catch (error) {
     deps.logger.warn({ executionId: scope.executionId, err: error instanceof Error ? error.name : typeof error }, 'knowledge selection failed; the turn runs without it');
     return [];

@@ -75,8 +75,9 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     insert: db.prepare(
       `INSERT INTO executions (id, session_id, position, status, input, created_by, created_at, updated_at, revision, entry, grant_integration_ids, grant_expires_at)
        SELECT @id, @session_id, COALESCE(MAX(position), 0) + 1, @status, @input, @created_by, @created_at, @created_at, @revision, @entry, @grant_integration_ids, @grant_expires_at
-       FROM executions WHERE session_id = @session_id`,
-    ),
+       FROM executions WHERE session_id = @session_id
+       RETURNING position`,
+    ).pluck(),
     byId: db.prepare('SELECT * FROM executions WHERE id = ?'),
     latest: db.prepare('SELECT * FROM executions WHERE session_id = ? ORDER BY position DESC LIMIT 1'),
     firstUnsettled: db.prepare(`SELECT * FROM executions WHERE session_id = ? AND status IN ${UNSETTLED} ORDER BY position LIMIT 1`),
@@ -116,8 +117,8 @@ export function createExecutionsRepo(db: SqliteDatabase) {
   return {
     /** Inserts the session's next execution (position = last + 1) and returns its position. */
     insertExecution(row: NewExecution): number {
-      s.insert.run(row);
-      return (s.byId.get(row.id) as ExecutionRow).position;
+      // RETURNING: one statement per start instead of an insert and a read-back (every open and fire runs this).
+      return s.insert.get(row) as number;
     },
     execution: (id: string) => s.byId.get(id) as ExecutionRow | undefined,
     latestExecution: (sessionId: string) => s.latest.get(sessionId) as ExecutionRow | undefined,

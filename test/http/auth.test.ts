@@ -127,3 +127,25 @@ t.test('secrets never reach the logs', async (t) => {
   t.ok(server.logs.length > 3, 'something was logged');
   for (const secret of [user.apiKey, user.password, token, cookie.split('=')[1]]) t.notOk(all.includes(secret), 'secret absent from logs');
 });
+
+t.test('an sv_ key authenticates only while unrevoked, its user enabled and still a member of the key\'s organization', async (t) => {
+  const server = await startTestServer(t);
+  const { store } = server.service;
+  const auth = server.service.services.auth;
+  const user = await seedUser(store);
+  const other = await seedUser(store);
+  t.match(auth.apiKey(user.apiKey), { kind: 'user', via: 'api_key', userId: user.userId, orgId: user.orgId });
+  // A membership in another organization does not keep a key of this one alive.
+  store.transaction(() => store.repos.tenancy.setOrgRole(other.orgId, user.userId, 'member', 0));
+  store.transaction(() => store.repos.tenancy.removeOrgMember(user.orgId, user.userId));
+  t.equal(auth.apiKey(user.apiKey), null, 'refused once the user leaves the organization');
+  store.transaction(() => store.repos.tenancy.setOrgRole(user.orgId, user.userId, 'member', 0));
+  t.ok(auth.apiKey(user.apiKey), 'accepted again as a member');
+  store.transaction(() => store.repos.tenancy.setUserDisabled(user.userId, true));
+  t.equal(auth.apiKey(user.apiKey), null, 'refused while the user is disabled');
+  store.transaction(() => store.repos.tenancy.setUserDisabled(user.userId, false));
+  const key = store.repos.credentials.apiKeysOfUser(user.userId, user.orgId)[0];
+  store.transaction(() => store.repos.credentials.revokeApiKey(key.id, 1));
+  t.equal(auth.apiKey(user.apiKey), null, 'refused once revoked');
+  t.equal(auth.apiKey(other.apiKey)?.userId, other.userId, 'other keys are unaffected');
+});

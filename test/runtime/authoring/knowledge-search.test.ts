@@ -2,7 +2,7 @@
 import t from 'tap';
 import { ManualClock } from '../../../runtime/clock.js';
 import { newId } from '../../../runtime/ids.js';
-import { createKnowledgeToolProvider, searchAgentKnowledge } from '../../../runtime/knowledge/knowledge-search.tool.js';
+import { createKnowledgeSource, createKnowledgeToolProvider, searchAgentKnowledge } from '../../../runtime/knowledge/knowledge-search.tool.js';
 import { bestPassage, chunks, PASSAGE_MAX } from '../../../runtime/knowledge/passages.js';
 import { ftsQuery, searchTerms } from '../../../runtime/knowledge/search-terms.js';
 import { applyManifest } from '../../../runtime/manifest/apply.js';
@@ -165,4 +165,31 @@ t.test('the tool provider offers knowledge.search when referenced or selected, a
   aborted.abort();
   const cancelled = await provider.execute({ toolName: 'knowledge.search', args: { query: 'x' }, scope, signal: aborted.signal });
   t.match(cancelled, { ok: false, code: 'TOOL_CANCELLED' });
+});
+
+t.test('a run\'s prompt selection serves its first knowledge.search with the same query once, and only that run', async (t) => {
+  const w = await world(t);
+  w.select('lookup', 'org');
+  const mod = w.module('org');
+  w.join(mod, w.article('Refund policy', 'Refunds take 14 days.'));
+  const source = createKnowledgeSource({ store: w.store });
+  const provider = createKnowledgeToolProvider({ store: w.store });
+  const signal = new AbortController().signal;
+  const titles = async (scope: Parameters<typeof source.select>[0], query: string, limit?: number) => {
+    const result = await provider.execute({ toolName: 'knowledge.search', args: { query, ...(limit ? { limit } : {}) }, scope, signal });
+    return ((result as { output: { results: Array<{ title: string }> } }).output.results.map((r) => r.title)).sort();
+  };
+  const run = { ...w.scope('lookup'), sessionId: newId(), executionId: newId() };
+  t.same((await source.select(run, 'refund days')).map((s) => s.title), ['Refund policy']);
+  // Published after the selection: only a search run after it can see this one.
+  w.join(mod, w.article('Refund exceptions', 'Some refunds take longer than 14 days.'));
+  t.same(await titles(run, 'refund days'), ['Refund policy'], 'the first call reuses the selection\'s hits');
+  t.same(await titles(run, 'refund days'), ['Refund exceptions', 'Refund policy'], 'a second call searches afresh');
+
+  await source.select(run, 'refund days');
+  t.same(await titles({ ...run }, 'refund days'), ['Refund exceptions', 'Refund policy'], 'another run (a new scope object) never sees them');
+  t.same(await titles(run, 'refund'), ['Refund exceptions', 'Refund policy'], 'a different query searches (and ends the reuse)');
+  await source.select(run, 'refund days');
+  w.join(mod, w.article('Refund form', 'Refund requests need the form within 14 days.'));
+  t.same(await titles(run, 'refund days', 10), ['Refund exceptions', 'Refund form', 'Refund policy'], 'a limit above the held hits searches');
 });
