@@ -4,11 +4,12 @@ import type { Scenario } from './scenario.js';
 import { authReadMeScenario } from './scenarios/auth-read.scenario.js';
 import { healthzScenario } from './scenarios/healthz.scenario.js';
 import { actorsScenario } from './actors.bench.js';
+import { sseScenario } from './sse.bench.js';
 import { fireScenario } from './fire.bench.js';
 import { openSessionScenario } from './open-session.bench.js';
 import { mcpScenario } from './mcp.bench.js';
 
-const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario, fireScenario, openSessionScenario, mcpScenario];
+const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario, fireScenario, openSessionScenario, mcpScenario, sseScenario];
 
 try {
   process.exitCode = await runBench(SCENARIOS, process.argv.slice(2));

@@ -20,6 +20,7 @@ import { TokenBuckets } from '../runtime/rate-limit.js';
 import { openStore, type Store } from '../storage/store.js';
 import { detectPinning, killChildrenOnExit, spawnTsNode, stopChild, type Child } from './children.js';
 import type { SseClientReport } from './sse-client-child.js';
+import type { CustomScenario, Row } from './scenario.js';
 
 export interface SseBenchOptions {
   streams?: number;
@@ -216,3 +217,23 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(JSON.stringify(rows));
   process.exit(0);
 }
+
+/** The harness's view (bench/run.ts): fan-out latency as p50/max, memory per stream in the note. */
+export const sseScenario: CustomScenario = {
+  kind: 'custom',
+  name: 'sse-fanout',
+  async run(ctx): Promise<Row[]> {
+    const rows = await run({ streams: ctx.quick ? 500 : 10_000, rounds: ctx.quick ? 2 : 5 });
+    return rows.map((row) => ({
+      scenario: 'sse-fanout',
+      target: `${row.opened}/${row.streams} open streams (uWS ${row.uws})`,
+      reqPerSec: row.deliverAllMsP50 > 0 ? Math.round((row.opened / row.deliverAllMsP50) * 1000) : 0,
+      p50ms: row.deliverAllMsP50,
+      p99ms: row.deliverAllMsMax,
+      ratioToBaseline: null,
+      errors: row.missed,
+      non2xx: 0,
+      note: `one event to every stream: p50 ${row.deliverAllMsP50} ms, worst ${row.deliverAllMsMax} ms (req/s = streams reached per second); ${Math.round(row.rssPerStreamBytes)} B RSS + ${Math.round(row.heapPerStreamBytes)} B heap per stream; ${row.note}`,
+    }));
+  },
+};

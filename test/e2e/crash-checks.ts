@@ -8,13 +8,14 @@ import type { Test } from 'tap';
 import type { SqliteDatabase } from '../../storage/database.js';
 import { send, type LiveChild } from '../helpers/crash-harness.js';
 import type { RecordedRequest } from '../runtime/tools/recording-upstream.js';
-import type { Ledger, Target } from './crash-load.js';
+import type { Ledger, Target } from './crash-ledger.js';
 
 type Tap = Pick<Test, 'same' | 'equal' | 'ok' | 'comment'>;
 
 export interface CrashFigures {
   boots: number;
-  killsAtBoot: number;
+  killsBeforeReady: number;
+  killsAtReady: number;
   /** Summed over the kills: what each crash left for the next boot to recover. */
   unsettledAtKill: number;
   suspendedAtKill: number;
@@ -156,6 +157,11 @@ export function checkAnswers(t: Tap, db: SqliteDatabase, ledger: Ledger, refs: R
 
   const orphans = count(db, 'SELECT COUNT(*) FROM sessions WHERE trigger_run_id IS NOT NULL AND trigger_run_id NOT IN (SELECT id FROM trigger_runs)');
   t.equal(orphans, 0, 'no fired session without its Run history row');
+  const opens = db
+    .prepare("SELECT s.id FROM sessions s LEFT JOIN executions e ON e.session_id = s.id AND e.entry = 'open' GROUP BY s.id HAVING COUNT(e.id) != 1")
+    .pluck()
+    .all();
+  t.same(opens, [], 'every session has exactly one opening execution');
   const userMessages = db
     .prepare(
       `SELECT e.id FROM executions e JOIN sessions s ON s.id = e.session_id JOIN automations a ON a.id = s.automation_id
@@ -196,6 +202,18 @@ export function checkTurns(t: Tap, db: SqliteDatabase): void {
   // Only a call that may have changed something upstream is given up on; a readonly one in flight is repeated.
   const interrupted = Object.fromEntries(db.prepare("SELECT readonly, COUNT(*) FROM tool_calls WHERE error_code = 'INTERRUPTED' GROUP BY readonly").raw().all() as Array<[number, number]>);
   t.equal(interrupted[1] ?? 0, 0, `no readonly call was failed INTERRUPTED (${interrupted[0] ?? 0} writes were)`);
+  // What stream clients were told: each settled execution announced once, with its outcome; seqs without holes.
+  const completions = db
+    .prepare(
+      `SELECT e.id FROM executions e LEFT JOIN session_events ev
+         ON ev.session_id = e.session_id AND ev.type = 'turn.completed' AND json_extract(ev.payload, '$.executionId') = e.id
+       GROUP BY e.id HAVING COUNT(ev.seq) != 1 OR MAX(json_extract(ev.payload, '$.outcome')) != MAX(e.status)`,
+    )
+    .pluck()
+    .all();
+  t.same(completions, [], 'each execution has exactly one turn.completed event, naming its outcome');
+  const holes = db.prepare('SELECT session_id FROM session_events GROUP BY session_id HAVING MAX(seq) != COUNT(*)').pluck().all();
+  t.same(holes, [], 'every session stream is numbered 1..n without holes or repeats');
   const grants = count(db, "SELECT COUNT(*) FROM caller_grants g JOIN executions e ON e.id = g.execution_id WHERE e.status IN ('completed', 'failed', 'rejected')");
   t.equal(grants, 0, 'no caller grant outlives its settled execution');
 }
@@ -281,13 +299,29 @@ export function checkClaims(t: Tap, db: SqliteDatabase, ledger: Ledger, refs: Re
   t.same(stuck, [], 'no onboarding run is left running by a dead owner');
 }
 
-/** Timers due while no process ran fired once at the next boot: one schedule firing per down period, grants deleted. */
-export function checkTimers(t: Tap, db: SqliteDatabase, refs: Record<string, string>, plan: { boots: number; bootStart: (k: number) => number; finalStart: number }): void {
+/**
+ * Timers due while no process ran fired once at the next boot. The ticker: boot k (k >= 1) starts 6 minutes past
+ * the slot armed before it and runs for seconds, so it fires exactly once if it got as far as ready (boot recovery
+ * fires overdue timers before the service listens), at most once if it was killed while booting (then the next
+ * boot owes it), and never twice.
+ */
+export function checkTimers(
+  t: Tap,
+  db: SqliteDatabase,
+  refs: Record<string, string>,
+  plan: { boots: number; bootStart: (k: number) => number; finalStart: number; wasReady: (k: number) => boolean },
+): void {
   const ticks = db.prepare("SELECT created_at FROM trigger_runs WHERE trigger_id = ? AND source = 'schedule' ORDER BY created_at").pluck().all(refs.ticker) as number[];
-  // Boot k (k >= 1) starts 6 minutes past the slot armed during boot k-1, and runs for seconds: one firing each.
-  const expected = Array.from({ length: plan.boots - 1 }, (_, i) => i + 1);
-  const found = ticks.map((at) => expected.find((k) => at >= plan.bootStart(k) && at < plan.bootStart(k) + 4 * 60_000) ?? `stray at ${new Date(at).toISOString()}`);
-  t.same(found, expected, `the ticker fired exactly once per down period (${ticks.length} firings over ${plan.boots} boots)`);
+  const perBoot = new Map<number | string, number>();
+  for (const at of ticks) {
+    const k = Array.from({ length: plan.boots }, (_, i) => i).find((i) => at >= plan.bootStart(i) && at < plan.bootStart(i) + 4 * 60_000);
+    const slot = k ?? `stray at ${new Date(at).toISOString()}`;
+    perBoot.set(slot, (perBoot.get(slot) ?? 0) + 1);
+  }
+  const wrong: string[] = [];
+  for (const [slot, n] of perBoot) if (typeof slot === 'string' || slot === 0 || n > 1) wrong.push(`${slot}: ${n}`);
+  for (let k = 1; k < plan.boots; k++) if (plan.wasReady(k) && perBoot.get(k) !== 1) wrong.push(`boot ${k} was ready with ${perBoot.get(k) ?? 0} firings`);
+  t.same(wrong, [], `the ticker fired once per down period, never twice (${ticks.length} firings over ${plan.boots} boots)`);
   const overdue = db.prepare('SELECT kind, COUNT(*) FROM timers WHERE fired_at IS NULL AND due_at <= ? GROUP BY kind').raw().all(plan.finalStart);
   t.same(overdue, [], 'no timer that fell due before the last boot is still pending');
   t.equal(count(db, 'SELECT COUNT(*) FROM caller_grants WHERE expires_at IS NOT NULL AND expires_at <= ?', plan.finalStart), 0, 'no caller grant outlives its expiry');

@@ -1,9 +1,10 @@
 // The service in its own process for the SIGKILL tests: warms up, boots on the order read from stdin, answers "idle".
 /*
- * Protocol (test/helpers/crash-harness.ts is the parent side): the modules load first, then the child waits for
- * one JSON line on stdin, its BootOrder, so a standby can be warmed while the previous child still runs and take
- * over the database only once that one is dead. After booting it prints `{ port, refs }`. Each later stdin line
- * `idle` is answered with `{ idle: true }` once no session queue is running and no due timer is in flight.
+ * Protocol (test/helpers/crash-harness.ts is the parent side): the modules load first and the child prints
+ * `{ warm: true }`, then waits for one JSON line on stdin, its BootOrder, so a standby can be warmed while the
+ * previous child still runs and take over the database only once that one is dead. After booting it prints
+ * `{ port, refs }`. Each later stdin line `idle` is answered with `{ idle: true }` once no session queue is
+ * running and no due timer is in flight.
  * stdin closing (or SIGTERM) is a clean stop; SIGKILL is the crash under test.
  */
 import { createInterface } from 'node:readline';
@@ -28,6 +29,7 @@ const nextLine = async (): Promise<string> => {
   return orders.shift()!;
 };
 
+announce({ warm: true });
 const order = JSON.parse(await nextLine()) as BootOrder;
 // The parent moves this process's clock forward between boots, so deadlines fall due while no process runs.
 const offset = order.clockOffsetMs;

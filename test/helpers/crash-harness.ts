@@ -57,6 +57,8 @@ export interface BootOrder {
 
 export interface LiveChild {
   readonly child: Child;
+  /** The order it booted on. */
+  readonly order: BootOrder;
   readonly port: number;
   readonly refs: Record<string, string>;
   /** Resolves once no session queue runs and no due timer is in flight in the child. */
@@ -104,7 +106,12 @@ export interface ChildPool {
    * Boots `order` on the warmed standby (loading the service takes a second or more; opening the database does
    * not) and, unless `last`, starts warming the next standby at once. Resolves when the child listens.
    */
-  boot(order: BootOrder, options?: { last?: boolean }): Promise<LiveChild>;
+  boot(order: () => BootOrder, options?: { last?: boolean }): Promise<LiveChild>;
+  /**
+   * Boots `order` on the standby and SIGKILLs it `afterMs` later, wherever it is: opening the database,
+   * recovering turns, firing overdue timers. Resolves once it is gone, with whether it had announced ready.
+   */
+  crashDuringBoot(order: () => BootOrder, afterMs: number): Promise<{ wasReady: boolean }>;
   /** Stops the standby, if any (the live child is the caller's). */
   close(): Promise<void>;
 }
@@ -114,16 +121,38 @@ export function createChildPool(): ChildPool {
   const bundled = bundleChild();
   // A failed build is reported by the first boot.
   bundled.catch(() => undefined);
+  /** The order is made once the standby is warm, so a clock offset in it starts counting when the child reads it. */
+  async function take(makeOrder: () => BootOrder, last: boolean): Promise<{ w: Warm; order: BootOrder }> {
+    const { path } = await bundled;
+    const w = standby ?? warm(path);
+    standby = last ? null : warm(path);
+    // The child says when its modules are loaded: from here on, time is spent on the database alone.
+    const loaded = JSON.parse(await w.next()) as { warm?: boolean };
+    if (loaded.warm !== true) throw new Error(`unexpected first line from a crash child: ${JSON.stringify(loaded)}`);
+    const order = makeOrder();
+    w.child.process.stdin!.write(`${JSON.stringify(order)}\n`);
+    return { w, order };
+  }
   return {
+    async crashDuringBoot(order, afterMs) {
+      const { w } = await take(order, false);
+      let wasReady = false;
+      void w.next().then(
+        () => (wasReady = true),
+        () => undefined,
+      );
+      await new Promise((resolve) => setTimeout(resolve, afterMs));
+      process.kill(w.child.pid, 'SIGKILL');
+      await w.child.exited;
+      return { wasReady };
+    },
     async boot(order, options = {}) {
-      const { path } = await bundled;
-      const w = standby ?? warm(path);
-      standby = options.last ? null : warm(path);
-      w.child.process.stdin!.write(`${JSON.stringify(order)}\n`);
+      const { w, order: booted } = await take(order, options.last ?? false);
       const ready = JSON.parse(await w.next()) as { port: number; refs: Record<string, string> };
       const { child } = w;
       return {
         child,
+        order: booted,
         port: ready.port,
         refs: ready.refs,
         async idle() {
