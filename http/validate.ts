@@ -1,6 +1,7 @@
 // Body parsing and zod validation that end in the spec's 400 VALIDATION envelope, never a 500.
 import { z, type ZodType } from 'zod';
-import { validation } from '../runtime/errors.js';
+import { notFound, validation } from '../runtime/errors.js';
+import { isUuid } from '../runtime/ids.js';
 import type { HttpRequest } from './types.js';
 
 /** Parses the JSON body; empty body counts as `{}` only when `allowEmpty`. */
@@ -37,4 +38,11 @@ export function describeIssues(error: z.ZodError): Array<{ path: string; message
     // zod messages name types and bounds, never the value; unknown keys list only key names.
     message: issue.message,
   }));
+}
+
+/** A path id that is not a UUID is an unknown id: the same uniform 404 as any other unknown id. */
+export function uuidParam(request: HttpRequest, name: string): string {
+  const value = request.params[name] ?? '';
+  if (!isUuid(value)) throw notFound();
+  return value.toLowerCase();
 }

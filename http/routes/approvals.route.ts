@@ -1,15 +1,14 @@
 // Turn approval: the `sv_` key route and the console route (cookie), one contract (SPEC conversations rule 5).
-import { notFound } from '../../runtime/errors.js';
-import { isUuid } from '../../runtime/ids.js';
 import type { Services } from '../../runtime/services.js';
 import type { DecisionRequest } from '../../runtime/sessions/approval.service.js';
 import { normalizeCallerCredentials } from '../../runtime/vault/index.js';
 import { requireApiKey, requireConsole } from '../auth.js';
 import type { HttpRequest, Route } from '../types.js';
-import { parseBody } from '../validate.js';
+import { parseBody, uuidParam } from '../validate.js';
 import { ApprovalBody, ApprovalResponse } from './sessions.schemas.js';
 
-function decisionOf(request: HttpRequest): DecisionRequest {
+/** The turn-approval body as the approval service takes it; shared by every route that decides a turn approval. */
+export function decisionOf(request: HttpRequest): DecisionRequest {
   const body = parseBody(request, ApprovalBody);
   return {
     decision: body.decision,
@@ -20,11 +19,6 @@ function decisionOf(request: HttpRequest): DecisionRequest {
   };
 }
 
-function sessionIdOf(request: HttpRequest, name: string): string {
-  const value = request.params[name] ?? '';
-  if (!isUuid(value)) throw notFound();
-  return value.toLowerCase();
-}
 
 const RESPONSES = {
   200: { description: 'decided; an approval queues the resume and returns at once', schema: ApprovalResponse },
@@ -41,7 +35,7 @@ export const approvalsRoutes: Route<Services>[] = [
     doc: { summary: 'Approve or reject the write-tool call a turn waits on.', tags: ['conversations'], security: ['apiKey'], body: ApprovalBody, responses: RESPONSES },
     async handler(request, services) {
       const principal = requireApiKey(request, services);
-      const sessionId = sessionIdOf(request, 'sessionId');
+      const sessionId = uuidParam(request, 'sessionId');
       return { status: 200, body: await services.sessions.approvals.decide(principal, sessionId, decisionOf(request)) };
     },
   },
@@ -57,7 +51,7 @@ export const approvalsRoutes: Route<Services>[] = [
     },
     async handler(request, services) {
       const principal = requireConsole(request, services);
-      const sessionId = sessionIdOf(request, 'id');
+      const sessionId = uuidParam(request, 'id');
       return { status: 200, body: await services.sessions.approvals.decide(principal, sessionId, decisionOf(request)) };
     },
   },

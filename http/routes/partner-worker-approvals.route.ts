@@ -1,14 +1,12 @@
 // Worker approvals (worker `svt_` lease): list what the named worker may decide; decide a run or a turn approval.
 import { z } from 'zod';
-import { notFound } from '../../runtime/errors.js';
-import { isUuid } from '../../runtime/ids.js';
 import { workerApprovalsQuerySchema } from '../../runtime/partners/worker-approvals.service.js';
 import type { Services } from '../../runtime/services.js';
 import type { DecisionRequest } from '../../runtime/sessions/approval.service.js';
-import { normalizeCallerCredentials } from '../../runtime/vault/index.js';
 import { requireWorkerLease } from '../partner-auth.js';
-import type { HttpRequest, Route } from '../types.js';
-import { parseBody, parseWith } from '../validate.js';
+import type { Route } from '../types.js';
+import { parseBody, parseWith, uuidParam } from '../validate.js';
+import { decisionOf } from './approvals.route.js';
 import { ApprovalBody, ApprovalResponse, COMMENT_MAX_LENGTH } from './sessions.schemas.js';
 
 /** A run approval has no tool arguments to edit and no caller credentials to replace: decision, comment, approvalId. */
@@ -18,11 +16,6 @@ const RunDecisionBody = z.strictObject({
   comment: z.string().max(COMMENT_MAX_LENGTH).optional(),
 });
 
-function idParam(request: HttpRequest, name: string): string {
-  const value = request.params[name] ?? '';
-  if (!isUuid(value)) throw notFound();
-  return value.toLowerCase();
-}
 
 const DECIDE_RESPONSES = {
   200: { description: 'decided; an approval queues the resume and returns at once', schema: ApprovalResponse },
@@ -56,7 +49,7 @@ export const partnerWorkerApprovalRoutes: Route<Services>[] = [
     doc: { summary: 'Decide the run approval a flow run waits on (runId: the run\'s session id or execution id).', tags: ['partner'], security: ['lease'], body: RunDecisionBody, responses: DECIDE_RESPONSES },
     async handler(request, services) {
       const lease = requireWorkerLease(request, services);
-      const runId = idParam(request, 'runId');
+      const runId = uuidParam(request, 'runId');
       const body = parseBody(request, RunDecisionBody);
       const decision: DecisionRequest = { decision: body.decision, approvalId: body.approvalId?.toLowerCase(), comment: body.comment };
       return { status: 200, body: await services.partners.workerApprovals.decideRun(lease, runId, decision) };
@@ -68,15 +61,8 @@ export const partnerWorkerApprovalRoutes: Route<Services>[] = [
     doc: { summary: 'Decide the turn approval a session waits on; the personal-key route\'s contract.', tags: ['partner'], security: ['lease'], body: ApprovalBody, responses: DECIDE_RESPONSES },
     async handler(request, services) {
       const lease = requireWorkerLease(request, services);
-      const sessionId = idParam(request, 'sessionId');
-      const body = parseBody(request, ApprovalBody);
-      const decision: DecisionRequest = {
-        decision: body.decision,
-        approvalId: body.approvalId?.toLowerCase(),
-        comment: body.comment,
-        editedArgs: body.editedArgs,
-        callerCredentials: body.callerCredentials && normalizeCallerCredentials(body.callerCredentials),
-      };
+      const sessionId = uuidParam(request, 'sessionId');
+      const decision = decisionOf(request);
       return { status: 200, body: await services.partners.workerApprovals.decideTurn(lease, sessionId, decision) };
     },
   },

@@ -1,20 +1,13 @@
 // Agent conversations with an `sv_` key: open, append, read, stream (SSE) and file download.
-import { AppError, notFound } from '../../runtime/errors.js';
-import { isUuid } from '../../runtime/ids.js';
+import { AppError } from '../../runtime/errors.js';
 import type { Services } from '../../runtime/services.js';
 import { normalizeCallerCredentials } from '../../runtime/vault/index.js';
 import { requireApiKey } from '../auth.js';
 import { lastEventIdOf, sseReply } from '../sse.js';
 import type { HttpRequest, Route } from '../types.js';
-import { parseBody } from '../validate.js';
+import { parseBody, uuidParam } from '../validate.js';
 import { AppendResponse, MessageBody, OpenResponse } from './sessions.schemas.js';
 
-/** A path id that is not a UUID is an unknown id: the same uniform 404 (rule 6). */
-function idParam(request: HttpRequest, name: string): string {
-  const value = request.params[name] ?? '';
-  if (!isUuid(value)) throw notFound();
-  return value.toLowerCase();
-}
 
 function messageRequest(request: HttpRequest) {
   const body = parseBody(request, MessageBody);
@@ -54,7 +47,7 @@ export const sessionsRoutes: Route<Services>[] = [
     },
     async handler(request, services) {
       const principal = requireApiKey(request, services);
-      const automationId = idParam(request, 'automationId');
+      const automationId = uuidParam(request, 'automationId');
       const body = messageRequest(request);
       const opened = await services.sessions.conversations.open(principal, automationId, body);
       return { status: 202, body: opened };
@@ -78,7 +71,7 @@ export const sessionsRoutes: Route<Services>[] = [
     },
     async handler(request, services) {
       const principal = requireApiKey(request, services);
-      const sessionId = idParam(request, 'sessionId');
+      const sessionId = uuidParam(request, 'sessionId');
       const body = messageRequest(request);
       return { status: 200, body: await services.sessions.conversations.append(principal, sessionId, body) };
     },
@@ -94,7 +87,7 @@ export const sessionsRoutes: Route<Services>[] = [
     },
     handler(request, services) {
       const principal = requireApiKey(request, services);
-      const sessionId = idParam(request, 'sessionId');
+      const sessionId = uuidParam(request, 'sessionId');
       return { status: 200, headers: { 'cache-control': 'no-store' }, body: services.sessions.view(principal, sessionId) };
     },
   },
@@ -109,7 +102,7 @@ export const sessionsRoutes: Route<Services>[] = [
     },
     handler(request, services) {
       const principal = requireApiKey(request, services);
-      const sessionId = idParam(request, 'sessionId');
+      const sessionId = uuidParam(request, 'sessionId');
       services.sessions.visible(principal, sessionId);
       if (!acceptsEventStream(request)) throw new AppError('NOT_ACCEPTABLE', 'This route answers text/event-stream only.');
       return sseReply({
@@ -134,7 +127,7 @@ export const sessionsRoutes: Route<Services>[] = [
     },
     handler(request, services) {
       const principal = requireApiKey(request, services);
-      const file = services.sessions.file(principal, idParam(request, 'sessionId'), idParam(request, 'fileId'));
+      const file = services.sessions.file(principal, uuidParam(request, 'sessionId'), uuidParam(request, 'fileId'));
       return {
         status: 200,
         headers: {

@@ -1,4 +1,5 @@
 // SessionStarter: plans a new session's rows (session, first execution, message or input, sealed grant, snapshot).
+import { isEntitled } from '../partners/entitlements.js';
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
@@ -43,8 +44,7 @@ export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, 
   const engine = deps.dispatcher.engineFor(automation.kind);
   if (engine === undefined) throw notFound();
   const admitted = engine.admit(request, automation);
-  const override = repos.sessions.entitlementOverride(request.orgId, automation.id);
-  if (!(override ?? automation.entitled_by_default === 1)) throw forbidden('This automation is not enabled for your organization.');
+  if (!isEntitled(repos, request.orgId, automation.id)) throw forbidden('This automation is not enabled for your organization.');
   const credentials = narrowCredentials(request.callerCredentials ?? NO_CREDENTIALS, admitted.bindings).credentials;
   const refused = planTargetIdentities(admitted.bindings, credentials).refusedIntegrationIds;
   if (refused.length > 0) {

@@ -84,7 +84,6 @@ export function createSessionsRepo(db: SqliteDatabase) {
     filesOf: db.prepare(
       'SELECT id, session_id, execution_id, name, media_type, created_at, length(content) AS size_bytes FROM files WHERE session_id = ? ORDER BY created_at, id',
     ),
-    entitlementOverride: db.prepare('SELECT enabled FROM entitlement_overrides WHERE org_id = ? AND automation_id = ?').pluck(),
   };
 
   return {
@@ -99,11 +98,6 @@ export function createSessionsRepo(db: SqliteDatabase) {
     insertFile: (row: FileRow): void => void s.insertFile.run(row),
     file: (sessionId: string, fileId: string) => s.file.get(fileId, sessionId) as FileRow | undefined,
     files: (sessionId: string) => s.filesOf.all(sessionId) as FileMeta[],
-    /** Partner entitlement override of an automation for an organization: true, false, or null when none is set. */
-    entitlementOverride(orgId: string, automationId: string): boolean | null {
-      const enabled = s.entitlementOverride.get(orgId, automationId) as number | undefined;
-      return enabled === undefined ? null : enabled === 1;
-    },
   };
 }
 
