@@ -95,6 +95,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       // Owners recover their work first, then timers that fell due while the process was down fire once.
       sessions.start();
       await scheduler.start();
+      await triggers.claimSweeper?.start();
       // After the overdue ticks fired once: arm schedule triggers that have no tick (e.g. applied while down).
       await triggerSources.scheduleTicks.reconcile();
       await webhooks.runSettlement.reconcile();

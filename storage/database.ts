@@ -18,6 +18,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
   db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Sorts and temporary b-trees of the hot queries stay off the disk (issue 12: measured 64-72 µs vs 100-118 µs per fire).
+  db.pragma('temp_store = MEMORY');
   // Deleted caller credentials must not be recoverable from free pages of the file.
   db.pragma('secure_delete = ON');
   // Checkpoints are the p99 spikes of the write path (PERF-NOTES); keep the automatic one

@@ -66,6 +66,8 @@ export interface Scheduler {
   /** Deletes the pending timer of (kind, targetId) as a unit-of-work function; false when there was none. */
   cancel(kind: string, targetId: string): UnitOfWork<boolean>;
   on(kind: string, handler: TimerHandler): void;
+  /** Due time of the pending timer of (kind, targetId); null when there is none. */
+  pendingDueAt(kind: string, targetId: string): number | null;
   /** Starts delivering; resolves once the timers already due (e.g. while the process was down) are delivered. */
   start(): Promise<number>;
   /** Delivers everything due now and waits until none is in flight; resolves with how many were delivered. */
@@ -220,6 +222,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       kinds = [...handlers.keys()];
       poke();
     },
+    pendingDueAt: (kind, targetId) => timers.pending(kind, targetId)?.due_at ?? null,
     start() {
       started = true;
       return drain();

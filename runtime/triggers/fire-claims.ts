@@ -9,7 +9,7 @@
  *   "in progress" is never durable. A crash before that commit leaves no claim and nothing answered, so a
  *   retry runs fresh; no lease needs to be recovered at boot.
  * - 24 hours after creation the claim expires (the key is reusable at once, by the verdict at request time);
- *   a durable timer then sweeps the row.
+ *   the claim sweeper (claim-sweeper.ts: one timer for all claims) deletes the row later.
  * The claim row is the actor's persisted form (state + context), restored with resolveState: it is keyed by
  * (organization, key) and swept by expiry, which a generic snapshot row is not.
  */
@@ -22,13 +22,11 @@ import {
   type StoredResponse,
 } from '../../machines/idempotency-claim.machine.js';
 import type { FireClaimRow, FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
-import type { GroupCommitWriter } from '../../storage/group-commit.js';
 import { createStepper } from '../actors/snapshot-codec.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { ClaimSweeper } from './claim-sweeper.js';
 
-export const CLAIM_EXPIRY_TIMER = 'fire-claim-expiry';
 /** How long a claim may stay in progress before another request may take it over (machine lease). */
 export const CLAIM_LEASE_MS = 60_000;
 /** SPEC Limits: `Retry-After: 2` on IDEMPOTENCY_IN_PROGRESS. */
@@ -71,7 +69,7 @@ export interface FireClaims {
 
 const scopedKey = (scope: string, key: string): string => `${scope}:${key}`;
 
-export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; writer: GroupCommitWriter; scheduler?: Scheduler }): FireClaims {
+export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; sweeper?: ClaimSweeper }): FireClaims {
   const { claims } = deps;
   const stepper = createStepper(idempotencyClaimMachine);
   /** scoped key -> fingerprint of the request holding it in this process. */
@@ -119,17 +117,6 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; w
     }
   }
 
-  deps.scheduler?.on(CLAIM_EXPIRY_TIMER, async (timer, delivery) => {
-    const { scope, key } = timer.payload as { scope: string; key: string };
-    await deps.writer.submit(() => {
-      delivery.markFired();
-      const row = claims.get(scope, key);
-      if (row === undefined) return;
-      const { emitted } = fold(restore(scopedKey(scope, key), row), [{ type: 'TICK', now: deps.clock.now() }]);
-      if (emitted.some((e) => e.type === 'claim.expired')) claims.delete(scope, key);
-    });
-  });
-
   return {
     verdict(request, now) {
       const scoped = scopedKey(request.scope, request.key);
@@ -174,7 +161,7 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; w
         created_at: c.createdAt,
         expires_at: c.expiresAt,
       });
-      deps.scheduler?.schedule({ kind: CLAIM_EXPIRY_TIMER, targetId: scoped, dueAt: c.expiresAt, payload: { scope: request.scope, key: request.key } })();
+      deps.sweeper?.armFor(c.expiresAt);
     },
   };
 }

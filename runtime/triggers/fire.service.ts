@@ -19,7 +19,7 @@ import { errorMessage } from '../actors/actor-failure.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { ClaimSweeper } from './claim-sweeper.js';
 import type { SessionOrigin, SessionStarter } from '../sessions/contracts.js';
 import { normalizeCallerCredentials, type KeyRing, type NormalizedCallerCredentials } from '../vault/index.js';
 import { ClaimRaced, createFireClaims, inProgressError, keyReusedError, type ClaimRequest } from './fire-claims.js';
@@ -82,8 +82,8 @@ export interface FireServiceDeps {
   logger: Logger;
   keyRing: KeyRing;
   sessionStarter: SessionStarter;
-  /** Sweeps expired claims with durable timers; without one, expiry is still decided at request time. */
-  scheduler?: Scheduler;
+  /** Deletes expired claims (one durable timer for all); without one, expiry is still decided at request time. */
+  sweeper?: ClaimSweeper;
 }
 
 const ORIGIN: Record<RunSource, SessionOrigin> = { api: 'trigger', schedule: 'schedule', event: 'event' };
@@ -93,7 +93,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
   const { store, clock } = deps;
   const { repos } = store;
   const fingerprint = createFireFingerprinter(deps);
-  const claims = createFireClaims({ claims: repos.fireClaims, clock, writer: store.writer, scheduler: deps.scheduler });
+  const claims = createFireClaims({ claims: repos.fireClaims, clock, sweeper: deps.sweeper });
   const planner = createSubscriberPlanner({ repos, bindings: createBindingsReader(repos.automations), starter: deps.sessionStarter, logger: deps.logger });
 
   /** Plans, then commits `beforeWrites` (e.g. the claim), the sessions and the Run history in one unit of work. */

@@ -31,6 +31,12 @@ export function createFireClaimsRepo(db: SqliteDatabase) {
     ),
     delete: db.prepare('DELETE FROM idempotency_claims WHERE scope = ? AND key = ?'),
     count: db.prepare('SELECT COUNT(*) FROM idempotency_claims').pluck(),
+    // Both on idempotency_claims_expiry: O(log n) however many claims are stored (test/storage/query-plans.test.ts).
+    earliestExpiry: db.prepare('SELECT MIN(expires_at) FROM idempotency_claims').pluck(),
+    sweep: db.prepare(
+      `DELETE FROM idempotency_claims WHERE rowid IN
+         (SELECT rowid FROM idempotency_claims INDEXED BY idempotency_claims_expiry WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
+    ),
   };
   return {
     get: (scope: string, key: string) => s.get.get(scope, key) as FireClaimRow | undefined,
@@ -38,6 +44,10 @@ export function createFireClaimsRepo(db: SqliteDatabase) {
     /** Sweeps an expired claim; false when there was none. */
     delete: (scope: string, key: string): boolean => s.delete.run(scope, key).changes > 0,
     count: () => s.count.get() as number,
+    /** The soonest expiry of any stored claim; null when there is none. */
+    earliestExpiry: () => s.earliestExpiry.get() as number | null,
+    /** Deletes up to `limit` claims expired at `now`, oldest first; returns how many went. */
+    sweepExpired: (now: number, limit: number): number => s.sweep.run(now, limit).changes,
   };
 }
 

@@ -23,12 +23,12 @@ export function createTimersRepo(db: SqliteDatabase) {
     get: db.prepare('SELECT * FROM timers WHERE id = ?'),
     pending: db.prepare('SELECT * FROM timers WHERE kind = ? AND target_id = ? AND fired_at IS NULL'),
     due: db.prepare(
-      `SELECT * FROM timers WHERE fired_at IS NULL AND due_at <= ?
+      `SELECT * FROM timers INDEXED BY timers_due WHERE fired_at IS NULL AND due_at <= ?
          AND kind IN (SELECT value FROM json_each(?)) AND id NOT IN (SELECT value FROM json_each(?))
-       ORDER BY due_at, id LIMIT ?`,
+       ORDER BY due_at LIMIT ?`,
     ),
     nextDue: db.prepare(
-      `SELECT MIN(due_at) AS due_at FROM timers WHERE fired_at IS NULL
+      `SELECT MIN(due_at) AS due_at FROM timers INDEXED BY timers_due WHERE fired_at IS NULL
          AND kind IN (SELECT value FROM json_each(?)) AND id NOT IN (SELECT value FROM json_each(?))`,
     ),
     markFired: db.prepare('UPDATE timers SET fired_at = ? WHERE id = ? AND fired_at IS NULL'),

@@ -156,7 +156,7 @@ t.test('idempotency: empty credentials equal omission; without a key every reque
   t.equal(f.store.repos.triggerRuns.countOfTrigger(f.refs.empty!), 3);
 });
 
-t.test('idempotency: after 24 hours the key is reusable at once, and the durable timer sweeps the claim', async (t) => {
+t.test('idempotency: after 24 hours the key is reusable at once, and the claim sweep (one timer for all claims) deletes the claim', async (t) => {
   const f = await fireFixture(t);
   const bob = f.principal('bob');
   const first = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 1 } }), 'day', 'r1');
@@ -165,7 +165,7 @@ t.test('idempotency: after 24 hours the key is reusable at once, and the durable
   t.equal((await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 1 } }), 'day', 'r2')).replayed, true, 'still replays 1 ms before the window ends');
   f.clock.advance(1);
   await f.scheduler.drain();
-  t.equal(f.store.repos.fireClaims.get(bob.orgId, 'day'), undefined, 'the expiry timer swept the claim');
+  t.equal(f.store.repos.fireClaims.get(bob.orgId, 'day'), undefined, 'the sweep deleted the claim');
   const again = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 2 } }), 'day', 'r3');
   t.equal(again.replayed, false, 'a different request under the expired key runs');
   t.not(again.body.runId, first.body.runId);

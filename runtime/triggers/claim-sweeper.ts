@@ -1,0 +1,59 @@
+// Sweeps expired fire idempotency claims with ONE durable timer for all of them, armed at the soonest expiry.
+/*
+ * A timer row per claim made every keyed fire write one more row and left millions of pending timers after a
+ * day of traffic (issue 12). Expiry is decided at request time anyway (fireRequestVerdict: an expired claim is
+ * taken over at once), so the sweep only reclaims space: one timer (kind CLAIM_SWEEP_TIMER, one target) wakes at
+ * the earliest stored expiry, deletes a bounded batch through the expiry index, and re-arms itself. Claims are
+ * created with expiry = now + 24 h, so a new claim never expires before the armed sweep: the accept path only
+ * arms the timer when none is pending (one point read on the timers_target index, no write).
+ */
+import type { FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
+import type { GroupCommitWriter } from '../../storage/group-commit.js';
+import type { Clock } from '../clock.js';
+import type { Scheduler } from '../scheduler/index.js';
+
+export const CLAIM_SWEEP_TIMER = 'fire-claim-sweep';
+const TARGET = 'idempotency_claims';
+/** Rows deleted per sweep unit: keeps one unit of work short; the sweep re-arms at once when more are due. */
+export const SWEEP_BATCH = 5_000;
+/** Sweeps are at least this far apart under steady load (expiries then arrive every millisecond). */
+export const SWEEP_MIN_INTERVAL_MS = 60_000;
+
+export interface ClaimSweeper {
+  /** Inside the unit of work that stores a claim expiring at `expiresAt`: arms the sweep if none is armed. */
+  armFor(expiresAt: number): void;
+  /** Boot: arms the sweep at the soonest stored expiry (no-op when nothing is stored or a sweep is pending). */
+  start(): Promise<void>;
+}
+
+export function createClaimSweeper(deps: { claims: FireClaimsRepo; clock: Clock; writer: GroupCommitWriter; scheduler: Scheduler }): ClaimSweeper {
+  const { claims, clock, writer, scheduler } = deps;
+  // Read, not remembered: a unit that armed the timer may still roll back, and then nothing is armed.
+  const armed = (): boolean => scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, TARGET) !== null;
+  const arm = (dueAt: number): void => void scheduler.schedule({ kind: CLAIM_SWEEP_TIMER, targetId: TARGET, dueAt })();
+
+  scheduler.on(CLAIM_SWEEP_TIMER, async (_timer, delivery) => {
+    await writer.submit(() => {
+      // Fired first: the re-arm below replaces only an unfired timer of this kind and target.
+      delivery.markFired();
+      const now = clock.now();
+      const swept = claims.sweepExpired(now, SWEEP_BATCH);
+      if (swept === SWEEP_BATCH) return arm(now);
+      const next = claims.earliestExpiry();
+      if (next !== null) arm(Math.max(next, now + SWEEP_MIN_INTERVAL_MS));
+    });
+  });
+
+  return {
+    armFor(expiresAt) {
+      if (!armed()) arm(expiresAt);
+    },
+    async start() {
+      await writer.submit(() => {
+        if (armed()) return;
+        const earliest = claims.earliestExpiry();
+        if (earliest !== null) arm(earliest);
+      });
+    },
+  };
+}
