@@ -1,5 +1,6 @@
 // Prometheus metrics for the HTTP layer, on a registry owned by one service instance.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AdmissionStats } from '../runtime/execution/admission.js';
 
 export interface HttpMetrics {
   readonly registry: Registry;
@@ -29,4 +30,26 @@ export function createHttpMetrics(options: { defaultMetrics?: boolean } = {}): H
       duration.observe({ method, route }, seconds);
     },
   };
+}
+
+/** The execution queue's bound, depth, measured drain rate and refusals, read at scrape time (issue 12). */
+export function watchExecutionQueue(registry: Registry, stats: () => AdmissionStats): void {
+  const gauge = (name: string, help: string, read: (s: AdmissionStats) => number) =>
+    new Gauge({ name, help, registers: [registry], collect() { this.set(read(stats())); } });
+  gauge('switchyard_execution_queue_depth', 'Executions accepted and not yet started.', (s) => s.queued);
+  gauge('switchyard_execution_queue_limit', 'Queued executions admitted at most now (drain rate x limit seconds, capped).', (s) => s.limit);
+  gauge('switchyard_execution_queue_limit_seconds', 'Configured seconds of work the queue may hold.', (s) => s.limitSeconds);
+  gauge('switchyard_execution_drain_rate', 'Measured executions started per second while work was waiting.', (s) => s.ratePerSecond);
+  let seen = 0;
+  // A counter advanced at scrape time by the refusals counted since the last scrape.
+  new Counter({
+    name: 'switchyard_execution_refused_total',
+    help: 'Run requests refused with 429 OVERLOADED.',
+    registers: [registry],
+    collect() {
+      const now = stats().refused;
+      this.inc(now - seen);
+      seen = now;
+    },
+  });
 }

@@ -9,7 +9,7 @@ import { openStore, type Store } from '../storage/store.js';
 import { applyManifest, type ApplyManifestResult } from '../runtime/manifest/apply.js';
 import { defaultMasterKeyFileFor, loadKeyRing, type KeyRing } from '../runtime/vault/index.js';
 import { createKernel, type Kernel } from './kernel.js';
-import { createHttpMetrics } from './metrics.js';
+import { createHttpMetrics, watchExecutionQueue } from './metrics.js';
 import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
 import { createUwsServer, uwsImplementation } from './uws-server.js';
@@ -47,6 +47,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   const store = openStore({ path: config.dbPath, durability: config.durability });
   const runtime = createRuntime({ config, clock, logger, store, keyRing });
   const metrics = createHttpMetrics();
+  watchExecutionQueue(metrics.registry, () => runtime.services.admission.stats());
   const router = new Router<Services>(allRoutes(metrics));
   const kernel = createKernel(
     {

@@ -37,6 +37,12 @@ export interface ServiceConfig {
   mcpCallWaitMs: number;
   /** Tools per tools/list page. */
   mcpToolsPageSize: number;
+  /** Seconds of work the execution queue may hold before run entry points answer 429 OVERLOADED. */
+  queueLimitSeconds: number;
+  /** Queued executions at most, whatever the measured rate (a memory bound). */
+  queueMaxExecutions: number;
+  /** Executions per second assumed until the drain rate is measured. */
+  queueInitialRate: number;
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -65,6 +71,9 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   // Below the MCP TypeScript SDK's default 60 s request timeout, so its clients get an answer, not a timeout.
   mcpCallWaitMs: 55_000,
   mcpToolsPageSize: 50,
+  queueLimitSeconds: 10,
+  queueMaxExecutions: 50_000,
+  queueInitialRate: 500,
 };
 
 function intFrom(value: string | undefined, name: string, fallback: number): number {
@@ -116,5 +125,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     mcpMaxSessionsPerKey: intFrom(env.SWITCHYARD_MCP_MAX_SESSIONS_PER_KEY, 'SWITCHYARD_MCP_MAX_SESSIONS_PER_KEY', base.mcpMaxSessionsPerKey),
     mcpCallWaitMs: intFrom(env.SWITCHYARD_MCP_CALL_WAIT_MS, 'SWITCHYARD_MCP_CALL_WAIT_MS', base.mcpCallWaitMs),
     mcpToolsPageSize: Math.max(1, intFrom(env.SWITCHYARD_MCP_TOOLS_PAGE_SIZE, 'SWITCHYARD_MCP_TOOLS_PAGE_SIZE', base.mcpToolsPageSize)),
+    queueLimitSeconds: intFrom(env.SWITCHYARD_QUEUE_LIMIT_SECONDS, 'SWITCHYARD_QUEUE_LIMIT_SECONDS', base.queueLimitSeconds),
+    queueMaxExecutions: intFrom(env.SWITCHYARD_QUEUE_MAX_EXECUTIONS, 'SWITCHYARD_QUEUE_MAX_EXECUTIONS', base.queueMaxExecutions),
+    queueInitialRate: Math.max(1, intFrom(env.SWITCHYARD_QUEUE_INITIAL_RATE, 'SWITCHYARD_QUEUE_INITIAL_RATE', base.queueInitialRate)),
   };
 }

@@ -18,6 +18,8 @@ export const ERROR_STATUS = Object.freeze({
   CALLER_CREDENTIALS_REQUIRED: 422,
   CALLER_CREDENTIAL_EXPIRED: 422,
   RATE_LIMITED: 429,
+  /** The execution queue holds more than the configured seconds of work (issue 12); Retry-After says when to come back. */
+  OVERLOADED: 429,
   // Closed provisioning refusals (statuses are ours: the spec leaves them open; see docs/errors.md).
   PARTNER_PLATFORM_SUSPENDED: 403,
   PROVISIONING_NOT_ENABLED: 403,

@@ -10,6 +10,7 @@ import { TokenBuckets } from './rate-limit.js';
 import type { Services } from './services.js';
 import type { KeyRing } from './vault/index.js';
 import { createActorRegistry } from './actors/index.js';
+import { createAdmission } from './execution/admission.js';
 import { createSessionEventBus } from './events/index.js';
 import { createScheduler } from './scheduler/index.js';
 import { createSessionsRuntime } from './sessions/sessions.runtime.js';
@@ -47,8 +48,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     onError: (error, context) => logger.error({ ...context, err: error instanceof Error ? error.message : String(error) }, 'session event delivery failed'),
   });
   const actors = createActorRegistry({ store, clock, logger });
+  const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
   const scheduler = createScheduler({ store, clock, logger });
-  const sessions = createSessionsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler });
+  const sessions = createSessionsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission });
   const signIn = createSignInService({ store, clock, auth, sessionTtlMs: config.consoleSessionTtlMs });
   const partners = createPartnersRuntime({
     store,
@@ -62,7 +64,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     runApprovals: sessions.runApprovals,
   });
   const mcp = createMcpRuntime({ config, clock, store, bus: events, sessions });
-  const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler });
+  const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler, admission });
   // Outbound webhooks watch every firing (API, schedule, event) through the wrapped fire service.
   const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks });
   const fire = webhooks.runSettlement.watchFires(triggers.fire);
@@ -80,6 +82,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     ready: () => ready,
     events,
     actors,
+    admission,
     scheduler,
     sessions,
     partners,

@@ -9,6 +9,7 @@ import type { Logger } from './logger.js';
 import type { KeyRing } from './vault/index.js';
 import type { AuthoringService } from './authoring/authoring.service.js';
 import type { ActorRegistry } from './actors/index.js';
+import type { Admission } from './execution/admission.js';
 import type { SessionEventBus } from './events/index.js';
 import type { Scheduler } from './scheduler/index.js';
 import type { SessionsRuntime } from './sessions/sessions.runtime.js';
@@ -41,6 +42,8 @@ export interface AuthoringServices {
 export interface ConversationServices {
   events: SessionEventBus;
   actors: ActorRegistry;
+  /** The bound on queued executions (429 OVERLOADED past it); its stats feed /metrics. */
+  admission: Admission;
   scheduler: Scheduler;
   /** Starter for every entry point, dispatcher (engines per automation kind), conversations, approvals, read models. */
   sessions: SessionsRuntime;

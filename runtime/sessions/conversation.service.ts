@@ -1,6 +1,7 @@
 // Open a session on an agent and append messages to it (SPEC conversations rules 1-2), answering only after commit.
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
+import type { Admission } from '../execution/admission.js';
 import { notFound } from '../errors.js';
 import type { SessionEventBus } from '../events/index.js';
 import { newId } from '../ids.js';
@@ -10,6 +11,7 @@ import type { SessionOrigin, SessionStarter } from './contracts.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { assertCanAppend, assertCanExecute, visibleSession, type Caller } from './session-access.js';
 import { admitExecution, writeExecution } from './session-starter.js';
+import { admitted } from '../execution/admitted.js';
 
 export interface MessageRequest {
   /** Trimmed, 1-8,000 characters (validated by the route). */
@@ -26,6 +28,7 @@ export interface ConversationDeps {
   grants: CallerGrants;
   dispatcher: SessionDispatcher;
   starter: SessionStarter;
+  admission: Pick<Admission, 'admit' | 'release'>;
 }
 
 export function createConversationService(deps: ConversationDeps) {
@@ -48,7 +51,7 @@ export function createConversationService(deps: ConversationDeps) {
         message: request.message,
         callerCredentials: request.callerCredentials,
       });
-      await deps.store.writer.submit(() => planned.write());
+      await admitted(deps.admission, 1, () => deps.store.writer.submit(() => planned.write()));
       planned.dispatch();
       return { sessionId: planned.sessionId, executionId: planned.executionId };
     },
@@ -67,12 +70,14 @@ export function createConversationService(deps: ConversationDeps) {
         callerCredentials: request.callerCredentials,
       });
       const executionId = newId();
-      const envelopes = await deps.store.writer.submit(() => {
-        const now = deps.clock.now();
-        const stored = writeExecution(deps, start, { sessionId, executionId }, 'message', now);
-        repos.sessions.touchSession(sessionId, now);
-        return stored;
-      });
+      const envelopes = await admitted(deps.admission, 1, () =>
+        deps.store.writer.submit(() => {
+          const now = deps.clock.now();
+          const stored = writeExecution(deps, start, { sessionId, executionId }, 'message', now);
+          repos.sessions.touchSession(sessionId, now);
+          return stored;
+        }),
+      );
       deps.bus.publish(envelopes);
       deps.dispatcher.dispatch(sessionId);
       return { executionId };

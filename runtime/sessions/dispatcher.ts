@@ -6,6 +6,7 @@
  * "look at this session again": it is idempotent, survives restarts (boot calls `recover`), and needs no payload.
  */
 import type { Store } from '../../storage/store.js';
+import type { Admission } from '../execution/admission.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EngineKind, QueuedExecution, SessionEngine } from './engine.js';
@@ -29,6 +30,8 @@ export interface DispatcherDeps {
   logger: Pick<Logger, 'error' | 'warn'>;
   /** Executions running at once across all sessions (default 256); the rest wait their turn, queued in SQLite. */
   maxConcurrentRuns?: number;
+  /** Told when a queued execution is picked up, so the accept side knows the queue's depth. */
+  admission?: Pick<Admission, 'started' | 'enqueued'>;
 }
 
 /** A counting semaphore: a burst of thousands of opened sessions runs a bounded number of turns at a time. */
@@ -94,6 +97,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       await slots.acquire();
       try {
         if (shutdown.signal.aborted) return;
+        if (execution.status === 'queued') deps.admission?.started(1);
         await engine.run(execution, shutdown.signal);
       } catch (error) {
         deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
@@ -136,6 +140,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       }
     },
     recover() {
+      deps.admission?.enqueued(repos.executions.countQueued());
       const sessions = repos.executions.sessionsWithRunnableWork();
       for (const sessionId of sessions) dispatch(sessionId);
       return sessions.length;

@@ -3,6 +3,7 @@ import type { Store } from '../../storage/store.js';
 import type { FileRow } from '../../storage/repos/sessions.repo.js';
 import type { ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
+import type { Admission } from '../execution/admission.js';
 import type { ServiceConfig } from '../config.js';
 import { notFound } from '../errors.js';
 import type { SessionEventBus, SnapshotPayload } from '../events/index.js';
@@ -36,6 +37,8 @@ export interface SessionsRuntimeDeps {
   bus: SessionEventBus;
   registry: ActorRegistry;
   scheduler: Scheduler;
+  /** Bounds the execution queue: run entry points are refused past it. */
+  admission: Admission;
   /** Provider settings for `openai:`, `anthropic:`, `openai-compatible:` models (default: from the environment). */
   modelConfig?: ModelConfig;
 }
@@ -65,7 +68,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const { store, clock, logger, bus, config } = deps;
   const { repos } = store;
   const grants = createCallerGrants({ executions: repos.executions, keyRing: deps.keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
-  const dispatcher = createSessionDispatcher({ store, logger });
+  const dispatcher = createSessionDispatcher({ store, logger, admission: deps.admission });
 
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
   const turns = registerTurnActors(deps.registry, async (failure) => {
@@ -115,7 +118,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   return {
     starter,
     dispatcher,
-    conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter }),
+    conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
     approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator, catalogFor }),
     runApprovals: flows.runApprovals,
     tools,

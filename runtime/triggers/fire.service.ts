@@ -20,6 +20,8 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { ClaimSweeper } from './claim-sweeper.js';
+import type { Admission } from '../execution/admission.js';
+import { admitted } from '../execution/admitted.js';
 import type { SessionOrigin, SessionStarter } from '../sessions/contracts.js';
 import { normalizeCallerCredentials, type KeyRing, type NormalizedCallerCredentials } from '../vault/index.js';
 import { ClaimRaced, createFireClaims, inProgressError, keyReusedError, type ClaimRequest } from './fire-claims.js';
@@ -84,6 +86,8 @@ export interface FireServiceDeps {
   sessionStarter: SessionStarter;
   /** Deletes expired claims (one durable timer for all); without one, expiry is still decided at request time. */
   sweeper?: ClaimSweeper;
+  /** Bounds the execution queue: an API fire is refused (429) when its sessions would not fit. */
+  admission: Pick<Admission, 'admit' | 'release' | 'enqueued'>;
 }
 
 const ORIGIN: Record<RunSource, SessionOrigin> = { api: 'trigger', schedule: 'schedule', event: 'event' };
@@ -126,12 +130,20 @@ export function createFireService(deps: FireServiceDeps): FireService {
     );
     const sessions = plans.flatMap((p) => (p.start === null ? [] : [{ automationId: p.automationId, sessionId: p.start.sessionId }]));
     const body: FireResponseBody = { runId, sessions };
-    await store.writer.submit(() => {
-      // First, so a lost claim race throws before anything else is written.
-      beforeWrites(body, runId, now);
-      for (const p of plans) p.start?.write();
-      firing.write(repos.triggerRuns);
-    });
+    const commit = () =>
+      store.writer.submit(() => {
+        // First, so a lost claim race throws before anything else is written.
+        beforeWrites(body, runId, now);
+        for (const p of plans) p.start?.write();
+        firing.write(repos.triggerRuns);
+      });
+    // API fires wait for room (429 OVERLOADED, nothing written); a schedule tick or an inbound event already
+    // happened: refusing it would lose it, so it is counted in and the queue absorbs it.
+    if (request.source === 'api') await admitted(deps.admission, sessions.length, commit);
+    else {
+      await commit();
+      deps.admission.enqueued(sessions.length);
+    }
     return {
       ...body,
       outcome: firing.outcome,

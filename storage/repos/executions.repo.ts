@@ -82,6 +82,7 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     latest: db.prepare('SELECT * FROM executions WHERE session_id = ? ORDER BY position DESC LIMIT 1'),
     firstUnsettled: db.prepare(`SELECT * FROM executions WHERE session_id = ? AND status IN ${UNSETTLED} ORDER BY position LIMIT 1`),
     unsettledSessions: db.prepare(`SELECT DISTINCT session_id FROM executions WHERE status IN ('queued', 'running', 'resume_queued')`).pluck(),
+    countQueued: db.prepare(`SELECT COUNT(*) FROM executions WHERE status = 'queued'`).pluck(),
     setStatus: db.prepare('UPDATE executions SET status = ?, updated_at = ? WHERE id = ?'),
     markStarted: db.prepare(`UPDATE executions SET status = 'running', started_at = COALESCE(started_at, @now), updated_at = @now WHERE id = @id`),
     settle: db.prepare(
@@ -126,6 +127,8 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     firstUnsettled: (sessionId: string) => s.firstUnsettled.get(sessionId) as ExecutionRow | undefined,
     /** Sessions with work to resume at boot (queued, running or resume-queued executions). */
     sessionsWithRunnableWork: () => s.unsettledSessions.all() as string[],
+    /** Executions accepted and not yet picked up (boot: the admission queue's starting depth). */
+    countQueued: () => s.countQueued.get() as number,
     setStatus: (id: string, status: ExecutionStatus, now: number): void => void s.setStatus.run(status, now, id),
     markStarted: (id: string, now: number): void => void s.markStarted.run({ id, now }),
     settle: (id: string, status: 'completed' | 'failed' | 'rejected', now: number, errorCode: string | null, errorMessage: string | null): void =>

@@ -7,6 +7,7 @@ import { AppError } from '../../../runtime/errors.js';
 import { newId } from '../../../runtime/ids.js';
 import { applyManifest } from '../../../runtime/manifest/apply.js';
 import { createScheduler } from '../../../runtime/scheduler/index.js';
+import { createAdmission } from '../../../runtime/execution/admission.js';
 import type { PlannedStart, SessionStarter, StartSessionRequest } from '../../../runtime/sessions/contracts.js';
 import { createTriggerServices } from '../../../runtime/triggers/trigger-services.js';
 import { createKeyRing } from '../../../runtime/vault/index.js';
@@ -60,7 +61,9 @@ export async function fireFixture(t: { teardown(fn: () => unknown): void }, opti
   const { refs } = await applyManifest(store, fireWorkspace(), { clock, keyRing });
   const scheduler = createScheduler({ store, clock, logger });
   const recording = recordingStarter(store, options.refuse);
-  const services = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: recording.starter, scheduler });
+  // No execution side drains this queue (the recording starter runs nothing): a generous bound never refuses here.
+  const admission = createAdmission({ queueLimitSeconds: 3_600, queueMaxExecutions: 1_000_000, initialRatePerSecond: 1_000 });
+  const services = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: recording.starter, scheduler, admission });
   await scheduler.start();
   t.teardown(() => {
     scheduler.close();
