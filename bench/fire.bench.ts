@@ -5,16 +5,21 @@
  * - switchyard-fire: the real service; each fire starts the lookup agent and the enrich flow, which then run in the
  *   same process (the example's crm is unreachable, so their tool calls fail fast);
  * - switchyard-fire --accept-only: the same, but sessions stay queued: the accept path alone, comparable to the floor;
+ * - switchyard-fire --accept-only --history N: the same over a database already holding N completed keyed fires
+ *   (claims, Run history, sessions, executions): accept throughput must not decay with history (issue 12);
+ * Every fire carries a fresh Idempotency-Key (autocannon's [<id>]), so each one takes and completes a claim.
  * - baseline-fire-sqlite: the floor; baseline-uws: a bare hello-world.
  * The replay is measured first on a fresh server, so no backlog of running sessions competes with it.
  */
 import type { BenchContext, CustomScenario, LoadRequest, Row, RunningServer } from './scenario.js';
 
-const FIRE = 'fire (2 subscribers)';
+const FIRE = 'keyed fire (2 subscribers)';
 const REPLAY = 'fire idempotent replay';
 const FLOOR = 'baseline-fire-sqlite';
 const PATH = '/api/v1/triggers/fire';
 const REPLAY_KEY = 'bench-replay-1';
+/** Completed keyed fires stored before the history row's load (SWITCHYARD_BENCH_HISTORY overrides; seeding 1,000,000 takes ~1 min). */
+const HISTORY = Number(process.env.SWITCHYARD_BENCH_HISTORY ?? 1_000_000);
 
 interface Target {
   server: string;
@@ -27,7 +32,7 @@ interface Target {
 }
 
 const body = (triggerId: string): string => JSON.stringify({ triggerId, input: { id: 'c-1' } });
-const keyHeader = (keyed: boolean): Record<string, string> => (keyed ? { 'idempotency-key': REPLAY_KEY } : {});
+const keyHeader = (replay: boolean): Record<string, string> => ({ 'idempotency-key': replay ? REPLAY_KEY : 'bench-[<id>]' });
 
 function switchyardRequest(server: RunningServer, keyed: boolean): LoadRequest {
   const ready = server.ready as RunningServer['ready'] & { triggerId?: string };
@@ -38,6 +43,7 @@ function switchyardRequest(server: RunningServer, keyed: boolean): LoadRequest {
     headers: { authorization: `Bearer ${ready.apiKey}`, 'content-type': 'application/json', ...keyHeader(keyed) },
     body: body(ready.triggerId),
     expectedStatus: 202,
+    idReplacement: !keyed,
   };
 }
 
@@ -46,6 +52,7 @@ const bareRequest = (expectedStatus?: number) => (_server: RunningServer, keyed:
   path: PATH,
   headers: { 'content-type': 'application/json', ...keyHeader(keyed) },
   body: body('00000000-0000-7000-8000-000000000000'),
+  idReplacement: !keyed,
   ...(expectedStatus !== undefined ? { expectedStatus } : {}),
 });
 
@@ -56,6 +63,14 @@ const TARGETS: Target[] = [
     label: 'switchyard-fire --accept-only',
     note: 'sessions committed, not run: the accept path',
     scenarios: [REPLAY, FIRE],
+    request: switchyardRequest,
+  },
+  {
+    server: 'switchyard-fire',
+    args: ['--accept-only', '--history', String(HISTORY)],
+    label: `switchyard-fire --accept-only --history ${HISTORY}`,
+    note: `the accept path over ${HISTORY.toLocaleString('en')} stored keyed fires (claims, runs, sessions, executions)`,
+    scenarios: [FIRE],
     request: switchyardRequest,
   },
   {

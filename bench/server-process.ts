@@ -5,7 +5,8 @@ import { createInterface } from 'node:readline';
 import { detectPinning, REPO_ROOT, spawnTsNode, stopChild, type Child } from './children.js';
 import type { RunningServer, ServerReady } from './scenario.js';
 
-const READY_TIMEOUT_MS = 20_000;
+// Generous: a server may seed a large history first (fire bench, --history 1000000: about a minute here).
+const READY_TIMEOUT_MS = 300_000;
 const children = new WeakMap<RunningServer, Child>();
 
 export async function startServer(name: string, args: string[] = []): Promise<RunningServer> {

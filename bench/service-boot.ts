@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { uwsImplementation } from '../http/uws-server.js';
 import { createService, type Service } from '../index.js';
+import type { ServiceConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { loadManifestFile } from '../runtime/manifest/load.js';
 import { announce, exitWithParent } from './child-lifecycle.js';
@@ -15,6 +16,8 @@ export interface BenchServiceOptions {
   readonly name: string;
   /** Manifest path relative to the repo root. */
   readonly manifest: string;
+  /** Settings over the bench defaults (rate limits off). */
+  readonly config?: Partial<ServiceConfig>;
   /** Runs before the manifest is applied (e.g. keep sessions from reaching their engines). */
   prepare?(service: Service): void;
   /** The ready line's fields after port and uws: the refs the client needs and facts for the results table; may throw. */
@@ -37,7 +40,7 @@ export async function bootBenchService(options: BenchServiceOptions): Promise<vo
     service = await createService({
       dbPath: join(dir, 'bench.db'),
       logger: createLogger('warn', pino.destination(2)),
-      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
+      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, ...options.config },
     });
     options.prepare?.(service);
     const { refs } = await service.applyManifest(manifest);

@@ -3,20 +3,31 @@
 // `--accept-only`: sessions are committed as usual but never handed to their engines, so a load measures the
 // accept path (auth, planning, one durable unit of work) without the sessions' execution competing for the core.
 import { parseArgs } from 'node:util';
+import { seedFireHistory } from '../history-seed.js';
 import { bootBenchService } from '../service-boot.js';
 
-const { values } = parseArgs({ options: { 'accept-only': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { 'accept-only': { type: 'boolean', default: false }, history: { type: 'string', default: '0' } } });
+const history = Number(values.history);
 
 await bootBenchService({
   name: 'switchyard-fire',
   manifest: 'examples/workspace.json',
+  // Nothing drains the queue when sessions are not run: lift the bound so the accept path itself is measured.
+  config: values['accept-only'] ? { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } : {},
   prepare(service) {
     // The dispatcher is a plain object the starter calls through: replacing `dispatch` leaves queued sessions queued.
     if (values['accept-only']) service.services.sessions.dispatcher.dispatch = () => undefined;
   },
-  ready: (service, refs) => ({
-    apiKey: refs['bob-key'],
-    triggerId: refs['new-lead'],
-    facts: { durability: service.services.config.durability, sessions: values['accept-only'] ? 'committed, not run (--accept-only)' : 'run in-process' },
-  }),
+  ready(service, refs) {
+    const seeded = history > 0 ? seedFireHistory(service, refs, history) : null;
+    return {
+      apiKey: refs['bob-key'],
+      triggerId: refs['new-lead'],
+      facts: {
+        durability: service.services.config.durability,
+        sessions: values['accept-only'] ? 'committed, not run (--accept-only)' : 'run in-process',
+        ...(seeded === null ? {} : { history: `${history} keyed fires seeded (${seeded.rows} rows, ${seeded.seconds.toFixed(0)} s)` }),
+      },
+    };
+  },
 });
