@@ -40,16 +40,20 @@ export function watchExecutionQueue(registry: Registry, stats: () => AdmissionSt
   gauge('switchyard_execution_queue_limit', 'Queued executions admitted at most now (drain rate x limit seconds, capped).', (s) => s.limit);
   gauge('switchyard_execution_queue_limit_seconds', 'Configured seconds of work the queue may hold.', (s) => s.limitSeconds);
   gauge('switchyard_execution_drain_rate', 'Measured executions started per second while work was waiting.', (s) => s.ratePerSecond);
-  let seen = 0;
-  // A counter advanced at scrape time by the refusals counted since the last scrape.
-  new Counter({
-    name: 'switchyard_execution_refused_total',
-    help: 'Run requests refused with 429 OVERLOADED.',
-    registers: [registry],
-    collect() {
-      const now = stats().refused;
-      this.inc(now - seen);
-      seen = now;
-    },
-  });
+  // Counters advanced at scrape time by what the admission counted since the last scrape.
+  const counter = (name: string, help: string, read: (s: AdmissionStats) => number) => {
+    let seen = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = read(stats());
+        this.inc(now - seen);
+        seen = now;
+      },
+    });
+  };
+  counter('switchyard_execution_refused_total', 'Run requests refused with 429 OVERLOADED.', (s) => s.refused);
+  counter('switchyard_executions_started_total', 'Executions picked up by the execution side.', (s) => s.startedTotal);
 }

@@ -26,6 +26,8 @@ export interface AdmissionStats {
   limit: number;
   limitSeconds: number;
   refused: number;
+  /** Executions picked up since start. */
+  startedTotal: number;
 }
 
 export interface Admission {
@@ -47,6 +49,7 @@ const MAX_RETRY_AFTER_S = 60;
 export function createAdmission(config: AdmissionConfig, now: () => number = () => performance.now()): Admission {
   let queued = 0;
   let refused = 0;
+  let startedTotal = 0;
   let rate = Math.max(MIN_RATE, config.initialRatePerSecond);
   let windowStart = now();
   let windowStarted = 0;
@@ -93,7 +96,8 @@ export function createAdmission(config: AdmissionConfig, now: () => number = () 
       roll();
       queued = Math.max(0, queued - n);
       windowStarted += n;
+      startedTotal += n;
     },
-    stats: () => ({ queued, ratePerSecond: Math.round(rate), limit: limit(), limitSeconds: config.queueLimitSeconds, refused }),
+    stats: () => ({ queued, ratePerSecond: Math.round(rate), limit: limit(), limitSeconds: config.queueLimitSeconds, refused, startedTotal }),
   };
 }

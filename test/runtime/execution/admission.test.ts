@@ -13,7 +13,7 @@ t.test('refuses with 429 OVERLOADED and Retry-After once queued work exceeds rat
   admission.admit(20);
   t.equal(admission.stats().queued, 20);
   t.throws(() => admission.admit(1), { code: 'OVERLOADED', status: 429, headers: { 'retry-after': '1' } });
-  t.throws(() => admission.admit(31), { headers: { 'retry-after': '4' } }, 'Retry-After grows with the excess: 31 over at 10/s');
+  t.throws(() => admission.admit(31), { code: 'OVERLOADED', headers: { 'retry-after': '4' } }, 'Retry-After grows with the excess: 31 over at 10/s');
   t.equal(admission.stats().queued, 20, 'a refused request adds nothing');
   t.equal(admission.stats().refused, 2);
   admission.admit(0);
