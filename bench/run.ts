@@ -8,8 +8,9 @@ import { sseScenario } from './sse.bench.js';
 import { fireScenario } from './fire.bench.js';
 import { openSessionScenario } from './open-session.bench.js';
 import { mcpScenario } from './mcp.bench.js';
+import { sustainedScenario } from './sustained.bench.js';
 
-const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario, fireScenario, openSessionScenario, mcpScenario, sseScenario];
+const SCENARIOS: Scenario[] = [healthzScenario, authReadMeScenario, actorsScenario, fireScenario, sustainedScenario, openSessionScenario, mcpScenario, sseScenario];
 
 try {
   process.exitCode = await runBench(SCENARIOS, process.argv.slice(2));

@@ -27,7 +27,9 @@ export interface GroupCommitWriter {
  * itself and rejects only its own caller. A request is answered after its commit: a 202 means durable.
  */
 export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?: number } = {}): GroupCommitWriter {
-  const maxBatch = options.maxBatch ?? 2000;
+  // A batch blocks the loop while it runs (PERF-NOTES: ~290 units took 18-35 ms): a bounded batch per turn of the
+  // loop, the rest in the next, so HTTP is served between them.
+  const maxBatch = options.maxBatch ?? 512;
   let queue: Pending[] = [];
   let scheduled = false;
   const stats: GroupCommitStats = { batches: 0, units: 0 };
@@ -44,7 +46,8 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?
     return outcomes;
   });
 
-  function flush(): void {
+  /** Commits queued units: one batch per event-loop turn when scheduled, everything when `all` (shutdown). */
+  function commit(all: boolean): void {
     scheduled = false;
     while (queue.length > 0) {
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
@@ -59,8 +62,15 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?
       stats.batches += 1;
       stats.units += batch.length;
       batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
+      if (!all && queue.length > 0) {
+        scheduled = true;
+        setImmediate(scheduledCommit);
+        return;
+      }
     }
   }
+  const scheduledCommit = (): void => commit(false);
+  const flush = (): void => commit(true);
 
   return {
     stats,
@@ -70,7 +80,7 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?
         queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
-          setImmediate(flush);
+          setImmediate(scheduledCommit);
         }
       });
     },

@@ -173,14 +173,18 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     wake.unref();
   }
 
-  /** After the caller's unit commits (the writer flushes synchronously, so setImmediate runs after it). */
+  /**
+   * After the caller's unit commits: an empty unit submitted now commits in the same batch or a later one (the
+   * writer commits in submission order, one bounded batch per loop turn), so the poke sees the new timer.
+   */
   function pokeAfterCommit(): void {
     if (pokeQueued) return;
     pokeQueued = true;
-    setImmediate(() => {
+    const pokeNow = (): void => {
       pokeQueued = false;
       poke();
-    });
+    };
+    store.writer.submit(() => undefined).then(pokeNow, pokeNow);
   }
 
   function forgetPending(kind: string, targetId: string): void {

@@ -7,6 +7,7 @@
  */
 import type { Store } from '../../storage/store.js';
 import type { Admission } from '../execution/admission.js';
+import type { Pacer } from '../execution/pacer.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EngineKind, QueuedExecution, SessionEngine } from './engine.js';
@@ -32,6 +33,8 @@ export interface DispatcherDeps {
   maxConcurrentRuns?: number;
   /** Told when a queued execution is picked up, so the accept side knows the queue's depth. */
   admission?: Pick<Admission, 'started' | 'enqueued'>;
+  /** Yields to I/O between executions once a time slice is used up (health and reads stay fast under load). */
+  pacer?: Pacer;
 }
 
 /** A counting semaphore: a burst of thousands of opened sessions runs a bounded number of turns at a time. */
@@ -96,6 +99,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       const { execution, engine } = picked;
       await slots.acquire();
       try {
+        await deps.pacer?.pace();
         if (shutdown.signal.aborted) return;
         if (execution.status === 'queued') deps.admission?.started(1);
         await engine.run(execution, shutdown.signal);

@@ -4,6 +4,7 @@ import type { FileRow } from '../../storage/repos/sessions.repo.js';
 import type { ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { Admission } from '../execution/admission.js';
+import { createPacer } from '../execution/pacer.js';
 import type { ServiceConfig } from '../config.js';
 import { notFound } from '../errors.js';
 import type { SessionEventBus, SnapshotPayload } from '../events/index.js';
@@ -68,7 +69,9 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const { store, clock, logger, bus, config } = deps;
   const { repos } = store;
   const grants = createCallerGrants({ executions: repos.executions, keyRing: deps.keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
-  const dispatcher = createSessionDispatcher({ store, logger, admission: deps.admission });
+  // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
+  const pacer = createPacer();
+  const dispatcher = createSessionDispatcher({ store, logger, admission: deps.admission, pacer });
 
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
   const turns = registerTurnActors(deps.registry, async (failure) => {
@@ -108,6 +111,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
       validator,
       resolveModel: (model) => resolveModel(model, modelConfig),
       limits: { maxSteps: config.turnMaxSteps, maxTokens: config.turnMaxTokens, maxWallMs: config.turnMaxWallMs },
+      pacer,
     }),
   );
 

@@ -8,6 +8,7 @@ import type { HttpIntegrationExecutor, JsonSchemaValidator } from '../tools/inde
 import type { KeyRing } from '../vault/index.js';
 import type { CallerGrants } from '../sessions/caller-grants.js';
 import type { TurnActors } from '../sessions/turn-actor.js';
+import type { Pacer } from '../execution/pacer.js';
 import type { BudgetLimits } from './turn-budget.js';
 import type { ToolProviderRegistry } from './tool-providers.js';
 import type { CatalogSource } from './turn-tools.js';
@@ -28,4 +29,6 @@ export interface TurnDeps {
   /** The Setup's model string -> its port; throws ModelError for an unknown or unconfigured provider. */
   resolveModel(model: string): LanguageModelPort;
   limits: BudgetLimits;
+  /** Yields to I/O between model steps once the loop's time slice is used up. */
+  pacer?: Pacer;
 }

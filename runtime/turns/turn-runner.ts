@@ -46,6 +46,7 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
   try {
     let knowledge: readonly KnowledgeSnippet[] | null = null;
     for (;;) {
+      await deps.pacer?.pace();
       if (shutdown.aborted) return;
       const execution = repos.executions.execution(queued.executionId)!;
       const conversation = rebuildConversation(repos.sessions.conversation(queued.sessionId), execution);
