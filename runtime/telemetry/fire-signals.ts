@@ -3,7 +3,7 @@ import { Counter, type Registry } from 'prom-client';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { FireService } from '../triggers/fire.service.js';
-import { failSpan, type Span, type Tracing } from './tracing.js';
+import type { Span, Tracing } from './tracing.js';
 
 /**
  * `switchyard_trigger_fires_total` counts requests to fire (accepted, replayed, refused with their code);
@@ -14,10 +14,9 @@ export function createFireSignals(registry: Registry, tracing: Tracing, logger: 
   const fires = new Counter({ name: 'switchyard_trigger_fires_total', help: 'Trigger fire requests by source (api, schedule, event) and result (accepted, replayed, refused).', labelNames: ['source', 'result', 'code'], registers: [registry] });
   const runs = new Counter({ name: 'switchyard_trigger_runs_total', help: 'Trigger runs recorded, by source and outcome (succeeded, partial, failed, skipped).', labelNames: ['source', 'outcome'], registers: [registry] });
 
-  function refused(source: string, span: Span, error: unknown): never {
-    const code = error instanceof AppError ? error.code : 'INTERNAL';
-    fires.inc({ source, result: 'refused', code });
-    failSpan(span, code);
+  /** The span records the code as the error leaves it. */
+  function refused(source: string, error: unknown): never {
+    fires.inc({ source, result: 'refused', code: error instanceof AppError ? error.code : 'INTERNAL' });
     throw error;
   }
 
@@ -33,7 +32,7 @@ export function createFireSignals(registry: Registry, tracing: Tracing, logger: 
       fire(caller, body, idempotencyKey, requestId) {
         const attributes = { 'switchyard.trigger.id': body.triggerId, 'switchyard.fire.source': 'api' };
         return tracing.inSpan('trigger fire', { attributes }, async (span) => {
-          const answer = await fire.fire(caller, body, idempotencyKey, requestId).catch((error: unknown) => refused('api', span, error));
+          const answer = await fire.fire(caller, body, idempotencyKey, requestId).catch((error: unknown) => refused('api', error));
           const { runId, sessions } = answer.body;
           if (answer.replayed) {
             fires.inc({ source: 'api', result: 'replayed', code: 'none' });
@@ -48,8 +47,9 @@ export function createFireSignals(registry: Registry, tracing: Tracing, logger: 
       },
       fanOut(request, alsoWrite) {
         const attributes = { 'switchyard.trigger.id': request.trigger.id, 'switchyard.fire.source': request.source };
-        return tracing.inSpan('trigger fire', { attributes }, async (span) => {
-          const result = await fire.fanOut(request, alsoWrite).catch((error: unknown) => refused(request.source, span, error));
+        // A schedule tick is woken by a timer: its fire starts a trace of its own.
+        return tracing.inSpan('trigger fire', { attributes, root: request.source === 'schedule' }, async (span) => {
+          const result = await fire.fanOut(request, alsoWrite).catch((error: unknown) => refused(request.source, error));
           recorded(span, { source: request.source, triggerId: request.trigger.id, runId: result.runId, outcome: result.outcome, sessions: result.sessions.length });
           const ctx = tracing.active();
           return { ...result, dispatch: () => tracing.withContext(ctx, result.dispatch) };

@@ -12,16 +12,24 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { AppError } from '../errors.js';
 
 export { SpanKind, type Attributes, type Context, type Span };
 
+export interface SpanOptions {
+  kind?: SpanKind;
+  attributes?: Attributes;
+  /** Start a trace of its own: work a timer woke up has no meaningful parent in whatever context it ran. */
+  root?: boolean;
+}
+
 export interface Tracing {
   /** Runs `work` inside a new active span (child of the active one); ends it, recording a throw as an error. */
-  inSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, work: (span: Span) => Promise<T>): Promise<T>;
+  inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T>;
   /** A span for an incoming request, continuing the caller's `traceparent` when it sent one. */
   inServerSpan<T>(name: string, headers: Readonly<Record<string, string>>, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T>;
   /** A span that is not made active (its work has no child spans), child of the active one; the caller ends it. */
-  startSpan(name: string, options: { kind?: SpanKind; attributes?: Attributes }): Span;
+  startSpan(name: string, options: SpanOptions): Span;
   /** The context active now, to run later work (a dispatch after the answer) under the same trace. */
   active(): Context;
   /** Runs `work` with `ctx` active. */
@@ -39,8 +47,8 @@ export function createTracing(provider?: TracerProvider): Tracing {
     try {
       return await work(span);
     } catch (error) {
-      // The error's class only: messages can quote request data.
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : typeof error });
+      // A code or the error's class only: messages can quote request data.
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof AppError ? error.code : error instanceof Error ? error.name : typeof error });
       throw error;
     } finally {
       span.end();
@@ -48,12 +56,12 @@ export function createTracing(provider?: TracerProvider): Tracing {
   }
 
   return {
-    inSpan: (name, options, work) => tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, (span) => run(span, work)),
+    inSpan: (name, options, work) => tracer().startActiveSpan(name, { kind: SpanKind.INTERNAL, ...options }, (span) => run(span, work)),
     inServerSpan(name, headers, attributes, work) {
       const parent = propagation.extract(ROOT_CONTEXT, headers);
       return tracer().startActiveSpan(name, { kind: SpanKind.SERVER, attributes }, parent, (span) => run(span, work));
     },
-    startSpan: (name, options) => tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }),
+    startSpan: (name, options) => tracer().startSpan(name, { kind: SpanKind.INTERNAL, ...options }),
     active: () => context.active(),
     withContext: (ctx, work) => context.with(ctx, work),
   };

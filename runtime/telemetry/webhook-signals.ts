@@ -25,7 +25,7 @@ export function createWebhookSignals(registry: Registry, tracing: Tracing, logge
     /** The sender, observed: the span is active while the POST goes out, so the receiver gets `traceparent`. */
     send(send: WebhookSend): WebhookSend {
       return (attempt) =>
-        tracing.inSpan('webhook attempt', { kind: SpanKind.CLIENT, attributes: { 'switchyard.webhook.delivery.id': attempt.messageId, 'http.request.method': 'POST', 'server.address': hostOf(attempt.url) } }, async (span) => {
+        tracing.inSpan('webhook attempt', { kind: SpanKind.CLIENT, root: true, attributes: { 'switchyard.webhook.delivery.id': attempt.messageId, 'http.request.method': 'POST', 'server.address': hostOf(attempt.url) } }, async (span) => {
           const result = await send(attempt);
           const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
           const label = ok ? 'success' : result.statusCode !== null ? 'http_error' : (result.error ?? 'unavailable');
