@@ -38,10 +38,11 @@ export interface Tracing {
 
 /**
  * Spans go to `provider` (default: the global one, which the embedding app or `node --import` of an SDK setup
- * registers). The tracer is looked up per span, so a provider registered after the service was built still counts.
+ * registers). The global API hands out a proxy tracer, so a provider registered after the service was built counts.
  */
 export function createTracing(provider?: TracerProvider): Tracing {
-  const tracer = (): Tracer => (provider ?? trace.getTracerProvider()).getTracer('switchyard');
+  const cached: Tracer = (provider ?? trace.getTracerProvider()).getTracer('switchyard');
+  const tracer = (): Tracer => cached;
 
   async function run<T>(span: Span, work: (span: Span) => Promise<T>): Promise<T> {
     try {
