@@ -70,6 +70,18 @@ t.test('a fire, its turns (with a tool call) and its webhook delivery are counte
   t.equal(after.value('switchyard_webhook_backlog'), 0);
   t.equal(after.value('switchyard_webhook_attempt_duration_seconds_count'), 2);
   t.equal(after.value('switchyard_http_requests_total', { method: 'POST', route: '/api/v1/triggers/fire', status: '202' }), 1);
+
+  // A refused fire and a replayed one are fires too, but write no run.
+  const fireAs = (key: string, headers: Record<string, string> = {}) =>
+    call(`${url}/api/v1/triggers/fire`, { method: 'POST', headers: { ...bearer(w.refs[key]!), ...headers }, json: { triggerId: w.refs.empty, input: {} } });
+  t.equal((await fireAs('vic-key')).status, 403);
+  t.equal((await fireAs('bob-key', { 'idempotency-key': 'metrics-1' })).status, 202);
+  t.equal((await fireAs('bob-key', { 'idempotency-key': 'metrics-1' })).headers.get('idempotency-replayed'), 'true');
+  const fires = await scrape(url);
+  t.equal(fires.value('switchyard_trigger_fires_total', { source: 'api', result: 'refused', code: 'FORBIDDEN' }), 1);
+  t.equal(fires.value('switchyard_trigger_fires_total', { source: 'api', result: 'replayed', code: 'none' }), 1);
+  t.equal(fires.value('switchyard_trigger_fires_total', { source: 'api', result: 'accepted', code: 'none' }), 2);
+  t.equal(fires.value('switchyard_trigger_runs_total', { source: 'api', outcome: 'skipped' }), 1, 'the empty trigger ran once');
   t.ok(after.text.includes('switchyard_http_request_duration_seconds_bucket{le="60",method="POST",route="/api/v1/triggers/fire"} 1'), 'latency buckets reach 60 s');
 });
 
