@@ -26,7 +26,7 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
   const { router, services, logger, metrics, ipLimiter } = deps;
   const unlimited = deps.unlimitedPaths ?? new Set<string>();
 
-  return {
+  const kernel: Kernel = {
     bodyLimitFor(method, path) {
       const found = router.lookup(method, path);
       if (!found || !('match' in found)) return null;
@@ -58,10 +58,12 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
       metrics.observe(request.method, routeLabel, reply.status, ms / 1000);
       // The access log names the route pattern, never headers or the query string (they can carry secrets).
       logger.info({ reqId: request.requestId, method: request.method, route: routeLabel, status: reply.status, ms: Math.round(ms * 10) / 10 }, 'request');
-      if (!isStreamReply(reply)) reply.headers = { ...reply.headers, 'x-request-id': request.requestId };
+      if (isStreamReply(reply)) return metrics.trackStream(routeLabel, reply);
+      reply.headers = { ...reply.headers, 'x-request-id': request.requestId };
       return reply;
     },
   };
+  return { bodyLimitFor: kernel.bodyLimitFor, handle: (request) => metrics.traceRequest(request, () => kernel.handle(request)) };
 }
 
 /** Error details for the log: class and stack only, never a message that may quote request data. */

@@ -1,33 +1,58 @@
-// Prometheus metrics for the HTTP layer, on a registry owned by one service instance.
+// HTTP signals on a registry owned by one service instance: request counts and latency, open streams, request spans.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { trace } from '@opentelemetry/api';
+import { createTracing, HTTP_SECONDS, type Tracing } from '../runtime/telemetry/index.js';
+import type { HttpRequest, Reply, StreamReply } from './types.js';
 import type { AdmissionStats } from '../runtime/execution/admission.js';
 
 export interface HttpMetrics {
   readonly registry: Registry;
+  /** Counts the request and names its span (`GET /api/v1/...` by route pattern: never the raw path or query). */
   observe(method: string, route: string, status: number, seconds: number): void;
+  /** Counts the stream as open until its sink closes, whichever adapter serves it. */
+  trackStream(route: string, reply: StreamReply): StreamReply;
+  /** Runs the request inside a server span that continues the caller's `traceparent`. */
+  traceRequest(request: HttpRequest, handle: () => Promise<Reply>): Promise<Reply>;
 }
 
-export function createHttpMetrics(options: { defaultMetrics?: boolean } = {}): HttpMetrics {
-  const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'switchyard_http_requests_total',
-    help: 'HTTP requests by route pattern, method and status.',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'switchyard_http_request_duration_seconds',
-    help: 'HTTP request handling time by route pattern.',
-    labelNames: ['method', 'route'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers: [registry],
-  });
+export interface HttpMetricsOptions {
+  /** The service's registry (runtime telemetry); a new one when absent (benchmarks, kernel tests). */
+  registry?: Registry;
+  /** Node process metrics, only when this creates the registry (default true). */
+  defaultMetrics?: boolean;
+  tracing?: Tracing;
+}
+
+export function createHttpMetrics(options: HttpMetricsOptions = {}): HttpMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.registry === undefined && (options.defaultMetrics ?? true)) collectDefaultMetrics({ register: registry });
+  const tracing = options.tracing ?? createTracing();
+  const registers = [registry];
+  const requests = new Counter({ name: 'switchyard_http_requests_total', help: 'HTTP requests by route pattern, method and status.', labelNames: ['method', 'route', 'status'], registers });
+  const duration = new Histogram({ name: 'switchyard_http_request_duration_seconds', help: 'HTTP request handling time by route pattern (for streams: until the stream opened).', labelNames: ['method', 'route'], buckets: HTTP_SECONDS, registers });
+  const streams = new Gauge({ name: 'switchyard_sse_streams_open', help: 'Open Server-Sent Events streams by route pattern (session streams, MCP responses).', labelNames: ['route'], registers });
   return {
     registry,
     observe(method, route, status, seconds) {
       requests.inc({ method, route, status: String(status) });
       duration.observe({ method, route }, seconds);
+      // Called inside the request's span (traceRequest): the route is known only once the router matched.
+      trace.getActiveSpan()?.updateName(`${method} ${route}`).setAttributes({ 'http.route': route, 'http.response.status_code': status });
+    },
+    trackStream(route, reply) {
+      return {
+        ...reply,
+        open(sink) {
+          if (sink.closed) return reply.open(sink);
+          streams.inc({ route });
+          sink.onClose(() => streams.dec({ route }));
+          reply.open(sink);
+        },
+      };
+    },
+    traceRequest(request, handle) {
+      const attributes = { 'http.request.method': request.method, 'switchyard.request.id': request.requestId };
+      return tracing.inServerSpan(request.method, request.headers, attributes, handle);
     },
   };
 }

@@ -1,8 +1,10 @@
 // createService: the embedding API and what the CLI runs (store + runtime + uWS server).
+import type { TracerProvider } from '@opentelemetry/api';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { DEFAULT_CONFIG, type ServiceConfig } from '../runtime/config.js';
 import { createRuntime } from '../runtime/runtime.js';
+import { createTelemetry } from '../runtime/telemetry/index.js';
 import { TokenBuckets } from '../runtime/rate-limit.js';
 import type { Services } from '../runtime/services.js';
 import { openStore, type Store } from '../storage/store.js';
@@ -24,6 +26,8 @@ export interface CreateServiceOptions {
   keyRing?: KeyRing;
   /** Environment to read master-key settings from (default: process.env). */
   env?: Record<string, string | undefined>;
+  /** Where spans go (default: the global OpenTelemetry provider, a no-op unless an SDK registered one). */
+  tracerProvider?: TracerProvider;
 }
 
 export interface Service {
@@ -45,8 +49,9 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   const logger = options.logger ?? createLogger(config.logLevel);
   const keyRing = options.keyRing ?? loadMasterKeys(config.dbPath, options.env ?? process.env, logger);
   const store = openStore({ path: config.dbPath, durability: config.durability });
-  const runtime = createRuntime({ config, clock, logger, store, keyRing });
-  const metrics = createHttpMetrics();
+  const telemetry = createTelemetry({ store, clock, logger, tracerProvider: options.tracerProvider });
+  const runtime = createRuntime({ config, clock, logger, store, keyRing, telemetry });
+  const metrics = createHttpMetrics({ registry: telemetry.registry, tracing: telemetry.tracing });
   watchExecutionQueue(metrics.registry, () => runtime.services.admission.stats());
   const router = new Router<Services>(allRoutes(metrics));
   const kernel = createKernel(

@@ -19,6 +19,7 @@ import { createTriggerServices } from './triggers/trigger-services.js';
 import { createMcpRuntime } from './mcp/index.js';
 import { createTriggerSources } from './triggers/trigger-sources.js';
 import { createWebhookServices } from './webhooks/webhook-services.js';
+import { createTelemetry, type Telemetry } from './telemetry/index.js';
 
 export interface RuntimeDeps {
   config: ServiceConfig;
@@ -26,10 +27,13 @@ export interface RuntimeDeps {
   logger: Logger;
   store: Store;
   keyRing: KeyRing;
+  /** Operations signals (metrics registry, tracer); default: a new one on the global tracer provider. */
+  telemetry?: Telemetry;
 }
 
 export interface Runtime {
   services: Services;
+  readonly telemetry: Telemetry;
   /** Boot recovery and background loops; called once the store is open. */
   start(): Promise<void>;
   /** Stops background loops; in-flight units of work are flushed by the store. */
@@ -39,6 +43,7 @@ export interface Runtime {
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { config, clock, logger, store, keyRing } = deps;
   const auth = createAuthenticator(store, clock);
+  const telemetry = deps.telemetry ?? createTelemetry({ store, clock, logger });
   let ready = false;
   // One registry, scheduler and event bus per service instance: every actor kind and timer kind shares them.
   const events = createSessionEventBus({
@@ -50,7 +55,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const actors = createActorRegistry({ store, clock, logger });
   const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
   const scheduler = createScheduler({ store, clock, logger });
-  const sessions = createSessionsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission });
+  const sessions = createSessionsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry });
   const signIn = createSignInService({ store, clock, auth, sessionTtlMs: config.consoleSessionTtlMs });
   const partners = createPartnersRuntime({
     store,
@@ -66,8 +71,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const mcp = createMcpRuntime({ config, clock, store, bus: events, sessions });
   const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler, admission });
   // Outbound webhooks watch every firing (API, schedule, event) through the wrapped fire service.
-  const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks });
-  const fire = webhooks.runSettlement.watchFires(triggers.fire);
+  const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks, telemetry });
+  const fire = telemetry.watchFires(webhooks.runSettlement.watchFires(triggers.fire));
+  telemetry.watchRuntime({ actors, mcpSessions: mcp.sessions, bus: events });
   const triggerSources = createTriggerSources({ store, clock, logger, keyRing, scheduler, fire });
   const services: Services = {
     config,
@@ -94,6 +100,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   };
   return {
     services,
+    telemetry,
     async start() {
       // Owners recover their work first, then timers that fell due while the process was down fire once.
       sessions.start();

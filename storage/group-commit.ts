@@ -12,7 +12,13 @@ interface Pending {
 export interface GroupCommitStats {
   batches: number;
   units: number;
+  /** Seconds spent running batch transactions, commit (and fsync) included. */
+  seconds: number;
+  /** [units, seconds] of recent batches, for a metrics scrape to drain; stops growing at SAMPLE_LIMIT. */
+  samples: Array<[number, number]>;
 }
+
+const SAMPLE_LIMIT = 10_000;
 
 export interface GroupCommitWriter {
   /** Runs `work` inside the next batch transaction; resolves only after that transaction commits. */
@@ -32,7 +38,7 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?
   const maxBatch = options.maxBatch ?? 512;
   let queue: Pending[] = [];
   let scheduled = false;
-  const stats: GroupCommitStats = { batches: 0, units: 0 };
+  const stats: GroupCommitStats = { batches: 0, units: 0, seconds: 0, samples: [] };
 
   const runBatch = db.transaction((batch: Pending[]) => {
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
@@ -53,14 +59,18 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
       if (batch === queue) queue = [];
       let outcomes: Array<{ ok: boolean; value: unknown }>;
+      const started = performance.now();
       try {
         outcomes = runBatch.immediate(batch);
       } catch (error) {
         for (const unit of batch) unit.reject(error);
         continue;
       }
+      const seconds = (performance.now() - started) / 1000;
       stats.batches += 1;
       stats.units += batch.length;
+      stats.seconds += seconds;
+      if (stats.samples.length < SAMPLE_LIMIT) stats.samples.push([batch.length, seconds]);
       batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
       if (!all && queue.length > 0) {
         scheduled = true;

@@ -19,6 +19,7 @@ import { createHttpToolProvider } from '../turns/http-tool.provider.js';
 import { createToolProviderRegistry, type ToolProviderRegistry } from '../turns/tool-providers.js';
 import { createCatalogCache } from '../turns/turn-tools.js';
 import type { KeyRing } from '../vault/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import { createApprovalService, type ApprovalService } from './approval.service.js';
 import { createCallerGrants } from './caller-grants.js';
 import type { SessionStarter } from './contracts.js';
@@ -42,6 +43,7 @@ export interface SessionsRuntimeDeps {
   admission: Admission;
   /** Provider settings for `openai:`, `anthropic:`, `openai-compatible:` models (default: from the environment). */
   modelConfig?: ModelConfig;
+  telemetry: Pick<Telemetry, 'traceEngines' | 'observeModel' | 'traceTools'>;
 }
 
 export interface SessionsRuntime {
@@ -71,7 +73,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const grants = createCallerGrants({ executions: repos.executions, keyRing: deps.keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
   // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
   const pacer = createPacer();
-  const dispatcher = createSessionDispatcher({ store, logger, admission: deps.admission, pacer });
+  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer }));
 
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
   const turns = registerTurnActors(deps.registry, async (failure) => {
@@ -107,16 +109,16 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
       keyRing: deps.keyRing,
       providers: tools,
       catalogFor,
-      http: createHttpIntegrationExecutor({ validator }),
+      http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })),
       validator,
-      resolveModel: (model) => resolveModel(model, modelConfig),
+      resolveModel: (model) => deps.telemetry.observeModel(resolveModel(model, modelConfig)),
       limits: { maxSteps: config.turnMaxSteps, maxTokens: config.turnMaxTokens, maxWallMs: config.turnMaxWallMs },
       pacer,
     }),
   );
 
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
-  const flows = registerFlows({ store, clock, logger, bus, grants, keyRing: deps.keyRing, dispatcher, providers: tools, http: createHttpIntegrationExecutor({ validator }), validator });
+  const flows = registerFlows({ store, clock, logger, bus, grants, keyRing: deps.keyRing, dispatcher, providers: tools, http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })), validator });
 
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
   return {

@@ -1,6 +1,7 @@
 // Owns one outbound HTTP exchange for tools: guarded dialling, abort, response size cap, no redirects followed.
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import { injectTraceHeaders } from '../telemetry/tracing.js';
 import { createGuardedLookup, DESTINATION_REFUSED, isPrivateIp } from './network-guard.js';
 
 export interface TransportRequest {
@@ -58,6 +59,8 @@ export function sendHttp(request: TransportRequest): Promise<TransportResponse> 
 
   const headers: Record<string, string> = { ...request.headers };
   if (request.body !== undefined) headers['content-length'] = String(request.body.byteLength);
+  // W3C trace context of the active span (a tool call or webhook attempt); nothing when tracing is off.
+  injectTraceHeaders(headers);
   const client = url.protocol === 'https:' ? https : http;
 
   const options: http.RequestOptions = {

@@ -64,6 +64,8 @@ export interface FireAnswer {
   readonly body: FireResponseBody;
   /** True for a completed claim's replay (header `Idempotency-Replayed: true`); nothing was started. */
   readonly replayed: boolean;
+  /** The Run history outcome of a firing that ran now; absent on a replay. */
+  readonly outcome?: FiringOutcome;
   dispatch(): void;
 }
 
@@ -176,7 +178,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     if (idempotencyKey === null) {
       assertFireable(trigger);
       const result = await commitFiring(request, noop);
-      return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, dispatch: result.dispatch };
+      return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, outcome: result.outcome, dispatch: result.dispatch };
     }
 
     const claim: ClaimRequest = {
@@ -193,7 +195,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
       const result = await commitFiring(request, (response, runId, now) =>
         claims.settle(claim, { owner: requestId, response: { status: 202, body: response }, runId, now }),
       );
-      return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, dispatch: result.dispatch };
+      return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, outcome: result.outcome, dispatch: result.dispatch };
     } catch (error) {
       if (!(error instanceof ClaimRaced)) throw error;
       const raced = answerWithoutRunning(error.verdict);

@@ -17,6 +17,7 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { KeyRing } from '../vault/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import { openSecret, sealedSecretAad } from '../vault/sealed-secret.js';
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './webhook-retry-policy.js';
 import { sendWebhook, type AttemptResult, type WebhookSend } from './webhook-sender.js';
@@ -40,6 +41,7 @@ export interface WebhookDeliveriesDeps {
   allowPrivateNetworks: boolean;
   retry?: RetryPolicy;
   send?: WebhookSend;
+  telemetry: Pick<Telemetry, 'observeWebhookSend' | 'webhookRecorded'>;
 }
 
 const isSuccess = (result: AttemptResult): boolean => result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -48,7 +50,7 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
   const { store, clock, scheduler } = deps;
   const { repos } = store;
   const policy = deps.retry ?? DEFAULT_RETRY_POLICY;
-  const send = deps.send ?? sendWebhook;
+  const send = deps.telemetry.observeWebhookSend(deps.send ?? sendWebhook);
 
   scheduler.on(WEBHOOK_DELIVERY, async (timer, delivery) => {
     const row = repos.webhooks.delivery(timer.targetId);
@@ -65,10 +67,10 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       allowPrivateNetworks: deps.allowPrivateNetworks,
       timeoutMs: ATTEMPT_TIMEOUT_MS,
     });
-    await store.writer.submit(() => {
+    const recorded = await store.writer.submit(() => {
       const current = repos.webhooks.delivery(row.id);
       // Deleted with its endpoint meanwhile (its timer went too): nothing to record.
-      if (current === undefined || current.attempts !== row.attempts || current.status !== 'pending') return;
+      if (current === undefined || current.attempts !== row.attempts || current.status !== 'pending') return null;
       delivery.markFired();
       const now = clock.now();
       let status: WebhookDeliveryStatus = 'failed';
@@ -83,8 +85,9 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
         { id: row.id, status, attempts: attempt, next_attempt_at: nextAttemptAt, last_status: result.statusCode, last_error: result.error, updated_at: now },
         { delivery_id: row.id, attempt, attempted_at: now, status_code: result.statusCode, error: result.error, duration_ms: result.durationMs },
       );
+      return { deliveryId: row.id, endpointId: endpoint.id, attempt, status, statusCode: result.statusCode, error: result.error };
     });
-    if (!isSuccess(result)) deps.logger.warn({ deliveryId: row.id, endpointId: endpoint.id, attempt, status: result.statusCode, error: result.error }, 'webhook delivery attempt failed');
+    if (recorded !== null) deps.telemetry.webhookRecorded(recorded);
   });
 
   return {

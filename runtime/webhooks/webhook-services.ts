@@ -9,6 +9,7 @@ import { createRunSettlement, type RunSettlement } from './run-settlement.js';
 import { createWebhookDeliveries, type WebhookDeliveries } from './webhook-deliveries.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from './webhook-endpoints.service.js';
 import type { RetryPolicy } from './webhook-retry-policy.js';
+import type { Telemetry } from '../telemetry/index.js';
 
 export interface WebhookServices {
   webhooks: WebhookEndpoints;
@@ -26,6 +27,7 @@ export interface WebhookServicesDeps {
   /** ServiceConfig.webhooksAllowPrivateNetworks: checked at registration and on the address each delivery dials. */
   allowPrivateNetworks: boolean;
   retry?: RetryPolicy;
+  telemetry: Pick<Telemetry, 'observeWebhookSend' | 'webhookRecorded'>;
 }
 
 export function createWebhookServices(deps: WebhookServicesDeps): WebhookServices {

@@ -23,6 +23,7 @@ import { createEntitlementsRepo } from './entitlements.repo.js';
 import { createSupportGrantsRepo } from './support-grants.repo.js';
 import { createEventDeliveriesRepo } from './event-deliveries.repo.js';
 import { createWebhooksRepo } from './webhooks.repo.js';
+import { createGaugesRepo } from './gauges.repo.js';
 
 export function createRepositories(db: SqliteDatabase) {
   return {
@@ -49,6 +50,7 @@ export function createRepositories(db: SqliteDatabase) {
     supportGrants: createSupportGrantsRepo(db),
     eventDeliveries: createEventDeliveriesRepo(db),
     webhooks: createWebhooksRepo(db),
+    gauges: createGaugesRepo(db),
   };
 }
 

@@ -42,6 +42,9 @@ t.test('caller material is used upstream and leaves no trace anywhere else', asy
     t.notOk(frames.includes(secret), 'not on the stream');
     t.notOk(c.server.logs.some((line) => line.includes(secret)), 'not in the logs');
   }
+  for (const msg of ['turn started', 'turn suspended', 'turn completed']) {
+    t.ok(c.server.logs.some((line) => line.includes(`"msg":"${msg}"`)), `the lifecycle line "${msg}" is among the lines checked`);
+  }
   t.ok(answers.join('').includes('[redacted]'), 'the echoed token was replaced');
   t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'grants deleted at settle');
 

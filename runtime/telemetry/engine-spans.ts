@@ -1,0 +1,36 @@
+// A span per engine run (an agent turn or a flow run), active while it runs so model steps and tool calls nest in it.
+import type { Repositories } from '../../storage/repos/index.js';
+import type { SessionDispatcher } from '../sessions/dispatcher.js';
+import type { SessionEngine } from '../sessions/engine.js';
+import { SpanKind, type Tracing } from './tracing.js';
+
+/**
+ * The span's parent is whatever dispatched the session (a fire, a message, an approval decision), since the
+ * dispatcher starts its work in that context; a run resumed by boot recovery starts a trace of its own.
+ */
+export function traceEngines(tracing: Tracing, repos: Pick<Repositories, 'executions'>, dispatcher: SessionDispatcher): SessionDispatcher {
+  return {
+    ...dispatcher,
+    registerEngine(kind, engine) {
+      const traced: SessionEngine = {
+        admit: (request, automation) => engine.admit(request, automation),
+        writeStart: (start) => engine.writeStart(start),
+        run(execution, signal) {
+          const attributes = {
+            'switchyard.automation.kind': kind,
+            'switchyard.automation.id': execution.automationId,
+            'switchyard.session.id': execution.sessionId,
+            'switchyard.execution.id': execution.executionId,
+            'switchyard.execution.resumed_from': execution.status,
+          };
+          return tracing.inSpan(kind === 'agent' ? 'turn' : 'flow run', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+            await engine.run(execution, signal);
+            const status = repos.executions.execution(execution.executionId)?.status;
+            if (status !== undefined) span.setAttribute('switchyard.execution.status', status);
+          });
+        },
+      };
+      dispatcher.registerEngine(kind, traced);
+    },
+  };
+}
