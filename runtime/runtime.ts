@@ -66,7 +66,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   // Outbound webhooks watch every firing (API, schedule, event) through the wrapped fire service.
   const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks });
   const fire = webhooks.runSettlement.watchFires(triggers.fire);
-  const triggerSources = createTriggerSources({ store, clock, logger, keyRing, scheduler, fire });
+  const triggerSources = createTriggerSources({ store, clock, logger, keyRing, scheduler, fire, jsonMaxDepth: config.jsonMaxDepth });
   const services: Services = {
     config,
     clock,
