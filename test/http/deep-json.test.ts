@@ -1,6 +1,7 @@
 // Deeply nested bodies in free-form JSON fields are a 400 VALIDATION naming the limit, never a 500 (issue 13 item 8).
 import t, { type Test } from 'tap';
 import { Webhook } from 'standardwebhooks';
+import { configFromEnv, DEFAULT_CONFIG } from '../../runtime/config.js';
 import { bearer, call, type Answer } from '../helpers/http.js';
 import { SIGNUP_SECRET, startTriggerServer, type TriggerServer } from './triggers-admin/trigger-fixture.js';
 
@@ -68,6 +69,9 @@ t.test('at the limit a body is accepted; one level more is refused (the body obj
 });
 
 t.test('SWITCHYARD_JSON_MAX_DEPTH (config.jsonMaxDepth) moves the limit', async (t) => {
+  t.equal(DEFAULT_CONFIG.jsonMaxDepth, 64, 'documented default');
+  t.equal(configFromEnv({ SWITCHYARD_JSON_MAX_DEPTH: '100' }).jsonMaxDepth, 100);
+  t.throws(() => configFromEnv({ SWITCHYARD_JSON_MAX_DEPTH: 'deep' }), /SWITCHYARD_JSON_MAX_DEPTH/);
   const f = await startTriggerServer(t, { config: { jsonMaxDepth: 8 } });
   t.equal((await fire(f, `{"triggerId":"${f.refs.quiet}","input":{"x":${nested(6)}}}`)).status, 202, '8 levels pass');
   assertTooDeep(t, await fire(f, `{"triggerId":"${f.refs.quiet}","input":{"x":${nested(7)}}}`), 8, '9 levels');
