@@ -15,6 +15,8 @@ export interface KernelDeps<S> {
   ipLimiter: TokenBuckets;
   /** Paths exempt from the per-IP limit (health probes). */
   unlimitedPaths?: Set<string>;
+  /** Deepest JSON nesting a body may have (config.jsonMaxDepth); readJson enforces it. */
+  jsonMaxDepth?: number;
 }
 
 export interface Kernel {
@@ -47,7 +49,11 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
           });
         }
         routeLabel = found.match.route.path;
+        // Transport-neutral backstop: an adapter should refuse an oversized body while reading, but none reaches a handler.
+        const bodyLimit = found.match.route.bodyLimit ?? defaultBodyLimit;
+        if (request.body.length > bodyLimit) throw payloadTooLarge(bodyLimit);
         request.params = found.match.params;
+        if (deps.jsonMaxDepth !== undefined) request.jsonMaxDepth = deps.jsonMaxDepth;
         reply = await found.match.route.handler(request, services);
       } catch (error) {
         const { reply: failure, unexpected } = errorReply(error);
@@ -64,6 +70,10 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
     },
   };
   return { bodyLimitFor: kernel.bodyLimitFor, handle: (request) => metrics.traceRequest(request, () => kernel.handle(request)) };
+}
+
+export function payloadTooLarge(limit: number): AppError {
+  return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limit} bytes.`, { limitBytes: limit });
 }
 
 /** Error details for the log: class and stack only, never a message that may quote request data. */

@@ -62,6 +62,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
       metrics,
       ipLimiter: new TokenBuckets(config.ipRateLimit, clock),
       unlimitedPaths: new Set(['/healthz', '/readyz', '/metrics']),
+      jsonMaxDepth: config.jsonMaxDepth,
     },
     config.bodyLimitBytes,
   );

@@ -16,6 +16,8 @@ export interface HttpRequest {
   requestId: string;
   /** True when the request reached us over TLS or through a proxy that says so. */
   secure: boolean;
+  /** Set by the kernel from config (SWITCHYARD_JSON_MAX_DEPTH); readJson falls back to the default without it. */
+  jsonMaxDepth?: number;
 }
 
 export interface JsonReply {

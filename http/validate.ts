@@ -1,10 +1,16 @@
 // Body parsing and zod validation that end in the spec's 400 VALIDATION envelope, never a 500.
 import { z, type ZodType } from 'zod';
+import { parseBoundedJson } from '../runtime/bounded-json.js';
+import { DEFAULT_CONFIG } from '../runtime/config.js';
 import { notFound, validation } from '../runtime/errors.js';
 import { isUuid } from '../runtime/ids.js';
 import type { HttpRequest } from './types.js';
 
-/** Parses the JSON body; empty body counts as `{}` only when `allowEmpty`. */
+/**
+ * Parses the JSON body (the one place request bodies are parsed); empty body counts as `{}` only when `allowEmpty`.
+ * Nesting past the configured depth is a 400 before JSON.parse: free-form fields (`input`, `eventFilter.value`) would
+ * pass their schema and overflow the stack later, in JSON.stringify.
+ */
 export function readJson(request: HttpRequest, options: { allowEmpty?: boolean } = {}): unknown {
   if (request.body.length === 0) {
     if (options.allowEmpty) return {};
@@ -14,11 +20,7 @@ export function readJson(request: HttpRequest, options: { allowEmpty?: boolean }
   if (type !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
     throw validation('Content-Type must be application/json.');
   }
-  try {
-    return JSON.parse(request.body.toString('utf8'));
-  } catch {
-    throw validation('The request body is not valid JSON.');
-  }
+  return parseBoundedJson(request.body.toString('utf8'), request.jsonMaxDepth ?? DEFAULT_CONFIG.jsonMaxDepth);
 }
 
 /** Validates `value` against `schema`; issues are reported by path without echoing submitted values. */

@@ -9,6 +9,8 @@ export interface ServiceConfig {
   durability: 'full' | 'normal';
   logLevel: string;
   bodyLimitBytes: number;
+  /** Deepest nesting of arrays/objects a JSON body may have (400 VALIDATION past it): deep values overflow the stack. */
+  jsonMaxDepth: number;
   keyRateLimit: RateLimitConfig;
   ipRateLimit: RateLimitConfig;
   trustProxy: boolean;
@@ -52,6 +54,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   durability: 'full',
   logLevel: 'info',
   bodyLimitBytes: 1024 * 1024,
+  jsonMaxDepth: 64,
   keyRateLimit: { ratePerSecond: 200, burst: 400 },
   ipRateLimit: { ratePerSecond: 1000, burst: 2000 },
   trustProxy: false,
@@ -107,6 +110,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     durability,
     logLevel: env.SWITCHYARD_LOG_LEVEL || base.logLevel,
     bodyLimitBytes: intFrom(env.SWITCHYARD_BODY_LIMIT_BYTES, 'SWITCHYARD_BODY_LIMIT_BYTES', base.bodyLimitBytes),
+    jsonMaxDepth: Math.max(1, intFrom(env.SWITCHYARD_JSON_MAX_DEPTH, 'SWITCHYARD_JSON_MAX_DEPTH', base.jsonMaxDepth)),
     keyRateLimit: rateFrom(env.SWITCHYARD_RATE_LIMIT_KEY, 'SWITCHYARD_RATE_LIMIT_KEY', base.keyRateLimit),
     ipRateLimit: rateFrom(env.SWITCHYARD_RATE_LIMIT_IP, 'SWITCHYARD_RATE_LIMIT_IP', base.ipRateLimit),
     trustProxy: /^(1|true|yes)$/i.test(env.SWITCHYARD_TRUST_PROXY ?? String(base.trustProxy)),

@@ -74,7 +74,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks, telemetry });
   const fire = telemetry.watchFires(webhooks.runSettlement.watchFires(triggers.fire));
   telemetry.watchRuntime({ actors, mcpSessions: mcp.sessions, bus: events });
-  const triggerSources = createTriggerSources({ store, clock, logger, keyRing, scheduler, fire });
+  const triggerSources = createTriggerSources({ store, clock, logger, keyRing, scheduler, fire, jsonMaxDepth: config.jsonMaxDepth });
   const services: Services = {
     config,
     clock,

@@ -6,6 +6,7 @@
  * accepts one and a tools/call is among them (so progress notifications can precede the result).
  */
 import type { UserPrincipal } from '../../runtime/auth/principal.js';
+import { nestsDeeperThan } from '../../runtime/bounded-json.js';
 import { notFound } from '../../runtime/errors.js';
 import type { McpSession } from '../../runtime/mcp/index.js';
 import type { Services } from '../../runtime/services.js';
@@ -86,9 +87,15 @@ export async function handleMcpPost(request: HttpRequest, services: Services, pr
   if (!isJsonContentType(request.headers['content-type'])) {
     return rpcHttpError(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json.');
   }
+  const text = request.body.toString('utf8');
+  // The same nesting bound as readJson (JSON-RPC answers need their own envelope, so the parse is here).
+  const maxDepth = request.jsonMaxDepth ?? services.config.jsonMaxDepth;
+  if (nestsDeeperThan(text, maxDepth)) {
+    return rpcHttpError(400, ErrorCode.InvalidRequest, `Invalid Request: the JSON body nests deeper than the limit of ${maxDepth} levels.`);
+  }
   let body: unknown;
   try {
-    body = JSON.parse(request.body.toString('utf8'));
+    body = JSON.parse(text);
   } catch {
     return rpcHttpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON.');
   }

@@ -5,7 +5,7 @@
  *   no stored endpointSecret, or the Standard Webhooks signature / timestamp fails (5 minutes either side of the
  *   injected clock)                                                            -> 401 UNAUTHORIZED (nothing recorded)
  *   a webhook-id already recorded for this trigger                             -> 202, the first answer, duplicate: true
- *   body not a JSON object                                                     -> 400 VALIDATION
+ *   body not a JSON object, or nested deeper than config.jsonMaxDepth           -> 400 VALIDATION
  *   `type` present and not the trigger's eventType, or the filter misses        -> 202 { status: 'skipped', reason } (recorded)
  *   otherwise: fan out like a fire (source 'event', no caller: SPEC Trigger firing rule 7) -> 202 { status: 'fired', runId, sessions }
  * The dedupe row commits in the firing's own unit of work, so a message fires at most once even when the sender
@@ -13,7 +13,9 @@
  */
 import type { EventDeliveryRow } from '../../storage/repos/event-deliveries.repo.js';
 import type { Store } from '../../storage/store.js';
+import { parseBoundedJson } from '../bounded-json.js';
 import type { Clock } from '../clock.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import { AppError, notFound, validation } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { EventDefinition } from '../manifest/integration.schema.js';
@@ -54,6 +56,8 @@ export interface EventDeliveryDeps {
   clock: Clock;
   keyRing: KeyRing;
   fire: Pick<FireService, 'fanOut'>;
+  /** Deepest nesting a delivery body may have (config.jsonMaxDepth; the default without it). */
+  jsonMaxDepth?: number;
 }
 
 interface StoredEventConfig {
@@ -114,12 +118,8 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
       const seen = repos.eventDeliveries.delivery(trigger.id, verified.messageId);
       if (seen !== undefined) return replay(seen);
 
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw validation('The delivery body is not valid JSON.');
-      }
+      // Bounded like every request body: a deep `data` would pass here and overflow JSON.stringify in the fan-out.
+      const parsed = parseBoundedJson(raw.toString('utf8'), deps.jsonMaxDepth ?? DEFAULT_CONFIG.jsonMaxDepth, 'The delivery body is not valid JSON.');
       if (!isObject(parsed)) throw validation('The delivery body must be a JSON object.');
 
       const config = JSON.parse(trigger.config) as StoredEventConfig;

@@ -23,6 +23,8 @@ export interface TriggerSourcesDeps {
   scheduler: Scheduler;
   /** Schedule and event firings go through the same fan-out as API fires (no caller credentials). */
   fire: Pick<FireService, 'fanOut'>;
+  /** Deepest nesting an inbound event body may have (config.jsonMaxDepth). */
+  jsonMaxDepth?: number;
 }
 
 export function createTriggerSources(deps: TriggerSourcesDeps): TriggerSourceServices {

@@ -1,16 +1,13 @@
 // A real service with the contract workspace (crm on a loopback upstream) and official MCP SDK clients against it.
-import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { applyManifest } from '../../runtime/manifest/apply.js';
 import type { ServiceConfig } from '../../runtime/config.js';
+import { exampleWorkspace } from '../helpers/contract-example.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, type Answer } from '../helpers/http.js';
 import { startRecordingUpstream, type RecordedRequest, type RecordingUpstream } from '../runtime/tools/recording-upstream.js';
-
-const EXAMPLE = fileURLToPath(new URL('../../../shared/examples/workspace.json', import.meta.url));
 
 export const ALLOWED_ORIGIN = 'https://assistant.example.test';
 /** A caller token that must reach the crm upstream and nowhere else. */
@@ -47,7 +44,7 @@ export async function startMcpWorld(t: { teardown(fn: () => unknown): void }, co
   t.teardown(() => upstream.close());
   upstream.respond(crmResponder);
   const server = await startTestServer(t, { config: { mcpAllowedOrigins: [ALLOWED_ORIGIN], ...config } });
-  const manifest = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
+  const manifest = exampleWorkspace();
   manifest.integrations[0].baseUrl = upstream.baseUrl;
   const { refs } = await applyManifest(server.service.store, manifest, { clock: server.clock, keyRing: server.service.services.keyRing });
   const endpoint = new URL(`${server.url}/api/v1/mcp`);

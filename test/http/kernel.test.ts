@@ -70,3 +70,18 @@ t.test('responses carry a request id', async (t) => {
   const answer = await call(`${url}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
   t.equal(answer.headers.get('x-request-id'), 'abc-123');
 });
+
+t.test('the kernel itself refuses an oversized body (413) and a too-deep one (400), whatever adapter delivered it', async (t) => {
+  const { service } = await startTestServer(t, { config: { bodyLimitBytes: 1024, jsonMaxDepth: 4 } });
+  // A plain request object handed straight to the kernel: no uWS, as a node:http adapter or an embedder would.
+  const request = (body: string) => ({
+    method: 'POST', path: '/api/v1/console/login', query: new URLSearchParams(), headers: { 'content-type': 'application/json' },
+    headerCounts: {}, params: {}, body: Buffer.from(body), ip: '127.0.0.1', requestId: 'kernel-test', secure: false,
+  });
+  const big = (await service.kernel.handle(request(JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(2000) })))) as { status: number; body: any };
+  t.equal(big.status, 413);
+  t.match(big.body, { error: { code: 'PAYLOAD_TOO_LARGE', details: { limitBytes: 1024 } } });
+  const deep = (await service.kernel.handle(request('{"email":[[[["x"]]]],"password":"p"}'))) as { status: number; body: any };
+  t.equal(deep.status, 400, 'five levels past a limit of four');
+  t.match(deep.body, { error: { code: 'VALIDATION', message: /limit of 4 levels/, details: { maxDepth: 4 } } });
+});

@@ -1,14 +1,11 @@
 // A real service with the contract workspace applied, its crm pointed at a recording loopback upstream.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { applyManifest } from '../../../runtime/manifest/apply.js';
 import type { ServiceConfig } from '../../../runtime/config.js';
 import type { ManualClock } from '../../../runtime/clock.js';
+import { exampleWorkspace } from '../../helpers/contract-example.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { bearer, call, type Answer } from '../../helpers/http.js';
 import { startRecordingUpstream, type RecordedRequest, type RecordingUpstream } from '../../runtime/tools/recording-upstream.js';
-
-const EXAMPLE = fileURLToPath(new URL('../../../../shared/examples/workspace.json', import.meta.url));
 
 /** A canary caller token: it must reach the crm upstream and nowhere else (logs, responses, SSE, the DB). */
 export const CANARY = 'caller-canary-5f1d9a7c3e';
@@ -18,7 +15,7 @@ export const CANARY = 'caller-canary-5f1d9a7c3e';
  * `notary` (gated write with service identity: policy-routed approvals), and the crm gains `crm.export_contact`.
  */
 export function conversationWorkspace(baseUrl: string): any {
-  const manifest = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
+  const manifest = exampleWorkspace();
   const crm = manifest.integrations[0];
   crm.baseUrl = baseUrl;
   crm.tools.push({

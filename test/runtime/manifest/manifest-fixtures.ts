@@ -1,21 +1,17 @@
 // Shared fixtures for manifest tests: the contract example, a test key ring, and a row count of every table.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SqliteDatabase } from '../../../storage/database.js';
 import { createKeyRing, type KeyRing } from '../../../runtime/vault/key-ring.js';
+import { EXAMPLE_PATH, exampleWorkspace } from '../../helpers/contract-example.js';
 
-const SHARED_EXAMPLE = fileURLToPath(new URL('../../../../shared/examples/workspace.json', import.meta.url));
-const LOCAL_EXAMPLE = fileURLToPath(new URL('../../../examples/workspace.json', import.meta.url));
 export const DEMO_MANIFEST_PATH = fileURLToPath(new URL('../../../examples/demo.workspace.json', import.meta.url));
 
-/** The contract manifest (../shared/examples/workspace.json; the repo's verbatim copy when ../shared is absent). */
-export const EXAMPLE_PATH = existsSync(SHARED_EXAMPLE) ? SHARED_EXAMPLE : LOCAL_EXAMPLE;
+/** The contract manifest: the repo's verbatim copy (contract-example.test.ts keeps it equal to ../shared's). */
+export { EXAMPLE_PATH };
 
 /** A fresh, mutable copy of the contract example. */
-export function example(): any {
-  return JSON.parse(readFileSync(EXAMPLE_PATH, 'utf8'));
-}
+export const example = exampleWorkspace;
 
 export function testKeyRing(): KeyRing {
   return createKeyRing([{ keyId: 'test-1', key: randomBytes(32) }]);
