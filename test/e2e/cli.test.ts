@@ -3,6 +3,7 @@
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,6 +120,14 @@ t.test('a failure while running exits 1 with one message line, no stack', async 
   t.equal(r.status, 1, r.stderr);
   t.match(r.stderr, /^switchyard: .+\n$/);
   t.notMatch(r.stderr, RAW_NODE_ERROR);
+
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => taken.close());
+  const { port } = taken.address() as AddressInfo;
+  const busy = run(['start', '--db', ':memory:', '--port', String(port)]);
+  t.equal(busy.status, 1, 'start on a port in use exits 1');
+  t.match(busy.stderr, new RegExp(`switchyard: could not listen on 127\\.0\\.0\\.1:${port}`));
 });
 
 t.test('apply prints every ref; key secrets only the first time; twice creates nothing new', async (t) => {
