@@ -1,11 +1,14 @@
-// `npm start`'s demo: seeds the demo workspace, mints a fresh demo key, and prints how to try it.
+// `npm start`'s demo: seeds the demo workspace (or finds the one an earlier start seeded), mints a fresh demo key,
+// and prints how to try it.
 import { hashSecret, hintOf, mintSecret } from './auth/secrets.js';
 import { newId } from './ids.js';
 import type { ApplyManifestResult } from './manifest/apply.js';
+import { GLOBAL_SCOPE } from './manifest/ref-book.js';
 import type { Store } from '../storage/store.js';
 
 /** Refs of examples/demo.workspace.json this banner relies on. */
 const DEMO_REFS = { org: 'demo', user: 'demo-owner', trigger: 'demo-trigger' } as const;
+/** Only seedDemo names a key so: finding one marks a database the demo was seeded into. */
 const DEMO_KEY_NAME = 'demo (npm start)';
 
 export interface DemoSeed {
@@ -19,6 +22,13 @@ interface Seedable {
   applyManifest(manifest: unknown): Promise<ApplyManifestResult>;
 }
 
+/** The demo workspace's ids in a database. */
+export interface DemoWorkspace {
+  orgId: string;
+  userId: string;
+  triggerId: string;
+}
+
 /**
  * Applies the demo manifest (idempotent) and mints a new key for the demo owner, revoking the key the
  * previous start printed: only hashes are stored, so a key can be shown once only.
@@ -29,9 +39,30 @@ export async function seedDemo(service: Seedable, manifest: unknown): Promise<De
   const userId = refs[DEMO_REFS.user];
   const triggerId = refs[DEMO_REFS.trigger];
   if (!orgId || !userId || !triggerId) throw new Error('the demo manifest lacks the demo org, owner or trigger ref');
+  return mintDemoKey(service.store, { orgId, userId, triggerId });
+}
+
+/**
+ * The demo workspace an earlier seedDemo left in this database, or null. A workspace that merely uses the same
+ * refs is not the demo: only seedDemo mints a key named DEMO_KEY_NAME.
+ */
+export function seededDemo(store: Store): DemoWorkspace | null {
+  const { tenancy, credentials } = store.repos;
+  const org = tenancy.manifestRef(GLOBAL_SCOPE, DEMO_REFS.org);
+  const user = tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.user);
+  const trigger = tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.trigger);
+  if (org?.entity !== 'organization' || user?.entity !== 'user' || trigger?.entity !== 'trigger') return null;
+  if (tenancy.organization(org.entity_id) === undefined) return null;
+  const marked = credentials.apiKeysOfUser(user.entity_id, org.entity_id).some((key) => key.name === DEMO_KEY_NAME);
+  return marked ? { orgId: org.entity_id, userId: user.entity_id, triggerId: trigger.entity_id } : null;
+}
+
+/** Mints a new demo key for the demo owner and revokes the one the previous start printed. */
+export async function mintDemoKey(store: Store, demo: DemoWorkspace): Promise<DemoSeed> {
+  const { orgId, userId, triggerId } = demo;
   const apiKey = mintSecret('sv_');
-  const { credentials } = service.store.repos;
-  await service.store.writer.submit(() => {
+  const { credentials } = store.repos;
+  await store.writer.submit(() => {
     const now = Date.now();
     for (const key of credentials.apiKeysOfUser(userId, orgId)) {
       if (key.name === DEMO_KEY_NAME && key.revoked_at === null) credentials.revokeApiKey(key.id, now);

@@ -78,6 +78,11 @@ export function createTenancyRepo(db: SqliteDatabase) {
       `INSERT INTO manifest_refs (scope, ref, entity, entity_id) VALUES (?, ?, ?, ?)
        ON CONFLICT (scope, ref) DO UPDATE SET entity = excluded.entity, entity_id = excluded.entity_id`,
     ),
+    // Everything a workspace manifest or the partner API creates first; any of it means someone's data is here.
+    anyWorkspace: db.prepare(
+      `SELECT EXISTS (SELECT 1 FROM organizations) OR EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM partners)
+         OR EXISTS (SELECT 1 FROM integrations) OR EXISTS (SELECT 1 FROM manifest_refs) AS held`,
+    ),
   };
 
   return {
@@ -110,6 +115,8 @@ export function createTenancyRepo(db: SqliteDatabase) {
       s.domainRolesOfUser.all(userId, orgId) as Array<{ domain_id: string; role: DomainRole }>,
     manifestRef: (scope: string, ref: string) => s.refGet.get(scope, ref) as { entity: string; entity_id: string } | undefined,
     putManifestRef: (scope: string, ref: string, entity: string, entityId: string): void => void s.refPut.run(scope, ref, entity, entityId),
+    /** True for a database nothing was ever applied to or provisioned in (no organization, user, partner, integration or ref). */
+    isEmpty: (): boolean => (s.anyWorkspace.get() as { held: number }).held === 0,
   };
 }
 
