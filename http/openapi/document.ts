@@ -1,4 +1,5 @@
 // The OpenAPI 3.1 document of a route list, generated from the zod schemas each route declares in its `doc`.
+import type { ZodType } from 'zod';
 import type { Route } from '../types.js';
 import { ErrorEnvelope, headerComponents, SECURITY_SCHEMES } from './components.js';
 import { createSchemaCollector } from './json-schema.js';
@@ -8,6 +9,8 @@ export interface OpenApiOptions {
   /** Paths the per-IP rate limit skips (they document no 429). */
   unlimitedPaths?: ReadonlySet<string>;
   version?: string;
+  /** Requests the service sends (OpenAPI 3.1 `webhooks`), by event type. */
+  webhooks?: Record<string, { summary: string; schema: ZodType }>;
 }
 
 export function buildOpenApi(routes: readonly Route<unknown>[], options: OpenApiOptions = {}): Record<string, unknown> {
@@ -23,6 +26,21 @@ export function buildOpenApi(routes: readonly Route<unknown>[], options: OpenApi
     operationIds.set(id, where);
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation;
   }
+  const webhooks = Object.fromEntries(
+    Object.entries(options.webhooks ?? {}).map(([type, hook]) => [
+      type,
+      {
+        post: {
+          operationId: `webhook${type.split(/[^A-Za-z0-9]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`,
+          summary: hook.summary,
+          // Authenticated by its Standard Webhooks signature, which OpenAPI has no security scheme for.
+          security: [],
+          requestBody: { required: true, content: { 'application/json': { schema: schemas.toSchema(hook.schema, 'output') } } },
+          responses: { '2XX': { description: 'received; any other answer is retried with backoff' } },
+        },
+      },
+    ]),
+  );
   return {
     openapi: '3.1.0',
     info: {
@@ -33,6 +51,7 @@ export function buildOpenApi(routes: readonly Route<unknown>[], options: OpenApi
     },
     servers: [{ url: '/' }],
     paths,
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
     components: { schemas: schemas.components(), headers: headerComponents(), securitySchemes: SECURITY_SCHEMES },
   };
 }

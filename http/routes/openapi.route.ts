@@ -4,9 +4,11 @@ import type { Services } from '../../runtime/services.js';
 import { buildOpenApi } from '../openapi/document.js';
 import type { Route } from '../types.js';
 import { PROBE_PATHS } from './health.route.js';
+import { OUTBOUND_WEBHOOKS } from './webhook-payload.schemas.js';
 
 /** The OpenAPI document of the service's routes, as served. */
-export const serviceOpenApi = (routes: readonly Route<Services>[]): Record<string, unknown> => buildOpenApi(routes as readonly Route<unknown>[], { unlimitedPaths: PROBE_PATHS });
+export const serviceOpenApi = (routes: readonly Route<Services>[]): Record<string, unknown> => 
+  buildOpenApi(routes as readonly Route<unknown>[], { unlimitedPaths: PROBE_PATHS, webhooks: OUTBOUND_WEBHOOKS });
 
 export function openApiRoute(allRoutes: () => Route<Services>[]): Route<Services> {
   let cached: string | null = null;
