@@ -7508,24 +7508,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Accept allows neither application/json nor text/event-stream */
+            /** @description a JSON-RPC error: Accept allows neither application/json nor text/event-stream */
             406: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["JsonRpcMessage"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description a JSON-RPC error: Content-Type is not application/json */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["JsonRpcMessage"];
                 };
             };
             /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */

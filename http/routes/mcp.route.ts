@@ -75,8 +75,8 @@ export const mcpRoutes: Route<Services>[] = [
         },
         202: { description: 'only notifications or responses were sent' },
         ...COMMON_RESPONSES,
-        406: { description: 'Accept allows neither application/json nor text/event-stream' },
-        415: { description: 'Content-Type is not application/json' },
+        406: { description: 'a JSON-RPC error: Accept allows neither application/json nor text/event-stream', schema: JsonRpcMessage },
+        415: { description: 'a JSON-RPC error: Content-Type is not application/json', schema: JsonRpcMessage },
       },
     },
     handler(request, services) {
