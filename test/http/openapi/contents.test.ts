@@ -1,6 +1,6 @@
 // What the served OpenAPI document says: ids, security, headers, every body, the error codes of docs/errors.md, SSE.
 import { readFileSync } from 'node:fs';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { z } from 'zod';
 import { buildOpenApi } from '../../../http/openapi/document.js';
 import { TENANT_ROUTE_PATHS } from '../../../http/routes/partner-tenant.route.js';
@@ -11,7 +11,7 @@ import { startTestServer } from '../../helpers/server.js';
 
 type Operation = { operationId: string; security?: unknown[]; parameters?: Array<{ name: string; in: string; required: boolean }>; responses: Record<string, any> };
 
-async function served(t: Tap.Test): Promise<{ document: any; operations: Array<{ method: string; path: string; op: Operation }> }> {
+async function served(t: Test): Promise<{ document: any; operations: Array<{ method: string; path: string; op: Operation }> }> {
   const server = await startTestServer(t);
   const document = (await call(`${server.url}/api/v1/openapi.json`)).json;
   const operations = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { call } from '../../helpers/http.js';
 import { startTestServer } from '../../helpers/server.js';
 
@@ -16,7 +16,7 @@ import { startTestServer } from '../../helpers/server.js';
  */
 const REDOCLY_RULES_OFF = ['no-ambiguous-paths', 'operation-4xx-response', 'no-unused-components'];
 
-async function servedDocument(t: Tap.Test): Promise<Record<string, unknown>> {
+async function servedDocument(t: Test): Promise<Record<string, unknown>> {
   const server = await startTestServer(t);
   const answer = await call(`${server.url}/api/v1/openapi.json`);
   t.equal(answer.status, 200);
