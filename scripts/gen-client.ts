@@ -30,6 +30,8 @@ export function currentDocument(): Record<string, unknown> {
 
 export async function renderClientFiles(document = currentDocument()): Promise<Record<keyof typeof GENERATED_FILES, string>> {
   const ast = await openapiTS(document as unknown as OpenAPI3, {
+    // `{ type: 'object' }` with no properties is any object (a fire `input`), not an empty one.
+    emptyObjectsUnknown: true,
     transform: (_schema, { path }) => (path !== undefined && RECURSIVE_REFS.has(path) ? ts.factory.createTypeReferenceNode('JsonValue') : undefined),
   });
   return { document: `${JSON.stringify(document, null, 2)}\n`, types: HEADER + RECURSIVE_ALIASES + astToString(ast) };

@@ -3339,7 +3339,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -4062,7 +4062,7 @@ export interface operations {
                     /** Format: uuid */
                     triggerId: string;
                     /** @description Default {}. A Flow receives it verbatim; an Agent receives input.prompt, else the payload as text. */
-                    input?: Record<string, never>;
+                    input?: Record<string, unknown>;
                     callerCredentials?: {
                         integrations: {
                             [key: string]: {
@@ -7051,7 +7051,7 @@ export interface operations {
                     /** Format: uuid */
                     triggerId: string;
                     /** @description Default {}. A Flow receives it verbatim; an Agent receives input.prompt, else the payload as text. */
-                    input?: Record<string, never>;
+                    input?: Record<string, unknown>;
                     callerCredentials?: {
                         integrations: {
                             [key: string]: {
