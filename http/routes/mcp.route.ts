@@ -5,6 +5,7 @@
  * server-to-client stream, which this server has no use for (it sends nothing unprompted), so it answers 405 as
  * the transport allows; DELETE ends the session named by Mcp-Session-Id.
  */
+import { z } from 'zod';
 import type { UserPrincipal } from '../../runtime/auth/principal.js';
 import { AppError, notFound } from '../../runtime/errors.js';
 import type { Services } from '../../runtime/services.js';
@@ -14,7 +15,6 @@ import { assertAllowedOrigin, refuseCredentialsInUrl } from '../mcp/mcp-guards.j
 import { handleMcpPost } from '../mcp/mcp-post.js';
 import { isSupportedVersion } from '../mcp/protocol-version.js';
 import type { HttpRequest, Route } from '../types.js';
-import { z } from 'zod';
 import { ErrorEnvelope } from '../openapi/components.js';
 
 const ProtocolVersion = z.string().optional().describe('MCP-Protocol-Version: 2025-06-18 or 2025-03-26 (the latter assumed when absent).');

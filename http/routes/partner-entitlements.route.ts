@@ -1,9 +1,9 @@
 // Entitlements of one customer: read default/override/resolved per agent and flow, set or clear an override.
+import { z } from 'zod';
 import { entitlementBodySchema } from '../../runtime/partners/entitlements.js';
 import type { Services } from '../../runtime/services.js';
 import { requirePartnerKey } from '../partner-auth.js';
 import { guardedRoutes } from '../route-helpers.js';
-import { z } from 'zod';
 import { EntitlementSchema } from './partner.schemas.js';
 import type { Route } from '../types.js';
 

@@ -1,4 +1,5 @@
 // POST /api/partner/v1/organizations (idempotent provisioning) and GET …/organizations/:orgId (onboarding state).
+import { z } from 'zod';
 import { customerStatus } from '../../runtime/partners/customer-status.js';
 import {
   assertJsonContentType,
@@ -10,7 +11,6 @@ import type { Services } from '../../runtime/services.js';
 import { requirePartnerKey } from '../partner-auth.js';
 import type { HttpRequest, Route } from '../types.js';
 import { parseWith, readJson } from '../validate.js';
-import { z } from 'zod';
 import { IdempotencyKeyHeader } from './triggers-fire.route.js';
 import { CustomerStatusSchema, ProvisioningOutcomeSchema } from './partner.schemas.js';
 

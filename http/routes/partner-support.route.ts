@@ -1,11 +1,11 @@
 // Support sessions: the console grants (POST/DELETE /api/v1/support-grants) and the partner read (GET /support-sessions/:grantId).
+import { z } from 'zod';
 import { supportGrantBodySchema } from '../../runtime/partners/support-grants.service.js';
 import type { Services } from '../../runtime/services.js';
 import { requireConsole } from '../auth.js';
 import { requireLease } from '../partner-auth.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { z } from 'zod';
 import { SupportGrantSchema, SupportSessionSchema } from './partner.schemas.js';
 
 const GrantAnswer = z.object({ grant: SupportGrantSchema });

@@ -1,10 +1,10 @@
 // Worker mappings of one customer: list, vouch (partnerSubject + domain roles), revoke.
+import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { vouchBodySchema } from '../../runtime/partners/workers.service.js';
 import { requirePartnerKey } from '../partner-auth.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { z } from 'zod';
 import { WorkerSchema } from './partner.schemas.js';
 
 const WorkerAnswer = z.object({ worker: WorkerSchema });

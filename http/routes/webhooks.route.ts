@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { WEBHOOK_EVENT_TYPES } from '../../runtime/webhooks/run-payload.js';
-import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_MAX } from '../../runtime/webhooks/webhook-endpoints.service.js';
+import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_MAX, type DeliveryView, type WebhookView } from '../../runtime/webhooks/webhook-endpoints.service.js';
 import { WEBHOOK_URL_MAX_LENGTH } from '../../runtime/webhooks/webhook-url.js';
 import { requireConsole } from '../auth.js';
+import type { Same } from '../openapi/same-type.js';
 import type { Route } from '../types.js';
 import { parseBody, parseWith } from '../validate.js';
 
@@ -42,6 +43,10 @@ const Delivery = z.object({
   payload: z.unknown().describe('The signed body, as sent.'),
   attemptLog: z.array(z.object({ attempt: z.number().int(), at: z.iso.datetime(), statusCode: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number() })),
 });
+
+// tsc fails here when a documented body and the service's view drift apart.
+const documented: [Same<z.output<typeof Webhook>, WebhookView>, Same<z.output<typeof Delivery>, DeliveryView>] = [true, true];
+void documented;
 
 const UNAUTHORIZED = { description: 'UNAUTHORIZED: no console session with an organization selected' };
 
