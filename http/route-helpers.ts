@@ -26,6 +26,7 @@ export interface GuardedRoute<S, C, D extends RouteDoc> extends Omit<Route<S>, '
 export function guardedRoutes<S, C>(credential: (request: HttpRequest, services: S) => C) {
   return <D extends RouteDoc>({ allowEmptyBody, handler, ...route }: GuardedRoute<S, C, D>): Route<S> => ({
     ...route,
+    doc: allowEmptyBody ? { ...route.doc, bodyOptional: true } : route.doc,
     handler(request, services) {
       const caller = credential(request, services);
       const body = route.doc.body ? parseBody(request, route.doc.body, { allowEmpty: allowEmptyBody }) : undefined;

@@ -1,5 +1,5 @@
 // Transport-neutral request/reply types: handlers never see uWebSockets.js objects.
-import type { ZodType } from 'zod';
+import type { ZodObject, ZodType } from 'zod';
 
 export interface HttpRequest {
   method: string;
@@ -46,13 +46,35 @@ export type Reply = JsonReply | StreamReply;
 
 export const isStreamReply = (reply: Reply): reply is StreamReply => typeof (reply as StreamReply).open === 'function';
 
+/** Response headers the OpenAPI document describes (http/openapi/components.ts RESPONSE_HEADERS). */
+export type DocHeaderName = 'Retry-After' | 'Idempotency-Replayed' | 'Location' | 'Set-Cookie' | 'Allow' | 'X-Request-Id' | 'Content-Disposition' | 'Mcp-Session-Id';
+
+export interface ResponseDoc {
+  description: string;
+  /** The body; for an error status (>= 400) the error envelope unless given. */
+  schema?: ZodType;
+  /**
+   * Default `application/json`. For `text/event-stream` the schema describes each event's `data:` JSON; a type
+   * without a schema is a string (binary downloads, text).
+   */
+  contentType?: string | string[];
+  headers?: DocHeaderName[];
+}
+
 export interface RouteDoc {
   summary: string;
+  /** Unique across the document; derived from method and path when absent (http/openapi/operation.ts). */
+  operationId?: string;
   tags?: string[];
   body?: ZodType;
+  /** The route also accepts an empty body (as `{}`): the request body is documented as optional. */
+  bodyOptional?: boolean;
   query?: ZodType;
+  /** An object schema: one header parameter per property (property names as the header is spelled). */
+  headers?: ZodObject;
   /** status -> description (and optional schema) for the OpenAPI document. */
-  responses?: Record<number, { description: string; schema?: ZodType }>;
+  responses?: Record<number, ResponseDoc>;
+  /** Absent: a public route (`security: []`). */
   security?: Array<'apiKey' | 'userToken' | 'cookie' | 'partnerKey' | 'lease'>;
 }
 

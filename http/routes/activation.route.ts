@@ -17,10 +17,15 @@ export const activationRoutes: Route<Services>[] = [
     path: '/api/v1/console/activate',
     doc: {
       summary: 'Redeem an owner activation link (`svi_` token from its #token= fragment): set the first password and sign in.',
+      operationId: 'activateOwner',
       tags: ['console'],
       body: ActivateBody,
       responses: {
-        200: { description: 'activated; signed in (cookie) unless the organization disabled direct login' },
+        200: {
+          description: 'activated; signed in (cookie) unless the organization disabled direct login',
+          schema: z.object({ userId: z.uuid(), orgId: z.uuid().nullable(), signedIn: z.boolean() }),
+          headers: ['Set-Cookie'],
+        },
         400: { description: 'VALIDATION (password 8-1,024 characters)' },
         404: { description: 'NOT_FOUND: unknown, used or expired link (indistinguishable)' },
       },

@@ -32,7 +32,14 @@ export const approvalsRoutes: Route<Services>[] = [
   {
     method: 'POST',
     path: '/api/v1/agents/sessions/:sessionId/turn-approval',
-    doc: { summary: 'Approve or reject the write-tool call a turn waits on.', tags: ['conversations'], security: ['apiKey'], body: ApprovalBody, responses: RESPONSES },
+    doc: {
+      summary: 'Approve or reject the write-tool call a turn waits on.',
+      operationId: 'decideTurnApproval',
+      tags: ['conversations'],
+      security: ['apiKey'],
+      body: ApprovalBody,
+      responses: RESPONSES,
+    },
     async handler(request, services) {
       const principal = requireApiKey(request, services);
       const sessionId = uuidParam(request, 'sessionId');
@@ -44,6 +51,7 @@ export const approvalsRoutes: Route<Services>[] = [
     path: '/api/v1/sessions/:id/turn-approval',
     doc: {
       summary: 'The console\'s turn approval (service_session cookie); same contract as the personal-key route.',
+      operationId: 'consoleDecideTurnApproval',
       tags: ['console'],
       security: ['cookie'],
       body: ApprovalBody,

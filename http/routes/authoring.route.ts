@@ -53,6 +53,7 @@ export const authoringRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/integrations`,
     doc: authoringDoc({
+      operationId: 'searchIntegrations',
       summary: 'Search the integration catalog (q: trimmed, case-insensitive, at most 200 characters); at most 50 integrations.',
       query: IntegrationsQuery,
       responses: { 200: { description: 'matching integrations', schema: IntegrationListResponse } },
@@ -63,6 +64,7 @@ export const authoringRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/integrations/:id`,
     doc: authoringDoc({
+      operationId: 'getIntegration',
       summary: 'One integration with each tool\'s inputSchema.',
       responses: { 200: { description: 'integration', schema: IntegrationResponse } },
     }),
@@ -73,9 +75,10 @@ export const authoringRoutes: Route<Services>[] = [
     path: `${BASE}/automations`,
     bodyLimit: SETUP_BODY_LIMIT,
     doc: authoringDoc({
+      operationId: 'createAgent',
       summary: 'Create an Agent (never a Flow) with an optional initial Setup; it is not published. Requires edit_automation in the domain.',
       body: CreateAgentBody,
-      responses: { 201: { description: 'created agent', schema: AgentResponse }, 403: { description: 'FORBIDDEN: no edit_automation in the domain' } },
+      responses: { 201: { description: 'created agent', schema: AgentResponse, headers: ['Location'] }, 403: { description: 'FORBIDDEN: no edit_automation in the domain' } },
     }),
     async handler({ caller, body }, services) {
       const created = await services.authoring.agents.create(caller, body);
@@ -86,6 +89,7 @@ export const authoringRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/automations/:id`,
     doc: authoringDoc({
+      operationId: 'getAutomation',
       summary: 'An automation with its draft Setup and the published revision runs use. Requires edit_automation.',
       responses: { 200: { description: 'automation', schema: AgentDetailResponse }, 403: { description: 'FORBIDDEN' } },
     }),
@@ -96,6 +100,7 @@ export const authoringRoutes: Route<Services>[] = [
     path: `${BASE}/automations/:id/setup`,
     bodyLimit: SETUP_BODY_LIMIT,
     doc: authoringDoc({
+      operationId: 'patchSetup',
       summary: 'Change any of the four Setup fields (omitted fields unchanged); creates no revision and leaves the published pointer. Requires edit_automation.',
       body: SetupPatchBody,
       responses: { 200: { description: 'the draft Setup', schema: SetupResponse }, 403: { description: 'FORBIDDEN' } },
@@ -106,6 +111,7 @@ export const authoringRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/automations/:id/verify`,
     doc: authoringDoc({
+      operationId: 'verifyAutomation',
       summary: 'Run the publish verifier on the draft without changing anything. Requires edit_automation.',
       responses: { 200: { description: 'findings, planned belt, warnings', schema: VerifyResponse }, 403: { description: 'FORBIDDEN' } },
     }),
@@ -116,6 +122,7 @@ export const authoringRoutes: Route<Services>[] = [
     path: `${BASE}/automations/:id/publish`,
     allowEmptyBody: true,
     doc: authoringDoc({
+      operationId: 'publishAutomation',
       summary: 'Publish the draft as the next immutable revision (1, 2, 3…) when the verifier finds no problems; warnings never block.',
       body: PublishBody,
       responses: {

@@ -12,6 +12,8 @@ const LoginBody = z.strictObject({
 });
 
 const TokenResponse = z.object({ token: z.string(), expiresAt: z.iso.datetime() });
+/** orgId is null when the person belongs to several organizations and named none. */
+const LoginResponse = z.object({ userId: z.uuid(), orgId: z.uuid().nullable() });
 
 export const consoleRoutes: Route<Services>[] = [
   {
@@ -19,9 +21,14 @@ export const consoleRoutes: Route<Services>[] = [
     path: '/api/v1/console/login',
     doc: {
       summary: 'Sign in to the console with email and password; sets the service_session cookie.',
+      operationId: 'consoleLogin',
       tags: ['console'],
       body: LoginBody,
-      responses: { 200: { description: 'signed in' }, 401: { description: 'wrong email or password' } },
+      responses: {
+        200: { description: 'signed in', schema: LoginResponse, headers: ['Set-Cookie'] },
+        400: { description: 'VALIDATION' },
+        401: { description: 'UNAUTHORIZED: wrong email or password' },
+      },
     },
     async handler(request, services) {
       const body = parseBody(request, LoginBody);
@@ -37,7 +44,13 @@ export const consoleRoutes: Route<Services>[] = [
   {
     method: 'POST',
     path: '/api/v1/console/logout',
-    doc: { summary: 'Sign out: deletes the console session and clears the cookie.', tags: ['console'], security: ['cookie'], responses: { 204: { description: 'signed out' } } },
+    doc: {
+      summary: 'Sign out: deletes the console session and clears the cookie.',
+      operationId: 'consoleLogout',
+      tags: ['console'],
+      security: ['cookie'],
+      responses: { 204: { description: 'signed out (also without a session: signing out is idempotent)', headers: ['Set-Cookie'] } },
+    },
     async handler(request, services) {
       const secret = cookieValue(request, SESSION_COOKIE);
       if (secret) await services.signIn.logout(secret);
@@ -49,9 +62,10 @@ export const consoleRoutes: Route<Services>[] = [
     path: '/api/v1/auth/token',
     doc: {
       summary: 'Mint a one-hour svu_ user access token from the browser session cookie (no API key accepted).',
+      operationId: 'mintUserToken',
       tags: ['auth'],
       security: ['cookie'],
-      responses: { 200: { description: 'token', schema: TokenResponse }, 401: { description: 'no cookie, or no organization selected' } },
+      responses: { 200: { description: 'token', schema: TokenResponse }, 401: { description: 'UNAUTHORIZED: no cookie, or no organization selected' } },
     },
     async handler(request, services) {
       const issued = await services.signIn.issueUserToken(cookieValue(request, SESSION_COOKIE));

@@ -11,6 +11,13 @@ const DeliveryAnswer = z.object({
   duplicate: z.literal(true).optional(),
 });
 
+/** Standard Webhooks headers: the signature covers `${webhook-id}.${webhook-timestamp}.${body}`. */
+const DeliveryHeaders = z.object({
+  'webhook-id': z.string().describe('Unique per delivery; a repeated id is answered with the first answer (duplicate: true).'),
+  'webhook-timestamp': z.string().regex(/^\d+$/).describe('Unix seconds; refused outside 5 minutes of the service clock.'),
+  'webhook-signature': z.string().describe('Space-separated `v1,<base64 HMAC-SHA256>` signatures with the endpointSecret.'),
+});
+
 export const eventDeliveryRoutes: Route<Services>[] = [
   {
     method: 'POST',
@@ -19,7 +26,9 @@ export const eventDeliveryRoutes: Route<Services>[] = [
       summary:
         'Inbound event for an event trigger, signed with its endpointSecret (webhook-id, webhook-timestamp, webhook-signature). ' +
         'Fans out to the subscribers without caller credentials, unless the event type or filter does not match (recorded skip).',
+      operationId: 'deliverEvent',
       tags: ['triggers'],
+      headers: DeliveryHeaders,
       responses: {
         202: { description: 'fired, skipped (recorded) or a duplicate webhook-id (the first answer)', schema: DeliveryAnswer },
         400: { description: 'VALIDATION: the body is not a JSON object, or webhook-id is too long' },

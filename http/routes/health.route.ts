@@ -4,18 +4,28 @@ import type { Services } from '../../runtime/services.js';
 import type { Route } from '../types.js';
 import type { HttpMetrics } from '../metrics.js';
 
+const Readiness = z.object({ status: z.enum(['ready', 'not_ready']), database: z.enum(['ok', 'unavailable']) });
+
+/** Probe and scrape paths: the per-IP rate limit never refuses them (a throttled probe would restart a healthy pod). */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 export function healthRoutes(metrics: HttpMetrics): Route<Services>[] {
   return [
     {
       method: 'GET',
       path: '/healthz',
-      doc: { summary: 'Liveness: the process is serving.', tags: ['operations'], responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } } },
+      doc: { summary: 'Liveness: the process is serving.', operationId: 'getLiveness', tags: ['operations'], responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } } },
       handler: () => ({ status: 200, body: { status: 'ok' } }),
     },
     {
       method: 'GET',
       path: '/readyz',
-      doc: { summary: 'Readiness: the database answers and the service is not shutting down.', tags: ['operations'], responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } },
+      doc: {
+        summary: 'Readiness: the database answers and the service is not shutting down.',
+        operationId: 'getReadiness',
+        tags: ['operations'],
+        responses: { 200: { description: 'ready', schema: Readiness }, 503: { description: 'not ready (this body, not the error envelope)', schema: Readiness } },
+      },
       handler: (_request, services) => {
         let database = 'ok';
         try {
@@ -30,7 +40,7 @@ export function healthRoutes(metrics: HttpMetrics): Route<Services>[] {
     {
       method: 'GET',
       path: '/metrics',
-      doc: { summary: 'Prometheus metrics.', tags: ['operations'], responses: { 200: { description: 'text exposition format' } } },
+      doc: { summary: 'Prometheus metrics.', operationId: 'getMetrics', tags: ['operations'], responses: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain' } } },
       handler: async () => ({
         status: 200,
         headers: { 'content-type': metrics.registry.contentType },

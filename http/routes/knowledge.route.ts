@@ -31,6 +31,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'PUT',
     path: `${BASE}/automations/:id/knowledge-selection`,
     doc: authoringDoc({
+      operationId: 'setKnowledgeSelection',
       summary: 'Choose the knowledge an agent searches: none, org, domain, or listed modules (answer normalized and deduplicated). Requires manage_knowledge.',
       body: SelectionBody,
       responses: { 200: { description: 'the stored selection', schema: SelectionResponse }, 403: { description: 'FORBIDDEN: no manage_knowledge in the domain' } },
@@ -41,6 +42,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/automations/:id/knowledge-selection`,
     doc: authoringDoc({
+      operationId: 'getKnowledgeSelection',
       summary: 'The agent\'s knowledge selection (mode none when never set). Requires manage_knowledge.',
       responses: { 200: { description: 'selection', schema: SelectionResponse }, 403: { description: 'FORBIDDEN' } },
     }),
@@ -50,9 +52,10 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'POST',
     path: `${BASE}/knowledge-modules`,
     doc: authoringDoc({
+      operationId: 'createKnowledgeModule',
       summary: 'Create a knowledge module: kind domain (domainId required; manage_knowledge there) or org (no domainId; organization owner/admin).',
       body: CreateModuleBody,
-      responses: { 201: { description: 'created module', schema: ModuleResponse }, 403: { description: 'FORBIDDEN' } },
+      responses: { 201: { description: 'created module', schema: ModuleResponse, headers: ['Location'] }, 403: { description: 'FORBIDDEN' } },
     }),
     async handler({ caller, body }, services) {
       const created = await services.authoring.knowledge.createModule(caller, body);
@@ -63,6 +66,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/knowledge-modules`,
     doc: authoringDoc({
+      operationId: 'listKnowledgeModules',
       summary: 'Knowledge modules the caller can see: the organization\'s and those of domains the caller belongs to.',
       responses: { 200: { description: 'modules', schema: ModuleListResponse } },
     }),
@@ -72,6 +76,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/knowledge-modules/:moduleId`,
     doc: authoringDoc({
+      operationId: 'getKnowledgeModule',
       summary: 'One knowledge module with its member article ids.',
       responses: { 200: { description: 'module', schema: ModuleDetailResponse }, 403: { description: 'FORBIDDEN' } },
     }),
@@ -81,6 +86,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'POST',
     path: `${BASE}/knowledge-modules/:moduleId/articles`,
     doc: authoringDoc({
+      operationId: 'addModuleArticle',
       summary: 'Add a published article to a module. 409 CONFLICT (details.reason): article_unpublished, already_member, base_not_visible.',
       body: MembershipBody,
       responses: {
@@ -95,6 +101,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/knowledge-bases`,
     doc: authoringDoc({
+      operationId: 'listKnowledgeBases',
       summary: 'Knowledge bases the caller may write articles in (domain bases: manage_knowledge; organization-wide: owner/admin).',
       responses: { 200: { description: 'bases', schema: BaseListResponse } },
     }),
@@ -105,9 +112,10 @@ export const knowledgeRoutes: Route<Services>[] = [
     path: `${BASE}/knowledge-bases/:baseId/articles`,
     bodyLimit: ARTICLE_BODY_LIMIT,
     doc: authoringDoc({
+      operationId: 'createArticle',
       summary: 'Create an article as an unpublished draft (title 1–240, draftBody up to 2,000,000 characters). Requires manage_knowledge.',
       body: CreateArticleBody,
-      responses: { 201: { description: 'created article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
+      responses: { 201: { description: 'created article', schema: ArticleResponse, headers: ['Location'] }, 403: { description: 'FORBIDDEN' } },
     }),
     async handler({ caller, params, body }, services) {
       const created = await services.authoring.knowledge.createArticle(caller, params.baseId, { title: body.title, draftBody: body.draftBody ?? null });
@@ -118,6 +126,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/articles/:articleId`,
     doc: authoringDoc({
+      operationId: 'getArticle',
       summary: 'One article: draft and published text. Requires manage_knowledge over its base.',
       responses: { 200: { description: 'article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
     }),
@@ -128,6 +137,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     path: `${BASE}/articles/:articleId`,
     bodyLimit: ARTICLE_BODY_LIMIT,
     doc: authoringDoc({
+      operationId: 'updateArticle',
       summary: 'Edit an article\'s draft (title, draftBody); agents keep searching the published text until the next publish.',
       body: UpdateArticleBody,
       responses: { 200: { description: 'article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
@@ -139,6 +149,7 @@ export const knowledgeRoutes: Route<Services>[] = [
     path: `${BASE}/articles/:articleId/publish`,
     allowEmptyBody: true,
     doc: authoringDoc({
+      operationId: 'publishArticle',
       summary: 'Publish the article\'s current draft: agents\' knowledge.search finds it from now on (full-text indexed).',
       body: EmptyBody,
       responses: { 200: { description: 'published article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },

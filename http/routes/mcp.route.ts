@@ -5,6 +5,7 @@
  * server-to-client stream, which this server has no use for (it sends nothing unprompted), so it answers 405 as
  * the transport allows; DELETE ends the session named by Mcp-Session-Id.
  */
+import { z } from 'zod';
 import type { UserPrincipal } from '../../runtime/auth/principal.js';
 import { AppError, notFound } from '../../runtime/errors.js';
 import type { Services } from '../../runtime/services.js';
@@ -14,6 +15,28 @@ import { assertAllowedOrigin, refuseCredentialsInUrl } from '../mcp/mcp-guards.j
 import { handleMcpPost } from '../mcp/mcp-post.js';
 import { isSupportedVersion } from '../mcp/protocol-version.js';
 import type { HttpRequest, Route } from '../types.js';
+import { ErrorEnvelope } from '../openapi/components.js';
+
+const ProtocolVersion = z.string().optional().describe('MCP-Protocol-Version: 2025-06-18 or 2025-03-26 (the latter assumed when absent).');
+const SessionHeaders = z.object({
+  'Mcp-Session-Id': z.string().optional().describe('The session initialize answered with; required on every request after initialize.'),
+  'MCP-Protocol-Version': ProtocolVersion,
+});
+const EndHeaders = z.object({ 'Mcp-Session-Id': z.string().min(1).describe('The session to end.'), 'MCP-Protocol-Version': ProtocolVersion });
+
+/** A JSON-RPC 2.0 message (request, notification or response); the MCP methods define params and results. */
+const JsonRpcMessage = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number()]).nullable().optional(),
+    method: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+  })
+  .meta({ id: 'JsonRpcMessage' });
+/** 2025-03-26 allowed a batch (an array); 2025-06-18 sends one message. */
+const JsonRpcBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage)]);
 
 const PATH = '/api/v1/mcp';
 
@@ -24,7 +47,10 @@ function gate(request: HttpRequest, services: Services): UserPrincipal {
 }
 
 const COMMON_RESPONSES = {
-  400: { description: 'VALIDATION: a credential in the URL; or a JSON-RPC error body: bad MCP-Protocol-Version, missing Mcp-Session-Id, -32700, -32600' },
+  400: {
+    description: 'VALIDATION: a credential in the URL; or a JSON-RPC error body: bad MCP-Protocol-Version, missing Mcp-Session-Id, -32700, -32600',
+    schema: z.union([ErrorEnvelope, JsonRpcMessage]),
+  },
   403: { description: 'FORBIDDEN: an Origin outside SWITCHYARD_MCP_ALLOWED_ORIGINS' },
   404: { description: 'NOT_FOUND: missing or invalid key, or an unknown, ended or foreign Mcp-Session-Id (uniform)' },
 };
@@ -35,14 +61,22 @@ export const mcpRoutes: Route<Services>[] = [
     path: PATH,
     doc: {
       summary: 'MCP Streamable HTTP (protocol 2025-06-18, 2025-03-26 accepted): initialize, ping, tools/list, tools/call; published agents as tools.',
+      operationId: 'mcpPost',
       tags: ['mcp'],
       security: ['apiKey'],
+      headers: SessionHeaders,
+      body: JsonRpcBody,
       responses: {
-        200: { description: 'JSON-RPC response (application/json), or text/event-stream with progress notifications then the response' },
+        200: {
+          description: 'JSON-RPC response (application/json), or text/event-stream with progress notifications then the response; initialize sets Mcp-Session-Id',
+          contentType: ['application/json', 'text/event-stream'],
+          schema: JsonRpcBody,
+          headers: ['Mcp-Session-Id'],
+        },
         202: { description: 'only notifications or responses were sent' },
         ...COMMON_RESPONSES,
-        406: { description: 'Accept allows neither application/json nor text/event-stream' },
-        415: { description: 'Content-Type is not application/json' },
+        406: { description: 'a JSON-RPC error: Accept allows neither application/json nor text/event-stream', schema: JsonRpcMessage },
+        415: { description: 'a JSON-RPC error: Content-Type is not application/json', schema: JsonRpcMessage },
       },
     },
     handler(request, services) {
@@ -54,9 +88,10 @@ export const mcpRoutes: Route<Services>[] = [
     path: PATH,
     doc: {
       summary: 'No server-to-client stream: this server sends nothing unprompted (405, as Streamable HTTP allows).',
+      operationId: 'mcpGet',
       tags: ['mcp'],
       security: ['apiKey'],
-      responses: { 405: { description: 'METHOD_NOT_ALLOWED' }, ...COMMON_RESPONSES },
+      responses: { 405: { description: 'METHOD_NOT_ALLOWED', headers: ['Allow'] }, ...COMMON_RESPONSES },
     },
     handler(request, services) {
       gate(request, services);
@@ -70,8 +105,10 @@ export const mcpRoutes: Route<Services>[] = [
     path: PATH,
     doc: {
       summary: 'End the MCP session named by Mcp-Session-Id; later requests with it get 404. Agent sessions it started are untouched.',
+      operationId: 'mcpDelete',
       tags: ['mcp'],
       security: ['apiKey'],
+      headers: EndHeaders,
       responses: { 204: { description: 'ended' }, ...COMMON_RESPONSES },
     },
     handler(request, services) {

@@ -10,7 +10,13 @@ export const meRoutes: Route<Services>[] = [
   {
     method: 'GET',
     path: '/api/v1/me',
-    doc: { summary: 'The key owner and the organization the key acts in.', tags: ['auth'], security: ['apiKey'], responses: { 200: { description: 'owner', schema: MeResponse } } },
+    doc: {
+      summary: 'The key owner and the organization the key acts in.',
+      operationId: 'getMe',
+      tags: ['auth'],
+      security: ['apiKey'],
+      responses: { 200: { description: 'owner', schema: MeResponse }, 404: { description: 'NOT_FOUND: missing or invalid key' } },
+    },
     handler(request, services) {
       const principal = requireApiKey(request, services);
       const user = services.store.repos.tenancy.user(principal.userId);

@@ -1,4 +1,5 @@
 // POST /api/partner/v1/organizations (idempotent provisioning) and GET …/organizations/:orgId (onboarding state).
+import { z } from 'zod';
 import { customerStatus } from '../../runtime/partners/customer-status.js';
 import {
   assertJsonContentType,
@@ -10,6 +11,11 @@ import type { Services } from '../../runtime/services.js';
 import { requirePartnerKey } from '../partner-auth.js';
 import type { HttpRequest, Route } from '../types.js';
 import { parseWith, readJson } from '../validate.js';
+import { IdempotencyKeyHeader } from './triggers-fire.route.js';
+import { CustomerStatusSchema, ProvisioningOutcomeSchema } from './partner.schemas.js';
+
+/** Provisioning rule 1: the key is required here (optional on fire). */
+const ProvisioningHeaders = z.object({ 'Idempotency-Key': IdempotencyKeyHeader.shape['Idempotency-Key'].unwrap() });
 
 const BASE = '/api/partner/v1';
 
@@ -26,15 +32,24 @@ export const partnerProvisioningRoutes: Route<Services>[] = [
     path: `${BASE}/organizations`,
     doc: {
       summary: 'Provision one customer organization (owner, domain, template agents and flows). Requires Idempotency-Key; replays for 7 days.',
+      operationId: 'provisionCustomer',
       tags: ['partner'],
       security: ['partnerKey'],
+      headers: ProvisioningHeaders,
       body: provisioningBodySchema,
       responses: {
-        202: { description: 'the customer record exists; onboardingStatus tells how far onboarding got (a replay carries Idempotency-Replayed: true and owner.invitation null)' },
+        202: {
+          description: 'the customer record exists; onboardingStatus tells how far onboarding got (a replay carries Idempotency-Replayed: true and owner.invitation null)',
+          schema: ProvisioningOutcomeSchema,
+          headers: ['Location', 'Idempotency-Replayed'],
+        },
         400: { description: 'VALIDATION (body, or a missing / repeated / comma-separated / malformed Idempotency-Key) or CLIENT_SEGMENT_INVALID' },
         401: { description: 'UNAUTHORIZED: missing or invalid svp_ key' },
         403: { description: 'PARTNER_PLATFORM_SUSPENDED or PROVISIONING_NOT_ENABLED' },
-        409: { description: 'IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS (Retry-After: 2), IDEMPOTENCY_OUTCOME_UNKNOWN, TEMPLATE_SUSPENDED, QUOTA_EXHAUSTED, IDENTIFIER_TAKEN' },
+        409: {
+          description: 'IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS (Retry-After: 2), IDEMPOTENCY_OUTCOME_UNKNOWN, TEMPLATE_SUSPENDED, QUOTA_EXHAUSTED, IDENTIFIER_TAKEN',
+          headers: ['Retry-After'],
+        },
         415: { description: 'UNSUPPORTED_MEDIA_TYPE: Content-Type is not application/json' },
         500: { description: 'PROVISIONING_FAILED: details carry the organization and its onboarding state' },
       },
@@ -65,9 +80,10 @@ export const partnerProvisioningRoutes: Route<Services>[] = [
     path: `${BASE}/organizations/:orgId`,
     doc: {
       summary: 'One of this platform\'s customers: the organization and the progress of its onboarding run.',
+      operationId: 'getCustomer',
       tags: ['partner'],
       security: ['partnerKey'],
-      responses: { 200: { description: 'organization, onboardingStatus, onboarding' }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown or another platform\'s organization (indistinguishable)' } },
+      responses: { 200: { description: 'organization, onboardingStatus, onboarding', schema: CustomerStatusSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown or another platform\'s organization (indistinguishable)' } },
     },
     handler(request, services) {
       const principal = requirePartnerKey(request, services);

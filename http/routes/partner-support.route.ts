@@ -1,10 +1,14 @@
 // Support sessions: the console grants (POST/DELETE /api/v1/support-grants) and the partner read (GET /support-sessions/:grantId).
+import { z } from 'zod';
 import { supportGrantBodySchema } from '../../runtime/partners/support-grants.service.js';
 import type { Services } from '../../runtime/services.js';
 import { requireConsole } from '../auth.js';
 import { requireLease } from '../partner-auth.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
+import { SupportGrantSchema, SupportSessionSchema } from './partner.schemas.js';
+
+const GrantAnswer = z.object({ grant: SupportGrantSchema });
 
 const consoleRoute = guardedRoutes(requireConsole);
 const leaseRoute = guardedRoutes(requireLease);
@@ -15,11 +19,12 @@ export const partnerSupportRoutes: Route<Services>[] = [
     path: '/api/v1/support-grants',
     doc: {
       summary: 'Share one session with the organization\'s partner platform (Owner or Admin who can see it); returns the grantId to hand to support.',
+      operationId: 'createSupportGrant',
       tags: ['console'],
       security: ['cookie'],
       body: supportGrantBodySchema,
       responses: {
-        201: { description: 'the grant' },
+        201: { description: 'the grant', schema: GrantAnswer },
         400: { description: 'VALIDATION' },
         401: { description: 'UNAUTHORIZED: no console session' },
         403: { description: 'FORBIDDEN: not an organization Owner or Admin' },
@@ -32,7 +37,13 @@ export const partnerSupportRoutes: Route<Services>[] = [
   consoleRoute({
     method: 'DELETE',
     path: '/api/v1/support-grants/:grantId',
-    doc: { summary: 'Revoke a support grant at once.', tags: ['console'], security: ['cookie'], responses: { 200: { description: 'the revoked grant' }, 401: { description: 'UNAUTHORIZED' }, 403: { description: 'FORBIDDEN' }, 404: { description: 'NOT_FOUND' } } },
+    doc: {
+      summary: 'Revoke a support grant at once.',
+      operationId: 'revokeSupportGrant',
+      tags: ['console'],
+      security: ['cookie'],
+      responses: { 200: { description: 'the revoked grant', schema: GrantAnswer }, 401: { description: 'UNAUTHORIZED' }, 403: { description: 'FORBIDDEN' }, 404: { description: 'NOT_FOUND' } },
+    },
     handler: async ({ caller, params }, services) => ({ status: 200, body: { grant: await services.partners.supportGrants.revoke(caller, params.grantId ?? '') } }),
   }),
   leaseRoute({
@@ -40,9 +51,10 @@ export const partnerSupportRoutes: Route<Services>[] = [
     path: '/api/partner/v1/support-sessions/:grantId',
     doc: {
       summary: 'Read the one session a support grant shares, with any lease of that organization (no collection route).',
+      operationId: 'readSupportSession',
       tags: ['partner'],
       security: ['lease'],
-      responses: { 200: { description: '{ grantId, expiresAt, session }' }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown, expired, revoked or another organization\'s grant (indistinguishable)' } },
+      responses: { 200: { description: 'the shared session', schema: SupportSessionSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown, expired, revoked or another organization\'s grant (indistinguishable)' } },
     },
     handler: ({ caller, params }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.supportGrants.read(caller, params.grantId ?? '') }),
   }),

@@ -5,10 +5,12 @@
  * hands that principal to the handler (http/auth.ts `actAs`), whose `requireApiKey` then answers with it. So
  * visibility, execute, drive, approval, entitlement and caller-credential rules are the personal-key ones.
  */
+import { z } from 'zod';
 import { resolveTenantSubject } from '../../runtime/partners/tenant-subject.js';
 import type { Services } from '../../runtime/services.js';
 import { actAs } from '../auth.js';
 import { requireTenantCaller } from '../partner-auth.js';
+import { derivedOperationId } from '../openapi/operation.js';
 import type { HttpRequest, Route } from '../types.js';
 
 const V1 = '/api/v1';
@@ -27,11 +29,17 @@ export const TENANT_ROUTE_PATHS: ReadonlySet<string> = new Set([
   '/api/v1/triggers/:triggerId/runs/:runId',
 ]);
 
+const SubjectHeader = z.object({
+  'X-Service-Subject': z.string().min(1).describe('The partnerSubject of the provisioned person the call acts as (sent once).'),
+});
+
 /** One header, one value: a repeated X-Service-Subject names nobody. */
 function subjectOf(request: HttpRequest): string | undefined {
   if ((request.headerCounts['x-service-subject'] ?? 0) !== 1) return undefined;
   return request.headers['x-service-subject']?.trim();
 }
+
+const capitalize = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
 
 function tenantRoute(route: Route<Services>): Route<Services> {
   return {
@@ -40,6 +48,13 @@ function tenantRoute(route: Route<Services>): Route<Services> {
     doc: {
       ...route.doc,
       summary: `${route.doc.summary} Acts as the provisioned person named by X-Service-Subject.`,
+      operationId: `tenant${capitalize(route.doc.operationId ?? derivedOperationId(route.method, route.path))}`,
+      headers: route.doc.headers ? route.doc.headers.extend(SubjectHeader.shape) : SubjectHeader,
+      responses: {
+        ...route.doc.responses,
+        401: { description: 'UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization' },
+        404: { description: 'NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route\'s own 404' },
+      },
       tags: ['partner-tenant'],
       security: ['partnerKey', 'lease'],
     },

@@ -7,6 +7,7 @@ import { requireWorkerLease } from '../partner-auth.js';
 import type { Route } from '../types.js';
 import { parseBody, parseWith, uuidParam } from '../validate.js';
 import { decisionOf } from './approvals.route.js';
+import { WorkerApprovalsPageSchema } from './partner.schemas.js';
 import { ApprovalBody, ApprovalResponse, COMMENT_MAX_LENGTH } from './sessions.schemas.js';
 
 /** A run approval has no tool arguments to edit and no caller credentials to replace: decision, comment, approvalId. */
@@ -32,10 +33,11 @@ export const partnerWorkerApprovalRoutes: Route<Services>[] = [
     path: '/api/partner/v1/worker/approvals',
     doc: {
       summary: 'Pending approvals the named worker may see and decide (oldest first); limit 1-100 (default 50), offset (default 0).',
+      operationId: 'listWorkerApprovals',
       tags: ['partner'],
       security: ['lease'],
       query: workerApprovalsQuerySchema,
-      responses: { 200: { description: '{ approvals, limit, offset, total }' }, 400: { description: 'VALIDATION' }, 401: { description: 'UNAUTHORIZED' } },
+      responses: { 200: { description: 'a page of approvals', schema: WorkerApprovalsPageSchema }, 400: { description: 'VALIDATION' }, 401: { description: 'UNAUTHORIZED' } },
     },
     handler(request, services) {
       const lease = requireWorkerLease(request, services);
@@ -46,7 +48,14 @@ export const partnerWorkerApprovalRoutes: Route<Services>[] = [
   {
     method: 'POST',
     path: '/api/partner/v1/worker/approvals/runs/:runId',
-    doc: { summary: 'Decide the run approval a flow run waits on (runId: the run\'s session id or execution id).', tags: ['partner'], security: ['lease'], body: RunDecisionBody, responses: DECIDE_RESPONSES },
+    doc: {
+      summary: 'Decide the run approval a flow run waits on (runId: the run\'s session id or execution id).',
+      operationId: 'decideWorkerRunApproval',
+      tags: ['partner'],
+      security: ['lease'],
+      body: RunDecisionBody,
+      responses: DECIDE_RESPONSES,
+    },
     async handler(request, services) {
       const lease = requireWorkerLease(request, services);
       const runId = uuidParam(request, 'runId');
@@ -58,7 +67,14 @@ export const partnerWorkerApprovalRoutes: Route<Services>[] = [
   {
     method: 'POST',
     path: '/api/partner/v1/worker/approvals/sessions/:sessionId',
-    doc: { summary: 'Decide the turn approval a session waits on; the personal-key route\'s contract.', tags: ['partner'], security: ['lease'], body: ApprovalBody, responses: DECIDE_RESPONSES },
+    doc: {
+      summary: 'Decide the turn approval a session waits on; the personal-key route\'s contract.',
+      operationId: 'decideWorkerTurnApproval',
+      tags: ['partner'],
+      security: ['lease'],
+      body: ApprovalBody,
+      responses: DECIDE_RESPONSES,
+    },
     async handler(request, services) {
       const lease = requireWorkerLease(request, services);
       const sessionId = uuidParam(request, 'sessionId');

@@ -1,9 +1,13 @@
 // Worker mappings of one customer: list, vouch (partnerSubject + domain roles), revoke.
+import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { vouchBodySchema } from '../../runtime/partners/workers.service.js';
 import { requirePartnerKey } from '../partner-auth.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
+import { WorkerSchema } from './partner.schemas.js';
+
+const WorkerAnswer = z.object({ worker: WorkerSchema });
 
 const PATH = '/api/partner/v1/organizations/:orgId/workers';
 const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or mapping (indistinguishable)' };
@@ -13,7 +17,13 @@ export const partnerWorkerRoutes: Route<Services>[] = [
   partnerRoute({
     method: 'GET',
     path: PATH,
-    doc: { summary: 'Active worker mappings of this customer.', tags: ['partner'], security: ['partnerKey'], responses: { 200: { description: '{ workers }' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
+    doc: {
+      summary: 'Active worker mappings of this customer.',
+      operationId: 'listWorkers',
+      tags: ['partner'],
+      security: ['partnerKey'],
+      responses: { 200: { description: 'workers', schema: z.object({ workers: z.array(WorkerSchema) }) }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
+    },
     handler: ({ caller, params }, services) => ({ status: 200, body: { workers: services.partners.workers.list(caller, params.orgId ?? '') } }),
   }),
   partnerRoute({
@@ -21,12 +31,13 @@ export const partnerWorkerRoutes: Route<Services>[] = [
     path: PATH,
     doc: {
       summary: 'Vouch a named worker: partnerSubject and domain roles (and approver standing); re-vouching an active subject replaces its roles.',
+      operationId: 'vouchWorker',
       tags: ['partner'],
       security: ['partnerKey'],
       body: vouchBodySchema,
       responses: {
-        201: { description: 'mapping created' },
-        200: { description: 'the subject\'s active mapping updated' },
+        201: { description: 'mapping created', schema: WorkerAnswer },
+        200: { description: 'the subject\'s active mapping updated', schema: WorkerAnswer },
         400: { description: 'VALIDATION (including a domain outside this organization)' },
         401: { description: 'UNAUTHORIZED' },
         404: NEUTRAL_404,
@@ -41,7 +52,13 @@ export const partnerWorkerRoutes: Route<Services>[] = [
   partnerRoute({
     method: 'DELETE',
     path: `${PATH}/:mappingId`,
-    doc: { summary: 'Revoke a mapping: its leases stop at once.', tags: ['partner'], security: ['partnerKey'], responses: { 204: { description: 'revoked' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 } },
+    doc: {
+      summary: 'Revoke a mapping: its leases stop at once.',
+      operationId: 'revokeWorker',
+      tags: ['partner'],
+      security: ['partnerKey'],
+      responses: { 204: { description: 'revoked' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
+    },
     async handler({ caller, params }, services) {
       await services.partners.workers.revoke(caller, params.orgId ?? '', params.mappingId ?? '');
       return { status: 204 };

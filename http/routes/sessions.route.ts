@@ -6,7 +6,14 @@ import { requireApiKey } from '../auth.js';
 import { lastEventIdOf, sseReply } from '../sse.js';
 import type { HttpRequest, Route } from '../types.js';
 import { parseBody, uuidParam } from '../validate.js';
+import { z } from 'zod';
+import { SessionEventEnvelopeSchema, SessionViewSchema } from './session-view.schemas.js';
 import { AppendResponse, MessageBody, OpenResponse } from './sessions.schemas.js';
+
+/** SSE resume: the `id:` of the last frame received (EventSource sends it on reconnect). */
+const StreamHeaders = z.object({
+  'Last-Event-ID': z.string().max(100).optional().describe('Resume after this seq: the gap is replayed, or stream.reset is sent when it cannot be.'),
+});
 
 
 function messageRequest(request: HttpRequest) {
@@ -34,6 +41,7 @@ export const sessionsRoutes: Route<Services>[] = [
     path: '/api/v1/agents/:automationId/sessions',
     doc: {
       summary: 'Open a session on a published agent with its first message; the turn is queued (202 after the rows commit).',
+      operationId: 'openSession',
       tags: ['conversations'],
       security: ['apiKey'],
       body: MessageBody,
@@ -58,6 +66,7 @@ export const sessionsRoutes: Route<Services>[] = [
     path: '/api/v1/agents/sessions/:sessionId/messages',
     doc: {
       summary: 'Append a message; its turn runs after every earlier turn of the session has settled.',
+      operationId: 'appendMessage',
       tags: ['conversations'],
       security: ['apiKey'],
       body: MessageBody,
@@ -81,9 +90,10 @@ export const sessionsRoutes: Route<Services>[] = [
     path: '/api/v1/agents/sessions/:sessionId',
     doc: {
       summary: 'Session details for the caller: canParticipate, canManage, readOnlyReason, messages with authors, tool calls, files, pending approval.',
+      operationId: 'getSession',
       tags: ['conversations'],
       security: ['apiKey'],
-      responses: { 200: { description: 'session' }, 404: KEY_404 },
+      responses: { 200: { description: 'session', schema: SessionViewSchema }, 404: KEY_404 },
     },
     handler(request, services) {
       const principal = requireApiKey(request, services);
@@ -96,9 +106,19 @@ export const sessionsRoutes: Route<Services>[] = [
     path: '/api/v1/agents/sessions/:sessionId/stream',
     doc: {
       summary: 'Server-Sent Events: retry, snapshot, then live events (Last-Event-ID replays what was missed); visibility suffices.',
+      operationId: 'streamSession',
       tags: ['conversations'],
       security: ['apiKey'],
-      responses: { 200: { description: 'text/event-stream' }, 404: KEY_404, 406: { description: 'NOT_ACCEPTABLE: Accept excludes text/event-stream' } },
+      headers: StreamHeaders,
+      responses: {
+        200: {
+          description: 'An event stream: `retry: 2000`, then frames of `id: <seq>` and one `data:` line holding a SessionEventEnvelope (snapshot first); `: hb` comments every 25 s.',
+          contentType: 'text/event-stream',
+          schema: SessionEventEnvelopeSchema,
+        },
+        404: KEY_404,
+        406: { description: 'NOT_ACCEPTABLE: Accept excludes text/event-stream' },
+      },
     },
     handler(request, services) {
       const principal = requireApiKey(request, services);
@@ -121,9 +141,10 @@ export const sessionsRoutes: Route<Services>[] = [
     path: '/api/v1/agents/sessions/:sessionId/files/:fileId',
     doc: {
       summary: 'Download a file a tool returned during the session (announced by file.added).',
+      operationId: 'downloadSessionFile',
       tags: ['conversations'],
       security: ['apiKey'],
-      responses: { 200: { description: 'the file, as an attachment' }, 404: KEY_404 },
+      responses: { 200: { description: 'the file, as an attachment, with its own media type', contentType: 'application/octet-stream', headers: ['Content-Disposition'] }, 404: KEY_404 },
     },
     handler(request, services) {
       const principal = requireApiKey(request, services);

@@ -40,6 +40,8 @@ function requireKeyOrConsole(request: HttpRequest, services: Services): UserPrin
   return requireApiKey(request, services);
 }
 
+const TRIGGER_404 = { description: 'NOT_FOUND: missing or invalid key, unknown or another organization\'s trigger or run (uniform)' };
+
 const READ_DOC = { tags: ['triggers'], security: ['apiKey', 'cookie'] as Array<'apiKey' | 'cookie'> };
 
 export const triggerRunsRoutes: Route<Services>[] = [
@@ -49,8 +51,13 @@ export const triggerRunsRoutes: Route<Services>[] = [
     doc: {
       ...READ_DOC,
       summary: 'Run history of a trigger, newest first; pass nextCursor as cursor for older firings.',
+      operationId: 'listTriggerRuns',
       query: RunsQuery,
-      responses: { 200: { description: 'a page of firings', schema: z.object({ runs: z.array(Run), nextCursor: z.string().nullable() }) } },
+      responses: {
+        200: { description: 'a page of firings', schema: z.object({ runs: z.array(Run), nextCursor: z.string().nullable() }) },
+        400: { description: 'VALIDATION: limit or cursor' },
+        404: TRIGGER_404,
+      },
     },
     handler(request, services) {
       const caller = requireKeyOrConsole(request, services);
@@ -64,7 +71,8 @@ export const triggerRunsRoutes: Route<Services>[] = [
     doc: {
       ...READ_DOC,
       summary: 'One firing: per-subscriber results (started / skipped / failed with code), outcome, unused credential integration ids.',
-      responses: { 200: { description: 'the firing', schema: Run } },
+      operationId: 'getTriggerRun',
+      responses: { 200: { description: 'the firing', schema: Run }, 404: TRIGGER_404 },
     },
     handler(request, services) {
       const caller = requireKeyOrConsole(request, services);

@@ -35,6 +35,7 @@ export const triggersAdminRoutes: Route<Services>[] = [
       summary:
         'Create a trigger (discriminated on type: schedule, api, event) with optional subscribers (agent/flow ids of its domain). ' +
         'An event trigger without endpointSecret gets one minted and returned once.',
+      operationId: 'createTrigger',
       tags: ['triggers'],
       security: ['cookie'],
       body: CreateTriggerBody,

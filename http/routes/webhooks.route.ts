@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { WEBHOOK_EVENT_TYPES } from '../../runtime/webhooks/run-payload.js';
-import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_MAX } from '../../runtime/webhooks/webhook-endpoints.service.js';
+import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_MAX, type DeliveryView, type WebhookView } from '../../runtime/webhooks/webhook-endpoints.service.js';
 import { WEBHOOK_URL_MAX_LENGTH } from '../../runtime/webhooks/webhook-url.js';
 import { requireConsole } from '../auth.js';
+import type { Same } from '../openapi/same-type.js';
 import type { Route } from '../types.js';
 import { parseBody, parseWith } from '../validate.js';
 
@@ -28,6 +29,27 @@ const Webhook = z.object({
   createdAt: z.iso.datetime(),
 });
 
+const Delivery = z.object({
+  id: z.uuid(),
+  eventType: z.string(),
+  runId: z.uuid().nullable(),
+  status: z.string(),
+  attempts: z.number().int(),
+  nextAttemptAt: z.iso.datetime().nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  payload: z.unknown().describe('The signed body, as sent.'),
+  attemptLog: z.array(z.object({ attempt: z.number().int(), at: z.iso.datetime(), statusCode: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number() })),
+});
+
+// tsc fails here when a documented body and the service's view drift apart.
+const documented: [Same<z.output<typeof Webhook>, WebhookView>, Same<z.output<typeof Delivery>, DeliveryView>] = [true, true];
+void documented;
+
+const UNAUTHORIZED = { description: 'UNAUTHORIZED: no console session with an organization selected' };
+
 const DOC = { tags: ['webhooks'], security: ['cookie'] as Array<'cookie'> };
 
 export const webhooksRoutes: Route<Services>[] = [
@@ -37,10 +59,12 @@ export const webhooksRoutes: Route<Services>[] = [
     doc: {
       ...DOC,
       summary: 'Register a webhook endpoint (organization owner/admin). The Standard Webhooks signing secret is returned once.',
+      operationId: 'registerWebhook',
       body: RegisterBody,
       responses: {
         201: { description: 'registered', schema: z.object({ webhook: Webhook, secret: z.string() }) },
         400: { description: 'VALIDATION: body, or a URL that is not http(s), carries credentials, or is a private/loopback address' },
+        401: UNAUTHORIZED,
         403: { description: 'FORBIDDEN: not an organization owner or admin' },
       },
     },
@@ -53,7 +77,12 @@ export const webhooksRoutes: Route<Services>[] = [
   {
     method: 'GET',
     path: '/api/v1/webhooks',
-    doc: { ...DOC, summary: 'The organization\'s webhook endpoints (never their secrets).', responses: { 200: { description: 'endpoints', schema: z.object({ webhooks: z.array(Webhook) }) } } },
+    doc: {
+      ...DOC,
+      summary: 'The organization\'s webhook endpoints (never their secrets).',
+      operationId: 'listWebhooks',
+      responses: { 200: { description: 'endpoints', schema: z.object({ webhooks: z.array(Webhook) }) }, 401: UNAUTHORIZED },
+    },
     handler(request, services) {
       return { status: 200, body: services.webhooks.list(requireConsole(request, services)) };
     },
@@ -61,7 +90,12 @@ export const webhooksRoutes: Route<Services>[] = [
   {
     method: 'DELETE',
     path: '/api/v1/webhooks/:webhookId',
-    doc: { ...DOC, summary: 'Delete an endpoint with its pending deliveries and delivery log.', responses: { 204: { description: 'deleted' }, 404: { description: 'NOT_FOUND' } } },
+    doc: {
+      ...DOC,
+      summary: 'Delete an endpoint with its pending deliveries and delivery log.',
+      operationId: 'deleteWebhook',
+      responses: { 204: { description: 'deleted' }, 401: UNAUTHORIZED, 404: { description: 'NOT_FOUND' } },
+    },
     async handler(request, services) {
       await services.webhooks.remove(requireConsole(request, services), request.params.webhookId);
       return { status: 204 };
@@ -73,8 +107,14 @@ export const webhooksRoutes: Route<Services>[] = [
     doc: {
       ...DOC,
       summary: 'Delivery log of an endpoint, newest first: status, attempts with their HTTP status or failure, next attempt time.',
+      operationId: 'listWebhookDeliveries',
       query: DeliveriesQuery,
-      responses: { 200: { description: 'a page of deliveries' }, 404: { description: 'NOT_FOUND' } },
+      responses: {
+        200: { description: 'a page of deliveries', schema: z.object({ deliveries: z.array(Delivery), nextCursor: z.string().nullable() }) },
+        400: { description: 'VALIDATION: limit or cursor' },
+        401: UNAUTHORIZED,
+        404: { description: 'NOT_FOUND' },
+      },
     },
     handler(request, services) {
       const caller = requireConsole(request, services);
