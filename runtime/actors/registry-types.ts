@@ -18,6 +18,12 @@ export interface ActorKindOptions<M extends AnyStateMachine> {
    * the actor's lock, so it may drive the actor (`transition(id, FAIL)`) or retire its row; must be idempotent.
    */
   onFailure: (failure: ActorFailure) => void | Promise<void>;
+  /**
+   * For kinds whose first state is implied by the owner's own rows (a queued turn is its execution row): when no
+   * snapshot row exists, how the actor was spawned. The registry computes that first step on demand and writes the
+   * row with the actor's next committed step, so the unit that created the actor writes no snapshot row at all.
+   */
+  implicit?: (id: string) => { input: InputFrom<M>; event?: EventFromLogic<M> } | undefined;
 }
 
 /** One state change of one actor, as computed before commit and handed to the effects of its unit of work. */

@@ -154,10 +154,18 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
 
   function restoreSnapshot(def: KindDef, id: string): { persisted: unknown } | undefined {
     const row = load(def, id);
-    if (row === undefined) return undefined;
+    if (row === undefined) return implied(def, id);
     const read = readRow(def, row);
     if ('reason' in read) throw unrestorable(def, id, read.reason);
     return read;
+  }
+
+  /** The first step of an actor whose kind implies it from the owner's rows (no snapshot row yet). */
+  function implied(def: KindDef, id: string): { persisted: unknown } | undefined {
+    const spawn = def.options.implicit?.(id);
+    if (spawn === undefined) return undefined;
+    const { next } = def.stepper.spawn(spawn.input, spawn.event as EventObject | undefined);
+    return { persisted: def.machine.getPersistedSnapshot(next) };
   }
 
   function rehydrate(def: KindDef, id: string): Entry | undefined {

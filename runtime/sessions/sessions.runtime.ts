@@ -76,7 +76,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer }));
 
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
-  const turns = registerTurnActors(deps.registry, async (failure) => {
+  const turns = registerTurnActors(deps.registry, repos.executions, async (failure) => {
     const execution = repos.executions.execution(failure.id);
     if (execution === undefined || execution.settled_at !== null) return;
     const envelopes = await store.writer.submit(() => {

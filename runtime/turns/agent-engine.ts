@@ -2,7 +2,6 @@
 import { AppError, notFound, validation } from '../errors.js';
 import { newId } from '../ids.js';
 import type { SessionEngine } from '../sessions/engine.js';
-import { writeQueuedTurn } from '../sessions/turn-actor.js';
 import { readRevision } from './agent-revision.js';
 import type { TurnDeps } from './turn-deps.js';
 import { createTurnMover } from './turn-mover.js';
@@ -33,7 +32,6 @@ export function createAgentEngine(deps: TurnDeps): SessionEngine {
         payload: null,
         created_at: start.now,
       });
-      writeQueuedTurn(repos.snapshots, { executionId: start.executionId, sessionId: start.sessionId }, start.entry, start.now);
       return deps.bus.append(start.sessionId, { type: 'session.changed', change: 'message_added' })();
     },
 

@@ -52,9 +52,10 @@ t.test('the rows exist when the 202 arrives: session, execution, message, sealed
   t.ok(db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(sessionId));
   t.ok(db.prepare('SELECT 1 FROM executions WHERE id = ?').get(executionId));
   t.ok(db.prepare("SELECT 1 FROM messages WHERE execution_id = ? AND role = 'user'").get(executionId));
-  t.ok(db.prepare("SELECT 1 FROM actor_snapshots WHERE actor_id = ? AND machine = 'session-turn'").get(executionId));
   const upstreamCall = c.upstream.received.length > 0 ? c.upstream.received[0] : await c.upstream.nextRequest();
   t.ok(upstreamCall);
+  // A queued turn is its execution row (no snapshot row at accept); its first step, START, wrote the snapshot.
+  t.match(db.prepare("SELECT snapshot FROM actor_snapshots WHERE actor_id = ? AND machine = 'session-turn'").get(executionId), { snapshot: /"running"/ });
   const grant = db.prepare('SELECT ciphertext, integration_ids FROM caller_grants WHERE execution_id = ?').get(executionId) as { ciphertext: Buffer; integration_ids: string };
   t.ok(grant, 'the grant is held while the turn runs');
   t.equal(grant.integration_ids, '["crm"]');

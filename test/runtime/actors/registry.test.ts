@@ -225,3 +225,25 @@ t.test('spawnRow writes a new actor inside the caller unit of work; it goes live
   t.equal(jobs.get('job-1')!.getSnapshot().value, 'running', 'rehydrated on first use');
   await t.rejects(store.writer.submit(jobs.spawnRow('job-1', { jobId: 'job-1' })), { code: 'CONFLICT' });
 });
+
+t.test('an implicit kind: with no snapshot row the owner implies the first step; the next committed step writes the row', async (t) => {
+  const store = openTestStore(t, ':memory:');
+  const clock = new ManualClock();
+  const registry = createActorRegistry({ store, clock, logger: memoryLogger() });
+  const started: string[] = [];
+  const queuedByOwner = new Set(['job-7']);
+  const jobs = registry.register('job', {
+    machine: providedJobMachine(started),
+    version: JOB_VERSION,
+    onFailure: () => undefined,
+    implicit: (id) => (queuedByOwner.has(id) ? { input: { jobId: id } } : undefined),
+  });
+  t.equal(jobs.peek('job-7')?.value, 'queued', 'peek computes the implied first state');
+  t.equal(store.repos.snapshots.get('job-7'), undefined, 'reading writes nothing');
+  const step = await jobs.transition('job-7', { type: 'START', now: clock.now() });
+  t.equal(step.before?.value, 'queued');
+  t.equal(step.snapshot.value, 'running');
+  t.match(JSON.parse(store.repos.snapshots.get('job-7')!.snapshot), { value: 'running' }, 'the first committed step wrote the row');
+  t.same(started, ['job-7']);
+  await t.rejects(jobs.transition('job-8', { type: 'START', now: clock.now() }), { code: 'NOT_FOUND' }, 'an id the owner does not imply does not exist');
+});
