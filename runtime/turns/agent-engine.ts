@@ -32,6 +32,9 @@ export function createAgentEngine(deps: TurnDeps): SessionEngine {
         payload: null,
         created_at: start.now,
       });
+      // A session being opened has no subscriber yet (its id is in this very answer) and its snapshot carries the
+      // message: the signal is for messages appended to a live session only (one row less per opened session).
+      if (start.entry === 'open') return [];
       return deps.bus.append(start.sessionId, { type: 'session.changed', change: 'message_added' })();
     },
 

@@ -56,7 +56,7 @@ t.test('snapshot first, then every stored event in seq order, each a versioned e
     t.match(frame.data.ts, /^\d{4}-\d\d-\d\dT/);
   }
   const types = events.map((f) => f.data.event.type).filter((type, i, all) => type !== 'message.delta' || all[i - 1] !== 'message.delta');
-  t.same(types, ['session.changed', 'turn.started', 'tool_call.started', 'tool_call.finished', 'message.delta', 'turn.completed']);
+  t.same(types, ['turn.started', 'tool_call.started', 'tool_call.finished', 'message.delta', 'turn.completed']);
   t.match(events.find((f) => f.data.event.type === 'tool_call.finished')!.data.event, { toolName: 'crm.get_contact', status: 'succeeded', identity: 'organization' });
   const text = events.filter((f) => f.data.event.type === 'message.delta').map((f) => f.data.event.text).join('');
   const answer = (await c.get(`/agents/sessions/${opened.json.sessionId}`, 'ada')).json.messages[1];

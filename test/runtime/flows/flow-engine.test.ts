@@ -27,7 +27,7 @@ t.test('a non-enterprise contact: get runs, the condition is false, no approval,
   t.same(JSON.parse(last.content), { id: 'c-1', name: 'Pat Pro', tier: 'pro' });
   t.equal(trail.messages[0]!.role, 'user', 'the input opens the session');
   t.same(JSON.parse(trail.messages[0]!.payload!), { input: { id: 'c-1' } });
-  t.same(types(trail), ['session.changed', 'turn.started', 'tool_call.started', 'tool_call.finished', 'turn.completed']);
+  t.same(types(trail), ['turn.started', 'tool_call.started', 'tool_call.finished', 'turn.completed']);
   t.match(trail.events.at(-1)!.payload, { outcome: 'completed', errorCode: null });
 });
 
@@ -61,7 +61,6 @@ t.test('an enterprise contact suspends at `tag` as a run approval; approving run
   t.match(trail.approvals[0], { status: 'approved', decided_by: w.refs.ada, comment: 'ok' });
   t.same(JSON.parse(trail.messages.at(-1)!.payload!), { output: { id: 'c-2', name: 'Erin Enterprise', tier: 'enterprise' } }, 'output is steps.get.output');
   t.same(types(trail), [
-    'session.changed',
     'turn.started',
     'tool_call.started',
     'tool_call.finished',
@@ -71,7 +70,7 @@ t.test('an enterprise contact suspends at `tag` as a run approval; approving run
     'tool_call.finished',
     'turn.completed',
   ]);
-  t.match(trail.events[5]!.payload, { resumed: true });
+  t.match(trail.events[4]!.payload, { resumed: true });
 });
 
 t.test('rejecting the run approval ends the run as rejected and makes no update call', async (t) => {
@@ -124,7 +123,7 @@ t.test('a stored input that bypassed admission fails the run before any step', a
   t.equal(trail.execution.error_code, 'INVALID_INPUT');
   t.same(trail.calls, []);
   t.same(w.crm.requests(), [], 'no upstream call');
-  t.same(trail.events.map((e) => e.type), ['session.changed', 'turn.started', 'turn.completed']);
+  t.same(trail.events.map((e) => e.type), ['turn.started', 'turn.completed']);
 });
 
 t.test('deterministic: the same input and tool outputs give the same trail', async (t) => {
