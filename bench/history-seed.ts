@@ -19,10 +19,9 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
      VALUES (?, ?, randomblob(32), 'completed', 202, '{}', ?, 'seed', ?, ?, ?)`,
   );
   const run = db.prepare(
-    `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at)
-     VALUES (?, ?, ?, 'api', ?, 'succeeded', ?, ?)`,
+    `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at, results)
+     VALUES (?, ?, ?, 'api', ?, 'succeeded', ?, ?, ?)`,
   );
-  const result = db.prepare(`INSERT INTO subscriber_results (run_id, automation_id, position, status, session_id) VALUES (?, ?, ?, 'started', ?)`);
   const session = db.prepare(
     `INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, created_by, origin, trigger_run_id, status, created_at, updated_at)
      VALUES (?, ?, ?, ?, 1, 'domain', ?, 'trigger', ?, 'active', ?, ?)`,
@@ -39,14 +38,14 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
       const at = now - (fires - i);
       const runId = newId();
       claim.run(trigger.org_id, `seed-${i}`, runId, at, at, at + 86_400_000);
-      run.run(runId, trigger.id, trigger.org_id, userId, `seed-${i}`, at);
+      const sessionIds = automations.map(() => newId());
+      const results = automations.map((a, position) => ({ automationId: a.id, position, status: 'started', code: null, reason: null, sessionId: sessionIds[position] }));
+      run.run(runId, trigger.id, trigger.org_id, userId, `seed-${i}`, at, JSON.stringify(results));
       automations.forEach((automation, position) => {
-        const sessionId = newId();
-        session.run(sessionId, trigger.org_id, automation.domain_id, automation.id, userId, runId, at, at);
-        execution.run(newId(), sessionId, userId, at, at, at);
-        result.run(runId, automation.id, position, sessionId);
+        session.run(sessionIds[position], trigger.org_id, automation.domain_id, automation.id, userId, runId, at, at);
+        execution.run(newId(), sessionIds[position], userId, at, at, at);
       });
-      rows += 2 + 3 * automations.length;
+      rows += 2 + 2 * automations.length;
     }
   });
   for (let from = 0; from < fires; from += CHUNK) chunk(from, Math.min(fires, from + CHUNK));

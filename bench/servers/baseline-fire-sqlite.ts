@@ -1,9 +1,10 @@
 // Baseline: the floor for a durable fire. A bare uWS handler writes the rows one Switchyard fire writes, through raw
 // better-sqlite3 with the same schema, pragmas (WAL, synchronous=FULL) and group commit, and answers after the commit.
 /*
- * Rows per fire with two started subscribers, as counted on the real service: trigger_runs 1, subscriber_results 2,
- * sessions 2, executions 2, messages 2, session_events 2, actor_snapshots 1; a keyed first fire adds
- * idempotency_claims 1 and timers 1, and a keyed repeat reads the claim and answers its stored body.
+ * Rows per fire with two started subscribers, as counted on the real service: trigger_runs 1 (subscriber results
+ * inline), sessions 2, executions 2, messages 2; a keyed first fire adds idempotency_claims 1, and a keyed repeat
+ * reads the claim and answers its stored body. (Before issue 12 a fire wrote 14 rows: subscriber_results 2,
+ * session_events 2, actor_snapshots 1 and a claim-expiry timer more.)
  * No authentication, no validation beyond JSON.parse, no planning: the gap to this is Switchyard's overhead.
  */
 import Database from 'better-sqlite3';
@@ -35,16 +36,12 @@ automation.run(ids.flow, ids.org, ids.domain, 'flow', 'Enrich contact', T, T);
 db.prepare("INSERT INTO triggers (id, org_id, domain_id, type, name, created_at) VALUES (?, ?, ?, 'api', 'New lead', ?)").run(ids.trigger, ids.org, ids.domain, T);
 
 const s = {
-  run: db.prepare("INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at) VALUES (?, ?, ?, 'api', NULL, 'succeeded', ?, ?)"),
-  result: db.prepare("INSERT INTO subscriber_results (run_id, automation_id, position, status, session_id) VALUES (?, ?, ?, 'started', ?)"),
+  run: db.prepare("INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at, results) VALUES (?, ?, ?, 'api', NULL, 'succeeded', ?, ?, ?)"),
   session: db.prepare("INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, origin, trigger_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, 1, 'domain', 'trigger', ?, ?, ?)"),
   execution: db.prepare("INSERT INTO executions (id, session_id, position, status, input, created_at, updated_at, revision, entry) VALUES (?, ?, 1, 'queued', ?, ?, ?, 1, 'open')"),
   message: db.prepare("INSERT INTO messages (id, session_id, execution_id, role, content, created_at, position) VALUES (?, ?, ?, 'user', ?, ?, 1)"),
-  event: db.prepare("INSERT INTO session_events (session_id, seq, ts, type, payload) VALUES (?, 1, ?, 'session.changed', '{\"change\":\"message_added\"}')"),
-  snapshot: db.prepare("INSERT INTO actor_snapshots (actor_id, machine, machine_version, status, snapshot, updated_at) VALUES (?, 'session-turn', 1, 'active', ?, ?)"),
   claimGet: db.prepare('SELECT response FROM idempotency_claims WHERE scope = ? AND key = ?').pluck(),
   claim: db.prepare("INSERT INTO idempotency_claims (scope, key, fingerprint, state, status_code, response, run_id, owner, lease_until, created_at, expires_at) VALUES (?, ?, ?, 'completed', 202, ?, ?, ?, ?, ?, ?)"),
-  timer: db.prepare("INSERT INTO timers (id, kind, target_id, due_at, payload, created_at) VALUES (?, 'fire-claim-expiry', ?, ?, '{}', ?)"),
 };
 
 interface Pending {
@@ -60,19 +57,16 @@ function writeFire(p: Pending): string {
   const runId = randomUUID();
   const sessions = [ids.agent, ids.flow].map((automationId) => ({ automationId, sessionId: randomUUID() }));
   const body = JSON.stringify({ runId, sessions });
-  s.run.run(runId, ids.trigger, ids.org, p.key, now);
-  sessions.forEach(({ automationId, sessionId }, position) => {
+  const results = sessions.map(({ automationId, sessionId }, position) => ({ automationId, position, status: 'started', code: null, reason: null, sessionId }));
+  s.run.run(runId, ids.trigger, ids.org, p.key, now, JSON.stringify(results));
+  sessions.forEach(({ automationId, sessionId }) => {
     const executionId = randomUUID();
-    s.result.run(runId, automationId, position, sessionId);
     s.session.run(sessionId, ids.org, ids.domain, automationId, runId, now, now);
     s.execution.run(executionId, sessionId, JSON.stringify(p.input ?? {}), now, now);
     s.message.run(randomUUID(), sessionId, executionId, `The trigger "New lead" fired with this input:\n- id: c-1`, now);
-    s.event.run(sessionId, now);
-    if (position === 0) s.snapshot.run(executionId, JSON.stringify({ status: 'active', value: 'queued', context: { executionId, sessionId, entry: 'open', queuedAt: now } }), now);
   });
   if (p.key !== null) {
     s.claim.run(ids.org, p.key, Buffer.alloc(32), body, runId, randomUUID(), now, now, now + 86_400_000);
-    s.timer.run(randomUUID(), `${ids.org}:${p.key}`, now + 86_400_000, now);
   }
   return body;
 }

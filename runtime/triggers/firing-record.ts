@@ -1,8 +1,8 @@
 // One trigger firing driven through the trigger-firing machine to `recorded`, and its Run history rows.
 /*
  * Every subscriber's result is decided before the fire's unit of work commits, so the actor goes accepted ->
- * fanningOut -> recorded within that one unit. Its persisted form is the Run history (trigger_runs and
- * subscriber_results): a final actor is never rehydrated, so no snapshot row is kept for it.
+ * fanningOut -> recorded within that one unit. Its persisted form is the Run history row (trigger_runs, with the
+ * subscriber results inline): a final actor is never rehydrated, so no snapshot row is kept for it.
  */
 import {
   triggerFiringMachine,
@@ -79,18 +79,15 @@ export function recordFiring(facts: FiringFacts, plans: readonly SubscriberPlan[
         unused_credential_integrations: JSON.stringify(recorded.unusedIntegrationIds),
         idempotency_key: facts.idempotencyKey,
         created_at: now,
-      });
-      for (const p of plans) {
-        runs.insertResult({
-          run_id: facts.runId,
+        results: plans.map((p) => ({
           automation_id: p.automationId,
           position: p.position,
           status: p.outcome,
           code: p.code,
           reason: p.reason,
           session_id: p.start?.sessionId ?? null,
-        });
-      }
+        })),
+      });
     },
   };
 }

@@ -19,6 +19,9 @@ export interface TriggerRunRow {
   created_at: number;
 }
 
+/** A run as written: its subscriber results travel with it (stored as JSON in trigger_runs.results). */
+export type NewTriggerRun = TriggerRunRow & { results: readonly Omit<SubscriberResultRow, 'run_id'>[] };
+
 export interface SubscriberResultRow {
   run_id: string;
   automation_id: string;
@@ -41,12 +44,8 @@ export interface RunCursor {
 export function createTriggerRunsRepo(db: SqliteDatabase) {
   const s = {
     insertRun: db.prepare(
-      `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, unused_credential_integrations, idempotency_key, created_at)
-       VALUES (@id, @trigger_id, @org_id, @source, @fired_by, @outcome, @unused_credential_integrations, @idempotency_key, @created_at)`,
-    ),
-    insertResult: db.prepare(
-      `INSERT INTO subscriber_results (run_id, automation_id, position, status, code, reason, session_id)
-       VALUES (@run_id, @automation_id, @position, @status, @code, @reason, @session_id)`,
+      `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, unused_credential_integrations, idempotency_key, created_at, results)
+       VALUES (@id, @trigger_id, @org_id, @source, @fired_by, @outcome, @unused_credential_integrations, @idempotency_key, @created_at, @results)`,
     ),
     run: db.prepare('SELECT * FROM trigger_runs WHERE id = ?'),
     // Served by the index trigger_runs_trigger (trigger_id, created_at DESC, id DESC).
@@ -55,17 +54,26 @@ export function createTriggerRunsRepo(db: SqliteDatabase) {
       `SELECT * FROM trigger_runs WHERE trigger_id = @trigger_id AND (created_at < @created_at OR (created_at = @created_at AND id < @id))
        ORDER BY created_at DESC, id DESC LIMIT @limit`,
     ),
+    // The runs are point reads by primary key; their results unnest from the JSON column in firing order.
     results: db.prepare(
-      `SELECT r.*, a.name AS automation_name, a.kind AS automation_kind FROM subscriber_results r
-       LEFT JOIN automations a ON a.id = r.automation_id
-       WHERE r.run_id IN (SELECT value FROM json_each(?)) ORDER BY r.run_id, r.position, r.automation_id`,
+      `SELECT t.id AS run_id, j.value ->> 'automationId' AS automation_id, j.value ->> 'position' AS position,
+              j.value ->> 'status' AS status, j.value ->> 'code' AS code, j.value ->> 'reason' AS reason,
+              j.value ->> 'sessionId' AS session_id, a.name AS automation_name, a.kind AS automation_kind
+       FROM trigger_runs t, json_each(t.results) j
+       LEFT JOIN automations a ON a.id = j.value ->> 'automationId'
+       WHERE t.id IN (SELECT value FROM json_each(?)) ORDER BY t.id, j.key`,
     ),
     countOfTrigger: db.prepare('SELECT COUNT(*) FROM trigger_runs WHERE trigger_id = ?').pluck(),
   };
 
   return {
-    insertRun: (row: TriggerRunRow): void => void s.insertRun.run(row),
-    insertResult: (row: SubscriberResultRow): void => void s.insertResult.run(row),
+    insertRun: ({ results, ...row }: NewTriggerRun): void =>
+      void s.insertRun.run({
+        ...row,
+        results: JSON.stringify(
+          results.map((r) => ({ automationId: r.automation_id, position: r.position, status: r.status, code: r.code, reason: r.reason, sessionId: r.session_id })),
+        ),
+      }),
     run: (id: string) => s.run.get(id) as TriggerRunRow | undefined,
     /** Newest first; `before` continues after the last row of the previous page. */
     page(triggerId: string, before: RunCursor | null, limit: number): TriggerRunRow[] {

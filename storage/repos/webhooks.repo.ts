@@ -96,10 +96,12 @@ export function createWebhooksRepo(db: SqliteDatabase) {
     runState: db.prepare(
       `SELECT r.automation_id, r.position, r.status AS start_status, r.code, r.session_id,
               e.status AS execution_status, e.error_code, e.settled_at
-       FROM subscriber_results r
+       FROM (SELECT j.key AS ord, j.value ->> 'automationId' AS automation_id, j.value ->> 'position' AS position,
+                    j.value ->> 'status' AS status, j.value ->> 'code' AS code, j.value ->> 'sessionId' AS session_id
+             FROM trigger_runs t, json_each(t.results) j WHERE t.id = ?) r
        LEFT JOIN executions e ON e.session_id = r.session_id
          AND e.position = (SELECT MIN(x.position) FROM executions x WHERE x.session_id = r.session_id)
-       WHERE r.run_id = ? ORDER BY r.position, r.automation_id`,
+       ORDER BY r.ord`,
     ),
     unannouncedRuns: db.prepare(
       `SELECT tr.id FROM triggers t JOIN trigger_runs tr ON tr.trigger_id = t.id AND tr.created_at >= @since

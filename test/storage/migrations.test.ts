@@ -74,3 +74,26 @@ t.test('a failing migration applies nothing (one transaction)', async (t) => {
   t.equal(db.pragma('user_version', { simple: true }), 0);
   t.same(tableNames(db), []);
 });
+
+t.test('0160 moves each run\'s subscriber results into the run row in firing order, and drops the old table', async (t) => {
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  migrate(db, MIGRATIONS.filter((m) => m.version <= 150));
+  db.exec(`
+    INSERT INTO organizations (id, name, created_at) VALUES ('o', 'Org', 0);
+    INSERT INTO domains (id, org_id, name, created_at) VALUES ('d', 'o', 'Sales', 0);
+    INSERT INTO triggers (id, org_id, domain_id, type, name, created_at) VALUES ('tr', 'o', 'd', 'api', 'T', 0);
+    INSERT INTO trigger_runs (id, trigger_id, org_id, source, outcome, created_at) VALUES ('r1', 'tr', 'o', 'api', 'partial', 1), ('r2', 'tr', 'o', 'api', 'skipped', 2);
+    INSERT INTO subscriber_results (run_id, automation_id, position, status, code, reason, session_id) VALUES
+      ('r1', 'a2', 1, 'skipped', 'NOT_PUBLISHED', 'no version', NULL),
+      ('r1', 'a1', 0, 'started', NULL, NULL, 's1');
+  `);
+  migrate(db);
+  t.notOk(tableNames(db).includes('subscriber_results'));
+  const results = (id: string) => JSON.parse((db.prepare('SELECT results FROM trigger_runs WHERE id = ?').get(id) as { results: string }).results);
+  t.same(results('r1'), [
+    { automationId: 'a1', position: 0, status: 'started', code: null, reason: null, sessionId: 's1' },
+    { automationId: 'a2', position: 1, status: 'skipped', code: 'NOT_PUBLISHED', reason: 'no version', sessionId: null },
+  ]);
+  t.same(results('r2'), [], 'a run without results gets an empty list');
+});

@@ -35,6 +35,7 @@ t.test('boot reconcile announces finished runs that were never announced, once',
       outcome: 'skipped',
       unused_credential_integrations: '[]',
       idempotency_key: null,
+      results: [],
       created_at: clock.now(),
     }),
   );
