@@ -1,4 +1,5 @@
 // The seam between whoever starts work (open session, fire, schedule, event, MCP, partner) and the engines.
+import type { AutomationRow } from '../../storage/repos/automations.repo.js';
 import type { NormalizedCallerCredentials } from '../vault/index.js';
 
 /** Where a session came from; recorded on the session for the audit trail. */
@@ -38,5 +39,11 @@ export interface SessionStarter {
    * Checks the target (exists in org, published, runnable kind, entitled) and caller-identity requirements,
    * and plans the rows. Throws AppError for refusals (e.g. CALLER_CREDENTIALS_REQUIRED) before anything is written.
    */
-  plan(request: StartSessionRequest): PlannedStart;
+  plan(request: StartSessionRequest, checked?: CheckedTarget): PlannedStart;
+}
+
+/** A target the caller has already read and found entitled in the request's organization (fire planning). */
+export interface CheckedTarget {
+  readonly automation: AutomationRow;
+  readonly entitled: true;
 }

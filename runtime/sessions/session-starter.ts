@@ -1,5 +1,5 @@
 // SessionStarter: plans a new session's rows (session, first execution, message or input, sealed grant, snapshot).
-import { isEntitled } from '../partners/entitlements.js';
+import { isAutomationEntitled } from '../partners/entitlements.js';
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
@@ -8,7 +8,7 @@ import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
 import { newId } from '../ids.js';
 import { narrowCredentials, planTargetIdentities, type NormalizedCallerCredentials } from '../vault/index.js';
 import type { CallerGrants } from './caller-grants.js';
-import type { PlannedStart, SessionStarter, StartSessionRequest } from './contracts.js';
+import type { CheckedTarget, PlannedStart, SessionStarter, StartSessionRequest } from './contracts.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import type { AdmittedStart, SessionEngine } from './engine.js';
 
@@ -37,14 +37,14 @@ const NO_CREDENTIALS: NormalizedCallerCredentials = { integrations: {} };
  * organization is entitled to it, and every caller-required binding has material (Caller credentials rule 6:
  * "fails rather than running as the organization"). Throws AppError; writes nothing.
  */
-export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, request: StartSessionRequest): AdmittedExecution {
+export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, request: StartSessionRequest, checked?: CheckedTarget): AdmittedExecution {
   const { repos } = deps.store;
-  const automation = repos.automations.automation(request.automationId);
-  if (automation === undefined || automation.org_id !== request.orgId) throw notFound();
+  const automation = checked?.automation ?? repos.automations.automation(request.automationId);
+  if (automation === undefined || automation.org_id !== request.orgId || automation.id !== request.automationId) throw notFound();
   const engine = deps.dispatcher.engineFor(automation.kind);
   if (engine === undefined) throw notFound();
   const admitted = engine.admit(request, automation);
-  if (!isEntitled(repos, request.orgId, automation.id)) throw forbidden('This automation is not enabled for your organization.');
+  if (checked?.entitled !== true && !isAutomationEntitled(repos, request.orgId, automation)) throw forbidden('This automation is not enabled for your organization.');
   const credentials = narrowCredentials(request.callerCredentials ?? NO_CREDENTIALS, admitted.bindings).credentials;
   const refused = planTargetIdentities(admitted.bindings, credentials).refusedIntegrationIds;
   if (refused.length > 0) {
@@ -84,8 +84,8 @@ export function writeExecution(
 
 export function createSessionStarter(deps: StarterDeps): SessionStarter {
   return {
-    plan(request): PlannedStart {
-      const start = admitExecution(deps, request);
+    plan(request, checked): PlannedStart {
+      const start = admitExecution(deps, request, checked);
       const sessionId = newId();
       const executionId = newId();
       let envelopes: SessionEventEnvelope[] = [];

@@ -8,7 +8,7 @@
  *   the session starter refuses (e.g. a flow input that fails its declared inputs) -> failed with its code
  * A started subscriber receives only the credentials of the integrations it binds at caller identity (rule 5).
  */
-import { isEntitled } from '../partners/entitlements.js';
+import { isAutomationEntitled } from '../partners/entitlements.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import type { SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
@@ -64,7 +64,7 @@ export function createSubscriberPlanner(deps: {
       ({ automationId, position, outcome, code, reason, start: null, usedIntegrationIds: [] });
     const automation = repos.automations.automation(automationId);
     if (automation === undefined || automation.org_id !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
-    if (!isEntitled(repos, firing.orgId, automation.id)) {
+    if (!isAutomationEntitled(repos, firing.orgId, automation)) {
       return result('skipped', 'ENTITLEMENT_DISABLED', 'The automation is not entitled for this organization.');
     }
     const belt = deps.bindings(automation);
@@ -95,7 +95,7 @@ export function createSubscriberPlanner(deps: {
       request.message = told.message;
     }
     try {
-      const start = starter.plan(request);
+      const start = starter.plan(request, { automation, entitled: true });
       return { automationId, position, outcome: 'started', code: null, reason: null, start, usedIntegrationIds: used };
     } catch (error) {
       if (error instanceof AppError) return result('failed', error.code, error.message);
