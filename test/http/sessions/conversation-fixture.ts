@@ -107,7 +107,12 @@ export async function startConversation(
     post: (path, user, json) => call(`${base}${path}`, { method: 'POST', headers: bearer(key(user)), json }),
     get: (path, user) => call(`${base}${path}`, { headers: bearer(key(user)) }),
     count: (sql, ...params) => (server.service.store.db.prepare(sql).get(...params) as { n: number }).n,
-    settle: (sessionId) => server.service.services.sessions.dispatcher.idle(sessionId),
+    async settle(sessionId) {
+      // Routes dispatch from setImmediate after their reply is written, and a client in this process can read that
+      // reply in the same poll phase: let the check phase run before asking the dispatcher.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await server.service.services.sessions.dispatcher.idle(sessionId);
+    },
     open: (agentRef, user, json) => call(`${base}/agents/${refs[agentRef]}/sessions`, { method: 'POST', headers: bearer(key(user)), json }),
   };
 }
