@@ -36,6 +36,19 @@ const GROUPS: Array<{ row: string; panels: PanelSpec[] }> = [
     ],
   },
   {
+    row: 'Execution queue (admission)',
+    panels: [
+      {
+        title: 'Queue depth and bound',
+        unit: 'short',
+        queries: ['sum(switchyard_execution_queue_depth{$sel})|queued', 'sum(switchyard_execution_queue_limit{$sel})|limit'],
+        description: 'Executions accepted and not yet started, against the bound (drain rate x SWITCHYARD_QUEUE_LIMIT_SECONDS).',
+      },
+      { title: 'Drain rate', unit: 'ops', queries: ['sum(switchyard_execution_drain_rate{$sel})|measured', 'sum(rate(switchyard_executions_started_total{$sel}[$__rate_interval]))|started'] },
+      { title: 'Refused (429 OVERLOADED)', unit: 'reqps', queries: ['sum(rate(switchyard_execution_refused_total{$sel}[$__rate_interval]))|refused'] },
+    ],
+  },
+  {
     row: 'Models',
     panels: [
       { title: 'Model calls by provider and outcome', unit: 'ops', queries: ['sum by (provider, outcome) (rate(switchyard_model_calls_total{$sel}[$__rate_interval]))|{{provider}} {{outcome}}'] },

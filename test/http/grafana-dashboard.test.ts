@@ -5,7 +5,7 @@ import { DASHBOARD_PATH, renderDashboard } from '../../scripts/gen-grafana-dashb
 import { scrape } from '../helpers/prometheus.js';
 import { startTestServer } from '../helpers/server.js';
 
-const GROUPS = ['HTTP', 'Turns', 'Models', 'Tools', 'Fires and runs', 'Webhooks', 'Storage (group commit)', 'Actors and timers', 'Process'];
+const GROUPS = ['HTTP', 'Turns', 'Execution queue (admission)', 'Models', 'Tools', 'Fires and runs', 'Webhooks', 'Storage (group commit)', 'Actors and timers', 'Process'];
 
 t.test('the committed dashboard is the generated one (npm run docs:dashboard) and valid JSON', async (t) => {
   const text = readFileSync(DASHBOARD_PATH, 'utf8');
