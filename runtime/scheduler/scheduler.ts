@@ -216,7 +216,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return () => {
         forgetPending(kind, targetId);
         const cancelled = timers.cancel(kind, targetId);
-        pokeAfterCommit();
+        // Nothing was pending: the next due time is what it was, so there is nothing to re-arm.
+        if (cancelled) pokeAfterCommit();
         return cancelled;
       };
     },
