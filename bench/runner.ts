@@ -34,7 +34,7 @@ export async function runBench(scenarios: Scenario[], argv: string[]): Promise<n
     async startServer(name, args) {
       const server = await startServer(name, args);
       started.add(server);
-      servers.set(name, { uWS: server.ready.uws, ...server.ready.facts });
+      servers.set(name, { adapter: server.ready.adapter, ...server.ready.facts });
       return server;
     },
     async stopServer(server) {

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
-import { uwsImplementation } from '../http/uws-server.js';
 import { createService, type Service } from '../index.js';
 import { createLogger } from '../runtime/logger.js';
 import { loadManifestFile } from '../runtime/manifest/load.js';
@@ -17,7 +16,9 @@ export interface BenchServiceOptions {
   readonly manifest: string;
   /** Runs before the manifest is applied (e.g. keep sessions from reaching their engines). */
   prepare?(service: Service): void;
-  /** The ready line's fields after port and uws: the refs the client needs and facts for the results table; may throw. */
+  /** HTTP adapter setting for the service (default auto). */
+  readonly httpAdapter?: 'auto' | 'uws' | 'node';
+  /** The ready line's fields after port and adapter: the refs the client needs and facts for the results table; may throw. */
   ready(service: Service, refs: Record<string, string>): Record<string, unknown>;
 }
 
@@ -37,13 +38,13 @@ export async function bootBenchService(options: BenchServiceOptions): Promise<vo
     service = await createService({
       dbPath: join(dir, 'bench.db'),
       logger: createLogger('warn', pino.destination(2)),
-      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
+      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, httpAdapter: options.httpAdapter ?? 'auto' },
     });
     options.prepare?.(service);
     const { refs } = await service.applyManifest(manifest);
     const fields = options.ready(service, refs);
     const port = await service.listen(0, '127.0.0.1');
-    announce({ port, uws: uwsImplementation(), ...fields });
+    announce({ port, adapter: service.adapter, ...fields });
   } catch (error) {
     process.stderr.write(`${options.name} bench server: ${error instanceof Error ? error.message : String(error)}\n`);
     await service?.close();

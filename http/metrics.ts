@@ -1,9 +1,11 @@
 // Prometheus metrics for the HTTP layer, on a registry owned by one service instance.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface HttpMetrics {
   readonly registry: Registry;
   observe(method: string, route: string, status: number, seconds: number): void;
+  /** Marks an HTTP adapter (uws, node) as serving this service. */
+  adapterInUse(adapter: string): void;
 }
 
 export function createHttpMetrics(options: { defaultMetrics?: boolean } = {}): HttpMetrics {
@@ -22,8 +24,17 @@ export function createHttpMetrics(options: { defaultMetrics?: boolean } = {}): H
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
+  const adapterInfo = new Gauge({
+    name: 'switchyard_http_adapter_info',
+    help: 'HTTP adapters serving this service (1 each): uws (uWebSockets.js) or node (node:http, also the embedding handler).',
+    labelNames: ['adapter'],
+    registers: [registry],
+  });
   return {
     registry,
+    adapterInUse(adapter) {
+      adapterInfo.set({ adapter }, 1);
+    },
     observe(method, route, status, seconds) {
       requests.inc({ method, route, status: String(status) });
       duration.observe({ method, route }, seconds);
