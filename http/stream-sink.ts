@@ -33,6 +33,11 @@ export class QueuedStreamSink implements StreamSink {
     return this.done;
   }
 
+  /** Characters waiting for the transport to drain (0 while it keeps up). */
+  get queuedBytes(): number {
+    return this.pendingBytes;
+  }
+
   write(chunk: string): boolean {
     if (this.done) return false;
     if (this.blocked) {
