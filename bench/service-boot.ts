@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createService, type Service } from '../index.js';
 import { createLogger } from '../runtime/logger.js';
@@ -51,4 +52,28 @@ export async function bootBenchService(options: BenchServiceOptions): Promise<vo
     rmSync(dir, { recursive: true, force: true });
     process.exit(1);
   }
+}
+
+/** The demo-manifest service (`switchyard*` servers): args [--manifest FILE] [--key-ref REF] [--adapter auto|uws|node]. */
+export async function bootDemoBenchService(name: string, argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      manifest: { type: 'string', default: 'examples/demo.workspace.json' },
+      'key-ref': { type: 'string', default: 'demo-key' },
+      adapter: { type: 'string', default: 'auto' },
+    },
+  });
+  const adapter = values.adapter;
+  if (adapter !== 'auto' && adapter !== 'uws' && adapter !== 'node') throw new Error(`--adapter must be auto, uws or node, got "${adapter}"`);
+  await bootBenchService({
+    name,
+    manifest: values.manifest,
+    httpAdapter: adapter,
+    ready(service, refs) {
+      const apiKey = refs[values['key-ref']];
+      if (!apiKey) throw new Error(`the manifest produced no ref "${values['key-ref']}" (refs: ${Object.keys(refs).join(', ')})`);
+      return { apiKey, facts: { durability: service.services.config.durability } };
+    },
+  });
 }
