@@ -6,3 +6,4 @@ export type { Clock } from './runtime/clock.js';
 export { DEFAULT_CONFIG, configFromEnv } from './runtime/config.js';
 export type { ServiceConfig } from './runtime/config.js';
 export { AppError } from './runtime/errors.js';
+export type { NodeRequestHandler } from './http/node-server.js';

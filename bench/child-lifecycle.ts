@@ -1,4 +1,5 @@
 // The child side of the runner's process protocol: one JSON line on stdout when ready, and exit with the parent.
+import { loadNativeUws, type Uws } from '../http/uws-native.js';
 
 /** Writes the one line the runner waits for (a server's ServerReady, or the client's result). */
 export function announce(message: unknown): void {
@@ -25,4 +26,12 @@ export function exitWithParent(shutdown: () => unknown = () => undefined): void 
   process.stdin.once('end', () => void stop());
   process.stdin.once('close', () => void stop());
   process.stdin.resume();
+}
+
+/** A uWS baseline measures the native binary or nothing: without one (Node 22/24) it exits with the reason. */
+export function requireNativeUws(name: string): Uws {
+  const load = loadNativeUws();
+  if (load.ok) return load.uws;
+  process.stderr.write(`${name}: ${load.reason}\n`);
+  process.exit(1);
 }

@@ -21,6 +21,11 @@ export function machineFacts(): Facts {
   ];
 }
 
+/** The load average once the run is over: with the one at start, it brackets what else the machine was doing. */
+export function loadAtEnd(): Facts {
+  return [['load average at end', os.loadavg().map((l) => l.toFixed(2)).join(' ')]];
+}
+
 export function clientFacts(connections: number, durationSec: number, warmupSec: number): Facts {
   const { version } = createRequire(import.meta.url)('autocannon/package.json') as { version: string };
   return [

@@ -27,7 +27,8 @@ ${USAGE}
 Each HTTP scenario loads the Switchyard service (\`bench/servers/switchyard.ts\`: the embedding API on a
 temporary file database seeded from \`examples/demo.workspace.json\`, rate limits off) and then its
 baseline (\`bench/servers/baseline-uws.ts\`: a bare uWebSockets.js hello-world) with the same request,
-one server at a time. Servers run in a child process pinned to one core and autocannon runs in another
+one server at a time. The \`node:http\` rows do the same on the node:http adapter (\`switchyard-node\`) against a
+bare node:http hello-world (\`baseline-node\`); each server's adapter is listed under "Last run". Servers run in a child process pinned to one core and autocannon runs in another
 child process pinned to the other core, so client and server never share an event loop or a core.
 A probe request checks the expected status before each load. "× baseline" is req/s divided by the
 baseline's req/s in the same run: these machines are noisy, so compare rows of one run, not across runs.`;

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
 import { killChildrenOnExit, REPO_ROOT } from './children.js';
 import { loadServer } from './load.js';
-import { clientFacts, machineFacts } from './machine.js';
+import { clientFacts, loadAtEnd, machineFacts } from './machine.js';
 import { commandLine, renderResults } from './results.js';
 import { startServer, stopServer } from './server-process.js';
 import type { BenchContext, HttpScenario, Row, RunningServer, Scenario } from './scenario.js';
@@ -34,7 +34,7 @@ export async function runBench(scenarios: Scenario[], argv: string[]): Promise<n
     async startServer(name, args) {
       const server = await startServer(name, args);
       started.add(server);
-      servers.set(name, { uWS: server.ready.uws, ...server.ready.facts });
+      servers.set(name, { adapter: server.ready.adapter, ...server.ready.facts });
       return server;
     },
     async stopServer(server) {
@@ -65,7 +65,7 @@ export async function runBench(scenarios: Scenario[], argv: string[]): Promise<n
   const report = renderResults({
     command: commandLine(argv),
     date,
-    facts,
+    facts: [...facts, ...loadAtEnd()],
     servers,
     table: formatTable(rows),
     failures,

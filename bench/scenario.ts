@@ -22,8 +22,8 @@ export interface Row {
 /** What a server script in bench/servers/ printed on its first stdout line once listening on 127.0.0.1. */
 export interface ServerReady {
   port: number;
-  /** Which uWebSockets.js implementation the server process loaded (see http/uws-server.ts). */
-  uws: 'native' | 'fallback';
+  /** Which HTTP adapter serves: uws (the native uWebSockets.js binary; never its JS fallback) or node (node:http). */
+  adapter: 'uws' | 'node';
   /** Secret for authenticated scenarios (the switchyard server's demo key); never written to RESULTS.md. */
   apiKey?: string;
   /** Settings worth recording beside the figures (e.g. durability); written to RESULTS.md. */

@@ -51,8 +51,8 @@ function readyLine(child: Child, name: string): Promise<ServerReady> {
       } catch {
         return fail(`printed a ready line that is not JSON: ${line.slice(0, 200)}`);
       }
-      if (!Number.isInteger(ready.port) || (ready.uws !== 'native' && ready.uws !== 'fallback')) {
-        return fail('printed a ready line without { port, uws }');
+      if (!Number.isInteger(ready.port) || (ready.adapter !== 'uws' && ready.adapter !== 'node')) {
+        return fail('printed a ready line without { port, adapter }');
       }
       settled = true;
       clearTimeout(timer);

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { uwsImplementation } from '../http/uws-server.js';
 import { createService, type Service } from '../index.js';
 import type { ServiceConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
@@ -20,7 +20,9 @@ export interface BenchServiceOptions {
   readonly config?: Partial<ServiceConfig>;
   /** Runs before the manifest is applied (e.g. keep sessions from reaching their engines). */
   prepare?(service: Service): void;
-  /** The ready line's fields after port and uws: the refs the client needs and facts for the results table; may throw. */
+  /** HTTP adapter setting for the service (default auto). */
+  readonly httpAdapter?: 'auto' | 'uws' | 'node';
+  /** The ready line's fields after port and adapter: the refs the client needs and facts for the results table; may throw. */
   ready(service: Service, refs: Record<string, string>): Record<string, unknown>;
 }
 
@@ -40,17 +42,41 @@ export async function bootBenchService(options: BenchServiceOptions): Promise<vo
     service = await createService({
       dbPath: join(dir, 'bench.db'),
       logger: createLogger('warn', pino.destination(2)),
-      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, ...options.config },
+      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, httpAdapter: options.httpAdapter ?? 'auto', ...options.config },
     });
     options.prepare?.(service);
     const { refs } = await service.applyManifest(manifest);
     const fields = options.ready(service, refs);
     const port = await service.listen(0, '127.0.0.1');
-    announce({ port, uws: uwsImplementation(), ...fields });
+    announce({ port, adapter: service.adapter, ...fields });
   } catch (error) {
     process.stderr.write(`${options.name} bench server: ${error instanceof Error ? error.message : String(error)}\n`);
     await service?.close();
     rmSync(dir, { recursive: true, force: true });
     process.exit(1);
   }
+}
+
+/** The demo-manifest service (`switchyard*` servers): args [--manifest FILE] [--key-ref REF] [--adapter auto|uws|node]. */
+export async function bootDemoBenchService(name: string, argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      manifest: { type: 'string', default: 'examples/demo.workspace.json' },
+      'key-ref': { type: 'string', default: 'demo-key' },
+      adapter: { type: 'string', default: 'auto' },
+    },
+  });
+  const adapter = values.adapter;
+  if (adapter !== 'auto' && adapter !== 'uws' && adapter !== 'node') throw new Error(`--adapter must be auto, uws or node, got "${adapter}"`);
+  await bootBenchService({
+    name,
+    manifest: values.manifest,
+    httpAdapter: adapter,
+    ready(service, refs) {
+      const apiKey = refs[values['key-ref']];
+      if (!apiKey) throw new Error(`the manifest produced no ref "${values['key-ref']}" (refs: ${Object.keys(refs).join(', ')})`);
+      return { apiKey, facts: { durability: service.services.config.durability } };
+    },
+  });
 }

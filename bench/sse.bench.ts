@@ -1,4 +1,4 @@
-// SSE fan-out bench: N open session streams on the real uWS server; memory per stream and publish -> last client time.
+// SSE fan-out bench: N open session streams on the real HTTP server (SWITCHYARD_HTTP_ADAPTER picks it); memory per stream and publish -> last client time.
 // Standalone: `node --import tsx bench/sse.bench.ts [streams=10000] [rounds=5]`. Clients live in a child process:
 // the hard fd limit here is 20,000 per process (PERF-NOTES), so server and clients each get their own budget.
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,9 @@ import { createHttpMetrics } from '../http/metrics.js';
 import { Router } from '../http/router.js';
 import { sseReply } from '../http/sse.js';
 import type { Route } from '../http/types.js';
-import { createUwsServer, uwsImplementation } from '../http/uws-server.js';
+import type { AdapterName } from '../http/adapter-shared.js';
+import { chooseAdapter, createHttpServer } from '../http/http-server.js';
+import { configFromEnv } from '../runtime/config.js';
 import { systemClock } from '../runtime/clock.js';
 import { createSessionEventBus } from '../runtime/events/event-bus.js';
 import { newId } from '../runtime/ids.js';
@@ -29,7 +31,7 @@ export interface SseBenchOptions {
 
 export interface SseBenchRow {
   scenario: 'sse-fanout';
-  uws: 'native' | 'fallback';
+  adapter: AdapterName;
   streams: number;
   /** Streams that reached their snapshot frame. */
   opened: number;
@@ -142,7 +144,7 @@ export async function run(options: SseBenchOptions = {}): Promise<SseBenchRow[]>
     },
     16 * 1024,
   );
-  const server = createUwsServer({ kernel, trustProxy: false, streamQueueLimit: 1024 * 1024 });
+  const server = createHttpServer(chooseAdapter(configFromEnv().httpAdapter), { kernel, trustProxy: false, streamQueueLimit: 1024 * 1024 });
   const port = await server.listen('127.0.0.1', 0);
   const pinning = detectPinning();
   // PERF-NOTES: server and clients on different cores, or the figure measures their contention.
@@ -178,7 +180,7 @@ export async function run(options: SseBenchOptions = {}): Promise<SseBenchRow[]>
     return [
       {
         scenario: 'sse-fanout',
-        uws: uwsImplementation(),
+        adapter: server.adapter,
         streams,
         opened: ready.opened,
         openSeconds: round1(ready.openMs / 1000),
@@ -199,6 +201,7 @@ export async function run(options: SseBenchOptions = {}): Promise<SseBenchRow[]>
     pin.undo();
     if (child) await stopChild(child);
     server.close();
+    await server.terminate();
     await bus.close();
     store.close();
   }
@@ -226,7 +229,7 @@ export const sseScenario: CustomScenario = {
     const rows = await run({ streams: ctx.quick ? 500 : 10_000, rounds: ctx.quick ? 2 : 5 });
     return rows.map((row) => ({
       scenario: 'sse-fanout',
-      target: `${row.opened}/${row.streams} open streams (uWS ${row.uws})`,
+      target: `${row.opened}/${row.streams} open streams (${row.adapter})`,
       reqPerSec: row.deliverAllMsP50 > 0 ? Math.round((row.opened / row.deliverAllMsP50) * 1000) : 0,
       p50ms: row.deliverAllMsP50,
       p99ms: row.deliverAllMsMax,

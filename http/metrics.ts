@@ -13,6 +13,8 @@ export interface HttpMetrics {
   trackStream(route: string, reply: StreamReply): StreamReply;
   /** Runs the request inside a server span that continues the caller's `traceparent`. */
   traceRequest(request: HttpRequest, handle: () => Promise<Reply>): Promise<Reply>;
+  /** Marks an HTTP adapter (uws, node) as serving this service. */
+  adapterInUse(adapter: string): void;
 }
 
 export interface HttpMetricsOptions {
@@ -31,8 +33,17 @@ export function createHttpMetrics(options: HttpMetricsOptions = {}): HttpMetrics
   const requests = new Counter({ name: 'switchyard_http_requests_total', help: 'HTTP requests by route pattern, method and status.', labelNames: ['method', 'route', 'status'], registers });
   const duration = new Histogram({ name: 'switchyard_http_request_duration_seconds', help: 'HTTP request handling time by route pattern (for streams: until the stream opened).', labelNames: ['method', 'route'], buckets: HTTP_SECONDS, registers });
   const streams = new Gauge({ name: 'switchyard_sse_streams_open', help: 'Open Server-Sent Events streams by route pattern (session streams, MCP responses).', labelNames: ['route'], registers });
+  const adapterInfo = new Gauge({
+    name: 'switchyard_http_adapter_info',
+    help: 'HTTP adapters serving this service (1 each): uws (uWebSockets.js) or node (node:http, also the embedding handler).',
+    labelNames: ['adapter'],
+    registers,
+  });
   return {
     registry,
+    adapterInUse(adapter) {
+      adapterInfo.set({ adapter }, 1);
+    },
     observe(method, route, status, seconds) {
       requests.inc({ method, route, status: String(status) });
       duration.observe({ method, route }, seconds);

@@ -1,4 +1,4 @@
-// createService: the embedding API and what the CLI runs (store + runtime + uWS server).
+// createService: the embedding API and what the CLI runs (store + runtime + an HTTP adapter, or a handler to mount).
 import type { TracerProvider } from '@opentelemetry/api';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
@@ -10,11 +10,15 @@ import type { Services } from '../runtime/services.js';
 import { openStore, type Store } from '../storage/store.js';
 import { applyManifest, type ApplyManifestResult } from '../runtime/manifest/apply.js';
 import { defaultMasterKeyFileFor, loadKeyRing, type KeyRing } from '../runtime/vault/index.js';
+import { AppError } from '../runtime/errors.js';
+import type { AdapterName } from './adapter-shared.js';
+import { errorReply } from './error-reply.js';
+import { chooseAdapter, createHttpServer } from './http-server.js';
 import { createKernel, type Kernel } from './kernel.js';
 import { createHttpMetrics, watchExecutionQueue } from './metrics.js';
 import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
-import { createUwsServer, uwsImplementation } from './uws-server.js';
+import { NodeAdapter, type NodeRequestHandler } from './node-server.js';
 
 export interface CreateServiceOptions {
   /** SQLite file path or ':memory:' (default: config.dbPath). */
@@ -37,6 +41,15 @@ export interface Service {
   readonly kernel: Kernel;
   /** Applies a workspace manifest (parsed or as written) in one transaction; idempotent by ref. */
   applyManifest(manifest: unknown): Promise<ApplyManifestResult>;
+  /** The adapter `listen` serves with: uws (uWebSockets.js) or node (node:http); see config.httpAdapter. */
+  readonly adapter: AdapterName;
+  /**
+   * A node:http `(req, res)` handler for mounting the service in an existing server (Express, Fastify, Hono's
+   * node adapter, a plain http.createServer) without a port of its own; the URL is used as the host passes it.
+   */
+  readonly handler: NodeRequestHandler;
+  /** The same, for a host that forwards a prefix unchanged: `basePath` ('/switchyard') is stripped first. */
+  nodeHandler(options?: { basePath?: string }): NodeRequestHandler;
   /** Starts serving; resolves with the bound port (pass 0 for an ephemeral one). */
   listen(port?: number, host?: string): Promise<number>;
   /** Graceful stop: refuse new connections, end streams, let in-flight work commit, close the DB. */
@@ -47,6 +60,8 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   const config: ServiceConfig = { ...DEFAULT_CONFIG, ...options.config, ...(options.dbPath ? { dbPath: options.dbPath } : {}) };
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
+  // First, so a bad adapter setting fails before anything is opened.
+  const adapterChoice = chooseAdapter(config.httpAdapter, options.env ?? process.env);
   const keyRing = options.keyRing ?? loadMasterKeys(config.dbPath, options.env ?? process.env, logger);
   const store = openStore({ path: config.dbPath, durability: config.durability });
   const telemetry = createTelemetry({ store, clock, logger, tracerProvider: options.tracerProvider });
@@ -68,9 +83,12 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   );
   let inFlight = 0;
   let drained: (() => void) | null = null;
+  let closed = false;
   const trackedKernel: Kernel = {
     bodyLimitFor: kernel.bodyLimitFor,
     async handle(request) {
+      // A request that reaches us once close() began (a kept-alive socket, a host app's handler) is refused cleanly.
+      if (closed) return errorReply(new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down.', undefined, { headers: { 'retry-after': '1' } })).reply;
       inFlight += 1;
       try {
         return await kernel.handle(request);
@@ -80,14 +98,26 @@ export async function createService(options: CreateServiceOptions = {}): Promise
       }
     },
   };
-  const server = createUwsServer({ kernel: trackedKernel, trustProxy: config.trustProxy, streamQueueLimit: config.streamQueueLimitBytes });
+  const adapterOptions = { kernel: trackedKernel, trustProxy: config.trustProxy, streamQueueLimit: config.streamQueueLimitBytes };
+  const server = createHttpServer(adapterChoice, adapterOptions);
+  // The embedding handler's own adapter: its streams end on close() like the listening server's.
+  let mounted: NodeAdapter | null = null;
+  const nodeHandler = (handlerOptions: { basePath?: string } = {}): NodeRequestHandler => {
+    mounted ??= new NodeAdapter(adapterOptions);
+    metrics.adapterInUse('node');
+    return mounted.handler(handlerOptions.basePath);
+  };
   await runtime.start();
-  let closed = false;
 
   return {
     services: runtime.services,
     store,
     kernel: trackedKernel,
+    adapter: server.adapter,
+    get handler() {
+      return nodeHandler();
+    },
+    nodeHandler,
     async applyManifest(manifest) {
       const result = await applyManifest(store, manifest, { clock, keyRing });
       // Schedule triggers the manifest added, changed or paused get their ticks armed or removed now.
@@ -96,13 +126,15 @@ export async function createService(options: CreateServiceOptions = {}): Promise
     },
     async listen(port = config.port, host = config.host) {
       const bound = await server.listen(host, port);
-      logger.info({ host, port: bound, uws: uwsImplementation(), db: config.dbPath, durability: config.durability }, 'listening');
+      metrics.adapterInUse(server.adapter);
+      logger.info({ host, port: bound, adapter: server.adapter, adapterReason: adapterChoice.reason, node: process.version, db: config.dbPath, durability: config.durability }, 'listening');
       return bound;
     },
     async close() {
       if (closed) return;
       closed = true;
       server.close();
+      mounted?.close();
       await runtime.stop();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
@@ -110,6 +142,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
           setTimeout(resolve, 10_000).unref();
         });
       }
+      await server.terminate();
       store.close();
       logger.info('closed');
     },

@@ -28,6 +28,8 @@ export interface ServiceConfig {
   httpToolAllowPrivateNetworks: boolean;
   /** Lets outbound webhook endpoints be private or loopback addresses, at registration and delivery (off by default). */
   webhooksAllowPrivateNetworks: boolean;
+  /** HTTP adapter: uWebSockets.js, node:http, or auto (uWS where its native binary loads, else node:http). */
+  httpAdapter: 'auto' | 'uws' | 'node';
   /** MCP endpoint: browser origins allowed to call it (DNS-rebinding guard); requests without Origin are always allowed. */
   mcpAllowedOrigins: string[];
   /** MCP sessions unused this long are forgotten (the client re-initializes on the 404). */
@@ -67,6 +69,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   turnMaxWallMs: 10 * 60_000,
   httpToolAllowPrivateNetworks: false,
   webhooksAllowPrivateNetworks: false,
+  httpAdapter: 'auto',
   mcpAllowedOrigins: [],
   mcpSessionIdleMs: 3_600_000,
   mcpMaxSessions: 10_000,
@@ -103,6 +106,8 @@ function rateFrom(value: string | undefined, name: string, fallback: RateLimitCo
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: ServiceConfig = DEFAULT_CONFIG): ServiceConfig {
   const durability = env.SWITCHYARD_DURABILITY ?? base.durability;
   if (durability !== 'full' && durability !== 'normal') throw new Error('SWITCHYARD_DURABILITY must be "full" or "normal"');
+  const httpAdapter = env.SWITCHYARD_HTTP_ADAPTER || base.httpAdapter;
+  if (httpAdapter !== 'auto' && httpAdapter !== 'uws' && httpAdapter !== 'node') throw new Error('SWITCHYARD_HTTP_ADAPTER must be "auto", "uws" or "node"');
   return {
     host: env.SWITCHYARD_HOST || base.host,
     port: intFrom(env.SWITCHYARD_PORT ?? env.PORT, 'SWITCHYARD_PORT', base.port),
@@ -123,6 +128,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     turnMaxWallMs: intFrom(env.SWITCHYARD_TURN_MAX_WALL_MS, 'SWITCHYARD_TURN_MAX_WALL_MS', base.turnMaxWallMs),
     httpToolAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_HTTP_TOOL_ALLOW_PRIVATE ?? String(base.httpToolAllowPrivateNetworks)),
     webhooksAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_WEBHOOKS_ALLOW_PRIVATE ?? String(base.webhooksAllowPrivateNetworks)),
+    httpAdapter,
     mcpAllowedOrigins: listFrom(env.SWITCHYARD_MCP_ALLOWED_ORIGINS, base.mcpAllowedOrigins),
     mcpSessionIdleMs: intFrom(env.SWITCHYARD_MCP_SESSION_IDLE_MS, 'SWITCHYARD_MCP_SESSION_IDLE_MS', base.mcpSessionIdleMs),
     mcpMaxSessions: intFrom(env.SWITCHYARD_MCP_MAX_SESSIONS, 'SWITCHYARD_MCP_MAX_SESSIONS', base.mcpMaxSessions),

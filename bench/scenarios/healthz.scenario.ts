@@ -1,4 +1,4 @@
-// GET /healthz through the whole kernel (router, metrics, error envelope) against a bare uWS hello-world.
+// GET /healthz through the whole kernel (router, metrics, error envelope) against a bare hello-world, on each adapter.
 import type { HttpScenario } from '../scenario.js';
 
 export const healthzScenario: HttpScenario = {
@@ -6,4 +6,12 @@ export const healthzScenario: HttpScenario = {
   name: 'healthz',
   target: { server: 'switchyard', request: () => ({ path: '/healthz' }) },
   baseline: { server: 'baseline-uws', request: () => ({ path: '/healthz' }) },
+};
+
+/** The same on node:http: the service's node adapter against a bare node:http server. */
+export const healthzNodeScenario: HttpScenario = {
+  kind: 'http',
+  name: 'healthz node:http',
+  target: { server: 'switchyard-node', request: () => ({ path: '/healthz' }) },
+  baseline: { server: 'baseline-node', request: () => ({ path: '/healthz' }) },
 };

@@ -12,10 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import uWS from 'uWebSockets.js';
-import { uwsImplementation } from '../../http/uws-server.js';
+import type UWS from 'uWebSockets.js';
 import { migrate } from '../../storage/migrate.js';
-import { announce, exitWithParent } from '../child-lifecycle.js';
+import { announce, exitWithParent, requireNativeUws } from '../child-lifecycle.js';
+
+const uWS = requireNativeUws('baseline-fire-sqlite');
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-floor-'));
 const db = new Database(join(dir, 'floor.db'));
@@ -45,7 +46,7 @@ const s = {
 };
 
 interface Pending {
-  res: uWS.HttpResponse;
+  res: UWS.HttpResponse;
   aborted: boolean;
   input: unknown;
   key: string | null;
@@ -125,5 +126,5 @@ app.listen('127.0.0.1', 0, (socket) => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  announce({ port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket), uws: uwsImplementation(), facts: { durability: 'full' } });
+  announce({ port: uWS.us_socket_local_port(socket as unknown as UWS.us_socket), adapter: 'uws', facts: { durability: 'full' } });
 });

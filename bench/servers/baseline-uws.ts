@@ -1,7 +1,8 @@
 // Baseline: a bare uWebSockets.js hello-world, the ceiling any uWS-based route can approach on this machine.
-import uWS from 'uWebSockets.js';
-import { uwsImplementation } from '../../http/uws-server.js';
-import { announce, exitWithParent } from '../child-lifecycle.js';
+import type UWS from 'uWebSockets.js';
+import { announce, exitWithParent, requireNativeUws } from '../child-lifecycle.js';
+
+const uWS = requireNativeUws('baseline-uws');
 
 const app = uWS.App();
 // Answers every method and path alike, so a scenario can send its real request to the baseline too.
@@ -18,5 +19,5 @@ app.listen('127.0.0.1', 0, (socket) => {
     process.exit(1);
   }
   exitWithParent(() => uWS.us_listen_socket_close(socket));
-  announce({ port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket), uws: uwsImplementation() });
+  announce({ port: uWS.us_socket_local_port(socket as unknown as UWS.us_socket), adapter: 'uws' });
 });

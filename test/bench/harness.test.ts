@@ -41,16 +41,16 @@ t.test(`npm run bench --quick prints and writes a parseable table (${withService
   const args = ['--import', 'tsx', 'bench/run.ts', '--quick', '--only', 'healthz', '--out', out, ...(withService ? [] : ['--target', 'baseline-uws'])];
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const { stdout } = await run(process.execPath, args, { cwd: REPO_ROOT, env, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, args, { cwd: REPO_ROOT, env, timeout: 100_000 });
 
   const printed = parseTable(stdout);
   t.same(parseTable(readFileSync(out, 'utf8')), printed, 'the file holds the printed table');
   t.same(
     printed.map((row) => row.target),
-    withService ? ['switchyard', 'baseline-uws'] : ['baseline-uws'],
+    withService ? ['switchyard', 'baseline-uws', 'switchyard-node', 'baseline-node'] : ['baseline-uws'],
   );
   for (const row of printed) {
-    t.equal(row.scenario, 'healthz');
+    t.equal(row.scenario, row.target.endsWith('-node') ? 'healthz node:http' : 'healthz');
     t.ok(row.reqPerSec > 0, `${row.target} served requests`);
     t.ok(row.p99ms >= row.p50ms, `${row.target} p99 is not below p50`);
     t.equal(row.errors, 0, `${row.target} had no client errors`);
@@ -59,6 +59,10 @@ t.test(`npm run bench --quick prints and writes a parseable table (${withService
   t.equal(printed.find((row) => row.target === 'baseline-uws')?.ratioToBaseline, 1);
   t.match(stdout, /- command: `node --import tsx bench\/run\.ts --quick --only healthz/);
   t.match(stdout, new RegExp(`- Node\\.js: ${process.version.replaceAll('.', '\\.')}`));
-  t.match(stdout, /- server baseline-uws: uWS (native|fallback)/);
+  t.match(stdout, /- server baseline-uws: adapter uws/);
+  if (withService) {
+    t.match(stdout, /- server switchyard-node: adapter node/, 'the node:http rows really ran on node:http');
+    t.equal(printed.find((row) => row.target === 'baseline-node')?.ratioToBaseline, 1, 'node rows compare with the bare node:http baseline');
+  }
   t.match(stdout, /- client limits: one autocannon core tops out near 80k req\/s/);
 });

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { announce, exitWithParent } from '../../bench/child-lifecycle.js';
 import { createService, type Service } from '../../http/service.js';
+import { testHttpAdapter } from '../helpers/server.js';
 import { createLogger } from '../../runtime/logger.js';
 import type { BootOrder } from '../helpers/crash-harness.js';
 
@@ -37,7 +38,7 @@ service = await createService({
   dbPath: order.dbPath,
   clock: { now: () => Date.now() + offset },
   logger: createLogger('warn', pino.destination(2)),
-  config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
+  config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, httpAdapter: testHttpAdapter() },
 });
 // Applied on the first boot only: a key's secret is printed once, when it is created.
 const refs = order.manifest === undefined ? {} : (await service.applyManifest(order.manifest)).refs;

@@ -3,6 +3,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { createService, ManualClock } from '../../index.js';
 import type { HttpRequest } from '../../http/types.js';
+import { testHttpAdapter } from '../helpers/server.js';
 
 const manifest = JSON.parse(readFileSync(new URL('../../examples/workspace.json', import.meta.url), 'utf8'));
 
@@ -12,7 +13,7 @@ function plainRequest(path: string, headers: Record<string, string> = {}): HttpR
 
 t.test('an app embeds the service in memory and calls it with and without a socket', async (t) => {
   const clock = new ManualClock(Date.UTC(2026, 10, 22));
-  const service = await createService({ dbPath: ':memory:', clock, config: { logLevel: 'silent' } });
+  const service = await createService({ dbPath: ':memory:', clock, config: { logLevel: 'silent', httpAdapter: testHttpAdapter() } });
   t.teardown(() => service.close());
   const { refs } = await service.applyManifest(manifest);
   const me = await service.kernel.handle(plainRequest('/api/v1/me', { authorization: `Bearer ${refs['ada-key']}` }));
@@ -25,7 +26,7 @@ t.test('an app embeds the service in memory and calls it with and without a sock
 });
 
 t.test('close is idempotent and releases the port', async (t) => {
-  const service = await createService({ dbPath: ':memory:', config: { logLevel: 'silent' } });
+  const service = await createService({ dbPath: ':memory:', config: { logLevel: 'silent', httpAdapter: testHttpAdapter() } });
   const port = await service.listen(0, '127.0.0.1');
   await service.close();
   await service.close();

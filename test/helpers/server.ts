@@ -1,9 +1,9 @@
-// Starts a real Switchyard service on 127.0.0.1:0 for a test, and closes it at teardown.
+// Starts a real Switchyard service on 127.0.0.1:0 for a test (on the adapter SWITCHYARD_HTTP_ADAPTER names), and closes it at teardown.
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createService, type CreateServiceOptions, type Service } from '../../http/service.js';
 import { ManualClock } from '../../runtime/clock.js';
-import { DEFAULT_CONFIG, type ServiceConfig } from '../../runtime/config.js';
+import { configFromEnv, DEFAULT_CONFIG, type ServiceConfig } from '../../runtime/config.js';
 import { REDACT_PATHS } from '../../runtime/logger.js';
 
 export interface TestServer {
@@ -13,6 +13,11 @@ export interface TestServer {
   /** Every log line the service wrote, for secret-leak assertions. */
   logs: string[];
   close(): Promise<void>;
+}
+
+/** The HTTP adapter tests serve with: SWITCHYARD_HTTP_ADAPTER=uws|node|auto (default auto), so one suite covers both. */
+export function testHttpAdapter(): ServiceConfig['httpAdapter'] {
+  return configFromEnv({ SWITCHYARD_HTTP_ADAPTER: process.env.SWITCHYARD_HTTP_ADAPTER }).httpAdapter;
 }
 
 interface Teardown {
@@ -40,6 +45,7 @@ export async function startTestServer(
       ...DEFAULT_CONFIG,
       keyRateLimit: { ratePerSecond: 0, burst: 0 },
       ipRateLimit: { ratePerSecond: 0, burst: 0 },
+      httpAdapter: testHttpAdapter(),
       ...options.config,
     },
   });

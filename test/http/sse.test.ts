@@ -1,4 +1,4 @@
-// The agent session stream over the real uWS server: retry, snapshot first, envelopes, ids, heartbeat, Last-Event-ID, slow consumers.
+// The agent session stream over the real HTTP server (uWS or node:http, per SWITCHYARD_HTTP_ADAPTER): retry, snapshot first, envelopes, ids, heartbeat, Last-Event-ID, slow consumers.
 import net from 'node:net';
 import { EventSource, type FetchLike } from 'eventsource';
 import pino from 'pino';
@@ -8,10 +8,11 @@ import { createHttpMetrics } from '../../http/metrics.js';
 import { Router } from '../../http/router.js';
 import { lastEventIdOf, sseReply } from '../../http/sse.js';
 import type { Route, StreamSink } from '../../http/types.js';
-import { createUwsServer } from '../../http/uws-server.js';
+import { chooseAdapter, createHttpServer } from '../../http/http-server.js';
 import type { SessionEventEnvelope, SnapshotPayload } from '../../runtime/events/session-event.js';
 import { TokenBuckets } from '../../runtime/rate-limit.js';
 import { busFixture, range, settle } from '../runtime/events/bus-fixture.js';
+import { testHttpAdapter } from '../helpers/server.js';
 
 interface Tap {
   teardown(fn: () => unknown): void;
@@ -107,9 +108,12 @@ async function startSseServer(t: Tap, options: { heartbeatMs?: number; retryMs?:
     },
     16 * 1024,
   );
-  const server = createUwsServer({ kernel, trustProxy: false, streamQueueLimit: options.streamQueueLimit ?? 1024 * 1024 });
+  const server = createHttpServer(chooseAdapter(testHttpAdapter()), { kernel, trustProxy: false, streamQueueLimit: options.streamQueueLimit ?? 1024 * 1024 });
   const port = await server.listen('127.0.0.1', 0);
-  t.teardown(() => server.close());
+  t.teardown(() => {
+    server.close();
+    return server.terminate();
+  });
   return {
     url: `http://127.0.0.1:${port}/agents/sessions/${session}/stream`,
     fixture,
@@ -312,7 +316,7 @@ t.test('a slow consumer is closed at the queue limit, and a reconnect from its l
   const { bus } = server.fixture;
   const s = server.session;
   const slow = rawGet(server.url);
-  slow.socket.pause(); // never reads: kernel buffers fill, then uWS reports backpressure, then our queue limit trips
+  slow.socket.pause(); // never reads: kernel buffers fill, then the adapter reports backpressure, then our queue limit trips
   const [{ closed }] = await server.opened.until((o) => o.length >= 1, 'slow stream opened');
   let isClosed = false;
   void closed.then(() => (isClosed = true));
