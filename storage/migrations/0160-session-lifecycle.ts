@@ -22,6 +22,8 @@ export const migration: Migration = {
 
       -- Tool calls of one session, newest first (the paged read); also what a session delete's cascade looks up.
       CREATE INDEX tool_calls_session ON tool_calls(session_id, created_at DESC, id DESC);
+      -- Deleting a session looks up its support grants (ON DELETE CASCADE): without this, a scan of all of them.
+      CREATE INDEX support_grants_session ON support_grants(session_id);
     `);
   },
 };

@@ -37,12 +37,12 @@ export function createSessionListRepo(db: SqliteDatabase) {
     personalOf: db.prepare(`SELECT * FROM sessions WHERE created_by = @source AND visibility = 'personal' AND org_id = @org AND ${PAGE}`),
     ofAutomation: db.prepare(
       `SELECT * FROM sessions WHERE automation_id = @source AND org_id = @org
-       AND ((visibility = 'personal' AND created_by = @user) OR (visibility = 'domain' AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = @user)))
+       AND ((visibility = 'personal' AND created_by = @user) OR (visibility = 'domain' AND EXISTS (SELECT 1 FROM domain_memberships dm WHERE dm.domain_id = sessions.domain_id AND dm.user_id = @user)))
        AND ${PAGE}`,
     ),
     messagesPage: db.prepare(
-      `SELECT m.*, u.name AS author_name, ${MESSAGE_ORDER} AS execution_position FROM messages m
-       LEFT JOIN users u ON u.id = m.author_user_id LEFT JOIN executions e ON e.id = m.execution_id
+      `SELECT m.*, (SELECT name FROM users WHERE id = m.author_user_id) AS author_name, ${MESSAGE_ORDER} AS execution_position
+       FROM messages m LEFT JOIN executions e ON e.id = m.execution_id
        WHERE m.session_id = @session AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != ''))
        AND (${MESSAGE_ORDER} < @before_turn OR (${MESSAGE_ORDER} = @before_turn AND m.position < @before_position))
        ORDER BY ${MESSAGE_ORDER} DESC, m.position DESC LIMIT @limit`,
