@@ -21,6 +21,18 @@ t.test('a partner lists, renames, archives and deletes a customer person\'s sess
   t.same((await p.api('GET', `${base}/sessions`, customer.key, undefined, as('viewer-1'))).json.sessions, [], 'a personal chat is its opener\'s only');
   t.equal((await p.api('PATCH', `${base}/sessions/${id}`, customer.key, { title: 'x' }, as('viewer-1'))).status, 404);
 
+  // Another customer's person: the same 404 as an unknown id, on every lifecycle route.
+  const other = await staffedCustomer(p, 'elsewhere-co');
+  await other.vouch('op-2', 'operator');
+  const foreign = `/organizations/${other.orgId}/agents/sessions`;
+  const unknown = await p.api('PATCH', `${foreign}/0190f3c4-7b2a-7cc1-8a55-2d5b3f4e6a71`, other.key, { title: 'x' }, as('op-2'));
+  t.equal(unknown.status, 404);
+  for (const [method, suffix, body] of [['PATCH', '', { title: 'x' }], ['POST', '/archive', undefined], ['DELETE', '', undefined], ['GET', '/messages', undefined]] as const) {
+    const answer = await p.api(method, `${foreign}/${id}${suffix}`, other.key, body, as('op-2'));
+    t.same([answer.status, answer.text], [404, unknown.text], `${method}${suffix} from another organization`);
+  }
+  t.same((await p.api('GET', foreign, other.key, undefined, as('op-2'))).json.sessions, []);
+
   const renamed = await p.api('PATCH', `${base}/sessions/${id}`, customer.key, { title: 'Greeting', outcome: 'resolved' }, as('op-1'));
   t.match(renamed.json, { title: 'Greeting', outcome: 'resolved' });
   t.equal((await p.api('PATCH', `${base}/sessions/${id}`, customer.key, { title: 'x', extra: 1 }, as('op-1'))).status, 400, 'the same strict body');
