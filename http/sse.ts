@@ -114,6 +114,11 @@ class SessionStream {
 
   deliver(events: readonly SessionEventEnvelope[]): void {
     this.send(events.length === 1 ? sseFrame(events[0]) : events.map(sseFrame).join(''));
+    // A deleted session has nothing more to say: end the stream (a reconnect answers 404, which stops EventSource).
+    if (events.some(isDeletion) && !this.sink.closed) {
+      this.stop();
+      this.sink.end();
+    }
   }
 
   /** write() is false once the adapter closed a too-slow client; it reconnects with Last-Event-ID. */
@@ -128,6 +133,8 @@ class SessionStream {
     this.subscription = null;
   }
 }
+
+const isDeletion = (env: SessionEventEnvelope): boolean => env.event.type === 'session.changed' && env.event.change === 'deleted';
 
 function beat(stream: SessionStream): void {
   stream.send(HEARTBEAT_FRAME);

@@ -11,6 +11,7 @@ import type { Services } from '../../runtime/services.js';
 import { actAs } from '../auth.js';
 import { requireTenantCaller } from '../partner-auth.js';
 import { derivedOperationId } from '../openapi/operation.js';
+import { SESSION_LIFECYCLE_PATHS } from './session-lifecycle.route.js';
 import type { HttpRequest, Route } from '../types.js';
 
 const V1 = '/api/v1';
@@ -27,6 +28,7 @@ export const TENANT_ROUTE_PATHS: ReadonlySet<string> = new Set([
   '/api/v1/triggers/fire',
   '/api/v1/triggers/:triggerId/runs',
   '/api/v1/triggers/:triggerId/runs/:runId',
+  ...SESSION_LIFECYCLE_PATHS,
 ]);
 
 const SubjectHeader = z.object({

@@ -4,6 +4,11 @@ import type { Same } from '../openapi/same-type.js';
 import { SESSION_EVENT_VERSION, type SessionEvent, type SessionEventEnvelope } from '../../runtime/events/session-event.js';
 import type { SessionView } from '../../runtime/sessions/session-view.js';
 
+/** How a session ended, as a manager recorded it (PATCH /agents/sessions/:id). */
+export const SessionOutcomeSchema = z.enum(['resolved', 'unresolved', 'escalated']);
+/** Why canParticipate is false (docs/decisions.md "Session lifecycle"). */
+export const ReadOnlyReasonSchema = z.enum(['flow_session', 'not_a_participant', 'session_archived', 'agent_unpublished']);
+
 const TurnStatus = z.enum(['queued', 'running', 'suspended', 'resume_queued', 'completed', 'failed', 'rejected']);
 
 const PendingApproval = z
@@ -24,11 +29,15 @@ export const SessionViewSchema = z
     domainId: z.uuid(),
     visibility: z.enum(['personal', 'domain']),
     status: z.string(),
+    origin: z.string(),
+    title: z.string().nullable(),
+    outcome: SessionOutcomeSchema.nullable(),
+    archivedAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     canParticipate: z.boolean(),
     canManage: z.boolean(),
-    readOnlyReason: z.enum(['not_a_participant', 'session_closed', 'agent_unpublished']).nullable(),
+    readOnlyReason: ReadOnlyReasonSchema.nullable(),
     latestTurn: z.object({ executionId: z.uuid(), status: TurnStatus, errorCode: z.string().nullable() }).nullable(),
     messages: z.array(
       z.object({

@@ -8,7 +8,7 @@ import type { HttpRequest, Route } from '../types.js';
 import { parseBody, uuidParam } from '../validate.js';
 import { z } from 'zod';
 import { SessionEventEnvelopeSchema, SessionViewSchema } from './session-view.schemas.js';
-import { AppendResponse, MessageBody, OpenResponse } from './sessions.schemas.js';
+import { AppendResponse, MessageBody, OpenBody, OpenResponse } from './sessions.schemas.js';
 
 /** SSE resume: the `id:` of the last frame received (EventSource sends it on reconnect). */
 const StreamHeaders = z.object({
@@ -19,6 +19,11 @@ const StreamHeaders = z.object({
 function messageRequest(request: HttpRequest) {
   const body = parseBody(request, MessageBody);
   return { message: body.message, callerCredentials: body.callerCredentials && normalizeCallerCredentials(body.callerCredentials) };
+}
+
+function openRequest(request: HttpRequest) {
+  const body = parseBody(request, OpenBody);
+  return { message: body.message, visibility: body.visibility, callerCredentials: body.callerCredentials && normalizeCallerCredentials(body.callerCredentials) };
 }
 
 const KEY_404 = { description: 'NOT_FOUND: missing or invalid key, unknown id, or another organization\'s id (uniform)' };
@@ -40,11 +45,11 @@ export const sessionsRoutes: Route<Services>[] = [
     method: 'POST',
     path: '/api/v1/agents/:automationId/sessions',
     doc: {
-      summary: 'Open a session on a published agent with its first message; the turn is queued (202 after the rows commit).',
+      summary: 'Open a session on a published agent with its first message; the turn is queued (202 after the rows commit). `visibility: personal` opens a chat only you can see.',
       operationId: 'openSession',
       tags: ['conversations'],
       security: ['apiKey'],
-      body: MessageBody,
+      body: OpenBody,
       responses: {
         202: { description: 'accepted: the session and its first turn are durable', schema: OpenResponse },
         400: { description: 'VALIDATION' },
@@ -56,7 +61,7 @@ export const sessionsRoutes: Route<Services>[] = [
     async handler(request, services) {
       const principal = requireApiKey(request, services);
       const automationId = uuidParam(request, 'automationId');
-      const body = messageRequest(request);
+      const body = openRequest(request);
       const opened = await services.sessions.conversations.open(principal, automationId, body);
       return { status: 202, body: opened };
     },
@@ -73,7 +78,7 @@ export const sessionsRoutes: Route<Services>[] = [
       responses: {
         200: { description: 'queued', schema: AppendResponse },
         400: { description: 'VALIDATION' },
-        403: { description: 'SESSION_NOT_DRIVABLE: visible, but the key owner may not send messages here' },
+        403: { description: 'SESSION_NOT_DRIVABLE: visible, but the key owner may not send messages here; details.readOnlyReason says why (flow_session, not_a_participant, session_archived, agent_unpublished)' },
         404: KEY_404,
         422: { description: 'CALLER_CREDENTIALS_REQUIRED' },
       },

@@ -13,6 +13,12 @@ export const MessageBody = z.strictObject({
   callerCredentials: callerCredentialsSchema.optional(),
 });
 
+/** Open takes a visibility too (issue 13 item 4): `personal` chats are the opener's alone (SPEC conversations rules 3, 5). */
+export const OpenBody = z.strictObject({
+  ...MessageBody.shape,
+  visibility: z.enum(['domain', 'personal']).optional().describe('`domain` (default): the domain\'s members see it; `personal`: only you.'),
+});
+
 export const ApprovalBody = z
   .strictObject({
     decision: z.enum(['approved', 'rejected']),

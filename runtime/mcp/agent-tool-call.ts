@@ -50,7 +50,8 @@ export function createAgentToolCall(deps: AgentToolCallDeps) {
       callerCredentials: args.callerCredentials && normalizeCallerCredentials(args.callerCredentials),
     };
     if (args.sessionId === undefined) {
-      return deps.conversations.open(caller, automationId, { ...message, origin: 'mcp' });
+      // Sessions opened through MCP are personal to the key owner: an assistant's chat is theirs (decisions.md).
+      return deps.conversations.open(caller, automationId, { ...message, origin: 'mcp', visibility: 'personal' });
     }
     const session = visibleSession(repos, caller, args.sessionId.toLowerCase());
     if (session.automation_id !== automationId) {

@@ -19,6 +19,8 @@ export interface MessageRequest {
   readonly callerCredentials?: NormalizedCallerCredentials;
   /** Recorded on a new session for the audit trail (default `api`); the MCP endpoint opens sessions as `mcp`. */
   readonly origin?: SessionOrigin;
+  /** Open only: `personal` (visible to the opener alone, approvals become their confirmations) or `domain` (default). */
+  readonly visibility?: 'personal' | 'domain';
 }
 
 export interface ConversationDeps {
@@ -41,13 +43,13 @@ export function createConversationService(deps: ConversationDeps) {
         throw notFound();
       }
       assertCanExecute(repos, caller, automation);
-      // Sessions opened with a personal key are domain sessions: rule 2's Operators, Editors and Owners may drive them.
+      // Default `domain`: rule 2's Operators, Editors and Owners may drive it. MCP opens personal chats (decisions.md).
       const planned = deps.starter.plan({
         orgId: caller.orgId,
         automationId,
         actorUserId: caller.userId,
         origin: request.origin ?? 'api',
-        visibility: 'domain',
+        visibility: request.visibility ?? 'domain',
         message: request.message,
         callerCredentials: request.callerCredentials,
       });
@@ -72,6 +74,8 @@ export function createConversationService(deps: ConversationDeps) {
       const executionId = newId();
       const envelopes = await admitted(deps.admission, 1, () =>
         deps.store.writer.submit(() => {
+          // Rechecked in the writing transaction: an archive or delete committed since the check above wins.
+          assertCanAppend(repos, caller, visibleSession(repos, caller, sessionId));
           const now = deps.clock.now();
           const stored = writeExecution(deps, start, { sessionId, executionId }, 'message', now);
           repos.sessions.touchSession(sessionId, now);

@@ -15,7 +15,11 @@ const EXECUTE_ROLES: ReadonlySet<DomainRole> = new Set(['operator', 'editor', 'o
 /** Roles that may rename, archive, delete or set the outcome of any domain session. */
 const MANAGE_ROLES: ReadonlySet<DomainRole> = new Set(['editor', 'owner']);
 
-export type ReadOnlyReason = 'not_a_participant' | 'session_closed' | 'agent_unpublished';
+/**
+ * Why new messages are unavailable: a Flow's session (a flow run takes an input object, not text: messages are
+ * refused rather than dropped), the caller may not drive it, it is archived, or its agent is unpublished.
+ */
+export type ReadOnlyReason = 'flow_session' | 'not_a_participant' | 'session_archived' | 'agent_unpublished';
 
 export interface Participation {
   canParticipate: boolean;
@@ -48,9 +52,10 @@ export function participation(repos: Repos, caller: Caller, session: SessionRow)
   const canManage = isCreator || (role !== null && MANAGE_ROLES.has(role));
   // Rule 2: the creator / recorded owner, or a domain Operator, Editor or Owner with current membership.
   const permitted = isCreator || (role !== null && EXECUTE_ROLES.has(role));
-  if (!permitted) return { canParticipate: false, canManage, readOnlyReason: 'not_a_participant' };
-  if (session.status !== 'active') return { canParticipate: false, canManage, readOnlyReason: 'session_closed' };
   const automation = repos.automations.automation(session.automation_id);
+  if (automation?.kind === 'flow') return { canParticipate: false, canManage, readOnlyReason: 'flow_session' };
+  if (!permitted) return { canParticipate: false, canManage, readOnlyReason: 'not_a_participant' };
+  if (session.status !== 'active') return { canParticipate: false, canManage, readOnlyReason: 'session_archived' };
   if (automation === undefined || automation.published_revision === null) {
     return { canParticipate: false, canManage, readOnlyReason: 'agent_unpublished' };
   }
@@ -63,6 +68,11 @@ export function assertCanAppend(repos: Repos, caller: Caller, session: SessionRo
   if (!flags.canParticipate) {
     throw new AppError('SESSION_NOT_DRIVABLE', 'You cannot send messages in this session.', { readOnlyReason: flags.readOnlyReason });
   }
+}
+
+/** Lifecycle changes (rename, outcome, archive, delete): visible (else 404) and `canManage` (else 403). */
+export function assertCanManage(repos: Repos, caller: Caller, session: SessionRow): void {
+  if (!participation(repos, caller, session).canManage) throw forbidden('You cannot manage this session.');
 }
 
 /**

@@ -1,6 +1,8 @@
 // Read models of a session: the GET body (flags, messages with authors, tool calls, files, pending approval) and the stream snapshot.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { MessageWithAuthor, SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
+import type { SessionLifecycleRow, SessionOutcome } from '../../storage/repos/session-list.repo.js';
 import { toIso } from '../clock.js';
 import type { PendingApprovalView, SnapshotPayload, TurnStatus } from '../events/index.js';
 import { redactCredentialMaterial } from '../events/index.js';
@@ -24,6 +26,11 @@ export interface SessionView {
   domainId: string;
   visibility: 'personal' | 'domain';
   status: string;
+  /** Where it was opened: api, trigger, schedule, event, mcp, partner. */
+  origin: string;
+  title: string | null;
+  outcome: SessionOutcome | null;
+  archivedAt: string | null;
   createdAt: string;
   updatedAt: string;
   canParticipate: boolean;
@@ -44,6 +51,34 @@ export interface SessionView {
   files: Array<{ fileId: string; executionId: string | null; name: string; mediaType: string; sizeBytes: number }>;
   pendingApproval: PendingApprovalView | null;
   pendingApprovalId: string | null;
+}
+
+export type ToolCallView = SessionView['toolCalls'][number];
+
+/** One message as people read it; `isYou` is relative to the caller (rule 3). */
+export function messageView(caller: Caller, m: MessageWithAuthor): MessageView {
+  return {
+    messageId: m.id,
+    executionId: m.execution_id,
+    role: m.role as 'user' | 'assistant',
+    text: m.content,
+    createdAt: toIso(m.created_at),
+    ...(m.author_user_id === null ? {} : { author: { userId: m.author_user_id, name: m.author_name, isYou: m.author_user_id === caller.userId } }),
+  };
+}
+
+/** One tool call of the audit trail; arguments pass the credential redactor. */
+export function toolCallView(c: ToolCallRow): ToolCallView {
+  return {
+    toolCallId: c.id,
+    executionId: c.execution_id,
+    toolName: c.tool,
+    args: redactCredentialMaterial(JSON.parse(c.args) as unknown),
+    edited: c.edited === 1,
+    status: c.status,
+    identity: c.identity,
+    errorCode: c.error_code,
+  };
 }
 
 export function pendingApprovalView(repos: Repos, sessionId: string): PendingApprovalView | null {
@@ -73,6 +108,8 @@ export function streamSnapshot(repos: Repos, sessionId: string): SnapshotPayload
 
 /** Rule 3: the flags describe the current caller; `isYou` is relative to the caller too. */
 export function sessionView(repos: Repos, caller: Caller, session: SessionRow): SessionView {
+  // Rows are read with SELECT *: the lifecycle columns (migration 0160) are there.
+  const lifecycle = session as SessionLifecycleRow;
   const flags = participation(repos, caller, session);
   const pendingApproval = pendingApprovalView(repos, session.id);
   return {
@@ -81,28 +118,16 @@ export function sessionView(repos: Repos, caller: Caller, session: SessionRow): 
     domainId: session.domain_id,
     visibility: session.visibility,
     status: session.status,
+    origin: session.origin,
+    title: session.title,
+    outcome: lifecycle.outcome,
+    archivedAt: lifecycle.archived_at === null ? null : toIso(lifecycle.archived_at),
     createdAt: toIso(session.created_at),
     updatedAt: toIso(session.updated_at),
     ...flags,
     latestTurn: latestTurn(repos, session.id),
-    messages: repos.sessions.visibleMessages(session.id).map((m) => ({
-      messageId: m.id,
-      executionId: m.execution_id,
-      role: m.role as 'user' | 'assistant',
-      text: m.content,
-      createdAt: toIso(m.created_at),
-      ...(m.author_user_id === null ? {} : { author: { userId: m.author_user_id, name: m.author_name, isYou: m.author_user_id === caller.userId } }),
-    })),
-    toolCalls: repos.executions.toolCallsOfSession(session.id).map((c) => ({
-      toolCallId: c.id,
-      executionId: c.execution_id,
-      toolName: c.tool,
-      args: redactCredentialMaterial(JSON.parse(c.args) as unknown),
-      edited: c.edited === 1,
-      status: c.status,
-      identity: c.identity,
-      errorCode: c.error_code,
-    })),
+    messages: repos.sessions.visibleMessages(session.id).map((m) => messageView(caller, m)),
+    toolCalls: repos.executions.toolCallsOfSession(session.id).map(toolCallView),
     files: repos.sessions.files(session.id).map((f) => ({ fileId: f.id, executionId: f.execution_id, name: f.name, mediaType: f.media_type, sizeBytes: f.size_bytes })),
     pendingApproval,
     pendingApprovalId: pendingApproval?.approvalId ?? null,

@@ -27,6 +27,8 @@ import { createConversationService, type ConversationService } from './conversat
 import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
 import { visibleSession, type Caller } from './session-access.js';
 import { createSessionStarter } from './session-starter.js';
+import { createSessionLifecycle, type SessionLifecycle } from './session-lifecycle.service.js';
+import { createSessionList, type SessionList } from './session-list.js';
 import { sessionView, streamSnapshot, type SessionView } from './session-view.js';
 import { registerTurnActors } from './turn-actor.js';
 
@@ -53,6 +55,10 @@ export interface SessionsRuntime {
   readonly dispatcher: SessionDispatcher;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
+  /** The sessions a caller can see, and one session's messages and tool calls, by keyset pages. */
+  readonly list: SessionList;
+  /** Rename, outcome, archive / unarchive, delete (canManage). */
+  readonly lifecycle: SessionLifecycle;
   /** Flow run approvals (partner `POST /worker/approvals/runs/:runId`). */
   readonly runApprovals: RunApprovals;
   /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
@@ -126,6 +132,8 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
     dispatcher,
     conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
     approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator, catalogFor }),
+    list: createSessionList(repos),
+    lifecycle: createSessionLifecycle({ store, clock, bus }),
     runApprovals: flows.runApprovals,
     tools,
     view: (caller, sessionId) => sessionView(repos, caller, visibleSession(repos, caller, sessionId)),

@@ -11,6 +11,7 @@ import { createTenancyRepo } from './tenancy.repo.js';
 import { createSnapshotsRepo } from './snapshots.repo.js';
 import { createTimersRepo } from './timers.repo.js';
 import { createSessionsRepo } from './sessions.repo.js';
+import { createSessionListRepo } from './session-list.repo.js';
 import { createExecutionsRepo } from './executions.repo.js';
 import { createApprovalsRepo } from './approvals.repo.js';
 import { createTriggerRunsRepo } from './trigger-runs.repo.js';
@@ -38,6 +39,7 @@ export function createRepositories(db: SqliteDatabase) {
     snapshots: createSnapshotsRepo(db),
     timers: createTimersRepo(db),
     sessions: createSessionsRepo(db),
+    sessionList: createSessionListRepo(db),
     executions: createExecutionsRepo(db),
     approvals: createApprovalsRepo(db),
     triggerRuns: createTriggerRunsRepo(db),

@@ -104,8 +104,10 @@ t.test('tools/call runs one turn as a durable session, with progress, and return
   t.equal(view.json.latestTurn.executionId, executionId);
   t.equal(view.json.latestTurn.status, 'completed');
   t.match(view.json.messages, [{ role: 'user', text: '{"id": "c-1"}', author: { isYou: true } }, { role: 'assistant' }]);
-  const row = world.server.service.store.db.prepare('SELECT origin, created_by FROM sessions WHERE id = ?').get(sessionId) as any;
-  t.same(row, { origin: 'mcp', created_by: world.refs.ada });
+  const row = world.server.service.store.db.prepare('SELECT origin, created_by, visibility FROM sessions WHERE id = ?').get(sessionId) as any;
+  t.same(row, { origin: 'mcp', created_by: world.refs.ada, visibility: 'personal' }, 'an assistant\'s chat is personal to the key owner');
+  const bobs = await call(`${world.server.url}/api/v1/agents/sessions/${sessionId}`, { headers: bearer(world.key('bob')) });
+  t.equal(bobs.status, 404, 'a domain Operator cannot see it');
 
   // Continue the conversation: the same session, a new turn.
   const next: any = await client.callTool({ name: lookup.name, arguments: { message: 'id: c-2', sessionId } });

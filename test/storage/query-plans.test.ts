@@ -11,6 +11,7 @@ import { openStore } from '../../storage/store.js';
 import { createTimersRepo } from '../../storage/repos/timers.repo.js';
 import { createFireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
 import { createSessionEventsRepo } from '../../storage/repos/session-events.repo.js';
+import { createSessionListRepo } from '../../storage/repos/session-list.repo.js';
 
 /** Runs `create` over a handle that records the SQL of every statement it prepares. */
 function preparedBy(db: SqliteDatabase, create: (db: SqliteDatabase) => unknown): string[] {
@@ -73,4 +74,47 @@ t.test('the due-timer queries walk timers_due, and the claim sweep walks the exp
   for (const sql of due) t.match(planOf(store.db, sql).join(' | '), /USING INDEX timers_due/);
   const sweep = sources.find((sql) => /DELETE FROM idempotency_claims WHERE rowid IN/.test(sql));
   t.match(planOf(store.db, sweep!).join(' | '), /USING (COVERING )?INDEX idempotency_claims_expiry/);
+});
+
+t.test('the session list and the paged session reads range-scan their indexes: no table scan, no sort', async (t) => {
+  const store = openStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  const { db } = store;
+  db.exec(`
+    INSERT INTO organizations (id, name, created_at) VALUES ('o', 'O', 0);
+    INSERT INTO users (id, email, name, created_at) VALUES ('u', 'u@o.test', 'U', 0);
+    INSERT INTO domains (id, org_id, name, created_at) VALUES ('d1', 'o', 'D1', 0), ('d2', 'o', 'D2', 0);
+    INSERT INTO domain_memberships (domain_id, user_id, role, created_at) VALUES ('d1', 'u', 'owner', 0);
+  `);
+  const automation = db.prepare("INSERT INTO automations (id, org_id, domain_id, kind, name, created_at, updated_at) VALUES (?, 'o', ?, 'agent', ?, 0, 0)");
+  const session = db.prepare(
+    `INSERT INTO sessions (id, org_id, domain_id, automation_id, visibility, created_by, status, created_at, updated_at)
+     VALUES (?, 'o', ?, ?, ?, 'u', ?, ?, ?)`,
+  );
+  db.transaction(() => {
+    for (let a = 0; a < 20; a++) automation.run(`a${a}`, a % 2 === 0 ? 'd1' : 'd2', `A${a}`);
+    for (let i = 0; i < 20_000; i++) {
+      session.run(`s${i}`, i % 2 === 0 ? 'd1' : 'd2', `a${i % 20}`, i % 10 === 0 ? 'personal' : 'domain', i % 7 === 0 ? 'archived' : 'active', i, i);
+    }
+  })();
+  db.exec('ANALYZE');
+
+  const sources = preparedBy(db, createSessionListRepo);
+  const expected: Array<[RegExp, RegExp]> = [
+    [/WHERE domain_id = @source AND visibility = 'domain'/, /USING INDEX sessions_domain_created/],
+    [/WHERE created_by = @source AND visibility = 'personal'/, /USING INDEX sessions_personal_created/],
+    [/WHERE automation_id = @source/, /USING INDEX sessions_automation_created/],
+    [/FROM tool_calls WHERE session_id/, /USING INDEX tool_calls_session/],
+  ];
+  for (const [statement, index] of expected) {
+    const sql = sources.find((s) => statement.test(s));
+    t.ok(sql, `prepared: ${statement.source}`);
+    const plan = planOf(db, sql!).join(' | ');
+    t.match(plan, index, plan);
+    t.notMatch(plan, /TEMP B-TREE/, 'already in order: no sort of the whole source');
+  }
+  for (const sql of sources) {
+    const plan = planOf(db, sql);
+    t.notOk(plan.some(fullScan), `${sql.replace(/\s+/g, ' ').slice(0, 90)}… -> ${plan.join(' | ')}`);
+  }
 });

@@ -62,9 +62,9 @@ t.test('lifecycle: a closed session or an unpublished agent is read-only with th
   const path = `/agents/sessions/${opened.json.sessionId}`;
   const { db } = c.server.service.store;
   db.prepare("UPDATE sessions SET status = 'archived' WHERE id = ?").run(opened.json.sessionId);
-  t.match((await c.get(path, 'ada')).json, { canParticipate: false, readOnlyReason: 'session_closed', canManage: true });
+  t.match((await c.get(path, 'ada')).json, { canParticipate: false, readOnlyReason: 'session_archived', canManage: true });
   const refused = await c.post(`${path}/messages`, 'ada', { message: 'hi' });
-  t.same([refused.status, refused.json.error.code, refused.json.error.details], [403, 'SESSION_NOT_DRIVABLE', { readOnlyReason: 'session_closed' }]);
+  t.same([refused.status, refused.json.error.code, refused.json.error.details], [403, 'SESSION_NOT_DRIVABLE', { readOnlyReason: 'session_archived' }]);
   db.prepare("UPDATE sessions SET status = 'active' WHERE id = ?").run(opened.json.sessionId);
   db.prepare('UPDATE automations SET published_revision = NULL WHERE id = ?').run(c.refs.lookup);
   t.match((await c.get(path, 'ada')).json, { canParticipate: false, readOnlyReason: 'agent_unpublished' });

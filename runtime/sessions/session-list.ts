@@ -1,0 +1,124 @@
+// Reads over many rows: the sessions a caller can see, and one session's messages and tool calls, by keyset pages.
+import type { Repositories } from '../../storage/repos/index.js';
+import type { SessionLifecycleRow, SessionListQuery, SessionOutcome } from '../../storage/repos/session-list.repo.js';
+import { toIso } from '../clock.js';
+import { decodeCursor, encodeCursor } from '../triggers/run-history.js';
+import { decodeTuple, encodeTuple } from './page-cursor.js';
+import { visibleSession, type Caller } from './session-access.js';
+import { messageView, toolCallView, type MessageView, type ToolCallView } from './session-view.js';
+
+export const SESSIONS_PAGE_DEFAULT = 20;
+export const SESSIONS_PAGE_MAX = 100;
+
+type Repos = Pick<Repositories, 'sessions' | 'sessionList' | 'tenancy' | 'automations' | 'executions'>;
+
+export interface SessionSummary {
+  sessionId: string;
+  automationId: string;
+  domainId: string;
+  visibility: 'personal' | 'domain';
+  origin: string;
+  status: string;
+  title: string | null;
+  outcome: SessionOutcome | null;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+}
+
+export interface SessionListOptions {
+  automationId?: string;
+  status?: 'active' | 'archived';
+  /** Epoch ms, inclusive. */
+  createdFrom?: number;
+  /** Epoch ms, exclusive. */
+  createdTo?: number;
+  limit?: number;
+  cursor?: string;
+}
+
+
+function summary(row: SessionLifecycleRow): SessionSummary {
+  return {
+    sessionId: row.id,
+    automationId: row.automation_id,
+    domainId: row.domain_id,
+    visibility: row.visibility,
+    origin: row.origin,
+    status: row.status,
+    title: row.title,
+    outcome: row.outcome,
+    createdBy: row.created_by,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    archivedAt: row.archived_at === null ? null : toIso(row.archived_at),
+  };
+}
+
+const newestFirst = (a: SessionLifecycleRow, b: SessionLifecycleRow): number =>
+  b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+export function createSessionList(repos: Repos) {
+  return {
+    /**
+     * Rule 3 for many rows: domain sessions of the domains the caller belongs to now, and the caller's own personal
+     * chats. Each source is one index range scan of at most limit+1 rows; their merge is the page.
+     */
+    list(caller: Caller, options: SessionListOptions): { sessions: SessionSummary[]; nextCursor: string | null } {
+      const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
+      const query: SessionListQuery = {
+        status: options.status ?? null,
+        createdFrom: options.createdFrom ?? 0,
+        createdTo: options.createdTo ?? Number.MAX_SAFE_INTEGER,
+        before: options.cursor ? decodeCursor(options.cursor) : null,
+        limit: limit + 1,
+      };
+      const { sessionList } = repos;
+      let rows: SessionLifecycleRow[];
+      if (options.automationId !== undefined) {
+        rows = sessionList.ofAutomation(options.automationId, caller.orgId, caller.userId, query);
+      } else {
+        rows = repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId).flatMap((d) => sessionList.ofDomain(d.domain_id, query));
+        rows.push(...sessionList.personalOf(caller.userId, caller.orgId, query));
+        rows.sort(newestFirst);
+      }
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        sessions: page.map(summary),
+        nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+      };
+    },
+
+    /** The people-facing messages of a visible session, newest first (the GET body holds them oldest first). */
+    messages(caller: Caller, sessionId: string, options: { limit?: number; cursor?: string }): { messages: MessageView[]; nextCursor: string | null } {
+      const session = visibleSession(repos, caller, sessionId);
+      const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
+      const before = options.cursor ? decodeTuple(options.cursor, ['n', 'n']) : null;
+      const rows = repos.sessionList.messagesPage(session.id, before && { turn: before[0] as number, position: before[1] as number }, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        messages: page.map((m) => messageView(caller, m)),
+        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.execution_position, last.position]) : null,
+      };
+    },
+
+    /** The tool calls of a visible session, newest first. */
+    toolCalls(caller: Caller, sessionId: string, options: { limit?: number; cursor?: string }): { toolCalls: ToolCallView[]; nextCursor: string | null } {
+      const session = visibleSession(repos, caller, sessionId);
+      const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
+      const before = options.cursor ? decodeTuple(options.cursor, ['n', 's']) : null;
+      const rows = repos.sessionList.toolCallsPage(session.id, before && { createdAt: before[0] as number, id: before[1] as string }, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        toolCalls: page.map(toolCallView),
+        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.created_at, last.id]) : null,
+      };
+    },
+  };
+}
+
+export type SessionList = ReturnType<typeof createSessionList>;
