@@ -6,7 +6,7 @@ import { requireConsole } from '../auth.js';
 import type { HttpRequest, Route } from '../types.js';
 import { parseBody } from '../validate.js';
 
-const TriggerRecord = z.object({
+export const TriggerRecord = z.object({
   id: z.uuid(),
   type: z.enum(['schedule', 'api', 'event']),
   domainId: z.uuid(),
@@ -20,7 +20,7 @@ const TriggerRecord = z.object({
 });
 
 /** Where an event trigger's deliveryUrl points: the configured public URL, else the address this request used. */
-function baseUrlOf(request: HttpRequest, services: Services): string | null {
+export function baseUrlOf(request: HttpRequest, services: Services): string | null {
   if (services.config.publicUrl) return services.config.publicUrl.replace(/\/+$/, '');
   const host = request.headers.host;
   if (!host || !/^[A-Za-z0-9.\-:[\]]+$/.test(host)) return null;
