@@ -45,6 +45,7 @@ export const triggersAdminRoutes: Route<Services>[] = [
         401: { description: 'UNAUTHORIZED: no console session with an organization selected' },
         403: { description: 'FORBIDDEN: not an editor or owner of the domain, or event triggers not enabled for the organization' },
         404: { description: 'NOT_FOUND: domain, subscriber, integration or connection unknown or of another organization' },
+        409: { description: 'CONFLICT (details.reason automation_archived): a subscriber is archived' },
       },
     },
     async handler(request, services) {

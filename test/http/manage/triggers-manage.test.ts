@@ -187,6 +187,9 @@ t.test('subscribers: add appends (idempotent), same domain only, archived refuse
   const archived = await f.req('PUT', path(f.refs.drafty!), { user: 'ada' });
   t.equal(archived.status, 409);
   t.equal(archived.json.error.details.reason, 'automation_archived');
+  const created = await f.create('ada', { type: 'api', domainId: f.refs.sales, name: 'With archived', subscribers: [f.refs.drafty] });
+  t.equal(created.status, 409, 'creating a trigger with an archived subscriber is refused alike');
+  t.equal(created.json.error.details.reason, 'automation_archived');
 
   const removed = await f.req('DELETE', path(f.refs.lookup!), { user: 'ada' });
   t.same(removed.json.trigger.subscribers, [f.refs.enrich]);
