@@ -11,6 +11,9 @@ import { openStore } from '../../storage/store.js';
 import { createTimersRepo } from '../../storage/repos/timers.repo.js';
 import { createFireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
 import { createSessionEventsRepo } from '../../storage/repos/session-events.repo.js';
+import { createCredentialsRepo } from '../../storage/repos/credentials.repo.js';
+import { createTriggersRepo } from '../../storage/repos/triggers.repo.js';
+import { createAutomationsRepo } from '../../storage/repos/automations.repo.js';
 
 /** Runs `create` over a handle that records the SQL of every statement it prepares. */
 function preparedBy(db: SqliteDatabase, create: (db: SqliteDatabase) => unknown): string[] {
@@ -73,4 +76,17 @@ t.test('the due-timer queries walk timers_due, and the claim sweep walks the exp
   for (const sql of due) t.match(planOf(store.db, sql).join(' | '), /USING INDEX timers_due/);
   const sweep = sources.find((sql) => /DELETE FROM idempotency_claims WHERE rowid IN/.test(sql));
   t.match(planOf(store.db, sweep!).join(' | '), /USING (COVERING )?INDEX idempotency_claims_expiry/);
+});
+
+t.test('the management lists and the API key statements (the key check, last-use writes) are answered through an index', async (t) => {
+  const store = openStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  const { db } = store;
+  const sources = [createCredentialsRepo, createTriggersRepo, createAutomationsRepo].flatMap((create) => preparedBy(db, create));
+  const lists = sources.filter((sql) => /\(created_at, id\) >|SET last_used_at|k\.key_hash/.test(sql));
+  t.equal(lists.length, 6, 'two key pages, the trigger and automation pages, the key check, the last-use write');
+  for (const sql of sources.filter((s) => /\(created_at, id\) >|last_used_at|key_hash = \?/.test(s))) {
+    const plan = planOf(db, sql);
+    t.notOk(plan.some(fullScan), `${sql.replace(/\s+/g, ' ').slice(0, 90)}… -> ${plan.join(' | ')}`);
+  }
 });
