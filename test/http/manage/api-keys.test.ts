@@ -44,6 +44,12 @@ t.test('create: the secret once, working at once; the list shows hint and last u
     t.equal(bad.status, 400, JSON.stringify(body));
     t.equal(bad.json.error.code, 'VALIDATION');
   }
+  const token = await f.req('POST', '/api/v1/auth/token', { user: 'ed' });
+  t.equal(token.status, 200);
+  const viaToken = await f.req('POST', '/api/v1/api-keys', { key: token.json.token }, { name: 'from a token' });
+  t.equal(viaToken.status, 201, 'an svu_ token works too');
+  t.equal(viaToken.json.apiKey.userId, f.refs.ed);
+  t.equal((await f.req('GET', '/api/v1/api-keys', { key: 'svu_garbage' })).status, 404, 'a bad token is the uniform 404');
   t.equal((await f.req('POST', '/api/v1/api-keys', {}, { name: 'x' })).status, 404, 'no credential');
   t.equal((await f.req('POST', '/api/v1/api-keys', { key: 'sv_garbage' }, { name: 'x' })).status, 404, 'a bad key');
 });

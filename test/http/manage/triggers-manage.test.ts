@@ -160,6 +160,15 @@ t.test('delete: gone with its tick and history; editors only; uniform 404 after'
   t.equal((await f.req('DELETE', `/api/v1/triggers/${nightly}`, { user: 'ada' })).status, 404);
   f.clock.advance(2 * 86_400_000);
   await f.settle();
+
+  // A trigger with firings in flight: its history goes, the sessions it started stay readable.
+  const fired = await f.req('POST', '/api/v1/triggers/fire', { key: f.key('bob-key') }, { triggerId: f.refs['new-lead'], input: { id: 'c-1' } });
+  t.equal(fired.status, 202);
+  t.equal((await f.req('DELETE', `/api/v1/triggers/${f.refs['new-lead']}`, { user: 'ed' })).status, 204, 'a domain editor deletes');
+  await f.settle();
+  const session = await f.req('GET', `/api/v1/agents/sessions/${fired.json.sessions[0].sessionId}`, { key: f.key('bob-key') });
+  t.equal(session.status, 200, 'sessions started by the deleted trigger stay');
+  t.equal(f.server.logs.filter((line) => /"level":(50|60)/.test(line)).length, 0, 'no error logged on the way');
 });
 
 t.test('subscribers: add appends (idempotent), same domain only, archived refused; remove; permissions', async (t) => {
