@@ -74,9 +74,12 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
     archived: automation.archived_at != null,
   });
 
+  const viewOf = (trigger: TriggerRow, ids: readonly string[], baseUrl: string | null): TriggerView =>
+    triggerView(trigger, ids, { nextRunAt: scheduleTicks.nextRunAt(trigger.id), baseUrl });
+
   const detail = (trigger: TriggerRow, baseUrl: string | null): TriggerDetail => {
     const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automation_id);
-    const view = triggerView(trigger, ids, { nextRunAt: scheduleTicks.nextRunAt(trigger.id), baseUrl });
+    const view = viewOf(trigger, ids, baseUrl);
     const subscribers = ids.flatMap((id) => {
       const automation = repos.automations.automation(id);
       return automation === undefined ? [] : [summary(automation)];
@@ -108,9 +111,13 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
     }
   };
 
-  const write = (trigger: TriggerRow): void => {
+  /**
+   * Re-arms only when the schedule or the active flag changed: re-arming computes the next slot from now, so an
+   * overdue tick not yet delivered would otherwise be skipped by a rename.
+   */
+  const write = (trigger: TriggerRow, scheduleChanged: boolean): void => {
     repos.triggers.updateTrigger(trigger);
-    syncTick(trigger);
+    if (scheduleChanged) syncTick(trigger);
   };
 
   function patched(trigger: TriggerRow, patch: UpdateTriggerInput): TriggerRow {
@@ -155,7 +162,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
       const page = keysetPage(query.cursor, query.limit, (after, n) =>
         repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
       );
-      const triggers = page.rows.map((row) => detail(row, baseUrl).trigger);
+      const triggers = page.rows.map((row) => viewOf(row, repos.triggers.subscribers(row.id).map((s) => s.automation_id), baseUrl));
       return { triggers, nextCursor: page.nextCursor };
     },
 
@@ -164,7 +171,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
     update(caller, triggerId, patch, baseUrl) {
       return store.writer.submit(() => {
         const next = patched(editable(caller, triggerId), patch);
-        write(next);
+        write(next, patch.cron !== undefined || patch.timezone !== undefined);
         return detail(next, baseUrl);
       });
     },
@@ -174,7 +181,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
         const trigger = editable(caller, triggerId);
         // Idempotent: pausing a paused trigger changes nothing (and keeps no tick).
         const next = { ...trigger, active: active ? 1 : 0 };
-        write(next);
+        write(next, next.active !== trigger.active);
         return detail(next, baseUrl);
       });
     },
