@@ -56,6 +56,22 @@ export function requireAuthoringCredential(request: HttpRequest, services: Servi
   return principal;
 }
 
+/**
+ * Management routes: a bearer credential is checked as on key routes (`sv_` key, `svu_` token, or the person a
+ * customer-tenant wrapper acts as; anything wrong is the uniform 404); without one, the console cookie (401).
+ */
+export function requireManageCredential(request: HttpRequest, services: Services): UserPrincipal {
+  const token = bearerToken(request);
+  if (token?.startsWith('svu_')) {
+    const principal = services.auth.userToken(token);
+    if (!principal) throw notFound();
+    services.keyLimiter.take(`key:${principal.credentialId}`);
+    return principal;
+  }
+  if (token === null && cookieValue(request, SESSION_COOKIE) !== undefined) return requireConsole(request, services);
+  return requireApiKey(request, services);
+}
+
 /** Console routes: the `service_session` cookie with an organization selected; else 401. */
 export function requireConsole(request: HttpRequest, services: Services): UserPrincipal {
   const secret = cookieValue(request, SESSION_COOKIE);

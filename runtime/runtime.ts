@@ -19,6 +19,7 @@ import { createTriggerServices } from './triggers/trigger-services.js';
 import { createMcpRuntime } from './mcp/index.js';
 import { createTriggerSources } from './triggers/trigger-sources.js';
 import { createWebhookServices } from './webhooks/webhook-services.js';
+import { createManageServices } from './manage/manage-services.js';
 import { createTelemetry, type Telemetry } from './telemetry/index.js';
 
 export interface RuntimeDeps {
@@ -97,6 +98,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     fire,
     ...triggerSources,
     ...webhooks,
+    ...createManageServices({ store, clock, scheduleTicks: triggerSources.scheduleTicks }),
   };
   return {
     services,

@@ -18,6 +18,7 @@ import type { TriggerServices } from './triggers/trigger-services.js';
 import type { McpRuntime } from './mcp/index.js';
 import type { TriggerSourceServices } from './triggers/trigger-sources.js';
 import type { WebhookServices } from './webhooks/webhook-services.js';
+import type { ManageServices } from './manage/manage-services.js';
 
 export interface CoreServices {
   config: ServiceConfig;
@@ -61,4 +62,4 @@ export interface McpServices {
 
 /** SPEC "Trigger firing": fire (fan-out, idempotency) and Run history (TriggerServices: `fire`, `triggerRuns`). */
 /** POST /triggers, schedule ticks, inbound event deliveries (TriggerSourceServices); outbound webhooks (WebhookServices). */
-export type Services = CoreServices & AuthoringServices & ConversationServices & PartnerServices & TriggerServices & TriggerSourceServices & WebhookServices & McpServices;
+export type Services = CoreServices & AuthoringServices & ConversationServices & PartnerServices & TriggerServices & TriggerSourceServices & WebhookServices & McpServices & ManageServices;

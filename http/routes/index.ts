@@ -25,6 +25,10 @@ import { partnerSupportRoutes } from './partner-support.route.js';
 import { partnerTenantRoutes } from './partner-tenant.route.js';
 import { partnerWorkerApprovalRoutes } from './partner-worker-approvals.route.js';
 import { partnerWorkerRoutes } from './partner-workers.route.js';
+import { triggersManageRoutes } from './triggers-manage.route.js';
+import { automationsManageRoutes } from './automations-manage.route.js';
+import { apiKeysRoutes } from './api-keys.route.js';
+import { knowledgeManageRoutes } from './knowledge-manage.route.js';
 
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
@@ -33,6 +37,7 @@ export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   routes.push(...sessionLifecycleRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(...triggersAdminRoutes, ...eventDeliveryRoutes, ...webhooksRoutes);
+  routes.push(...triggersManageRoutes, ...automationsManageRoutes, ...apiKeysRoutes, ...knowledgeManageRoutes);
   routes.push(...activationRoutes, ...partnerProvisioningRoutes, ...partnerLeaseRoutes, ...partnerWorkerRoutes, ...partnerEntitlementRoutes);
   routes.push(...partnerWorkerApprovalRoutes, ...partnerSupportRoutes, ...partnerTenantRoutes(routes));
   routes.push(...mcpRoutes);

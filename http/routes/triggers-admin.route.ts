@@ -6,7 +6,7 @@ import { requireConsole } from '../auth.js';
 import type { HttpRequest, Route } from '../types.js';
 import { parseBody } from '../validate.js';
 
-const TriggerRecord = z.object({
+export const TriggerRecord = z.object({
   id: z.uuid(),
   type: z.enum(['schedule', 'api', 'event']),
   domainId: z.uuid(),
@@ -20,7 +20,7 @@ const TriggerRecord = z.object({
 });
 
 /** Where an event trigger's deliveryUrl points: the configured public URL, else the address this request used. */
-function baseUrlOf(request: HttpRequest, services: Services): string | null {
+export function baseUrlOf(request: HttpRequest, services: Services): string | null {
   if (services.config.publicUrl) return services.config.publicUrl.replace(/\/+$/, '');
   const host = request.headers.host;
   if (!host || !/^[A-Za-z0-9.\-:[\]]+$/.test(host)) return null;
@@ -45,6 +45,7 @@ export const triggersAdminRoutes: Route<Services>[] = [
         401: { description: 'UNAUTHORIZED: no console session with an organization selected' },
         403: { description: 'FORBIDDEN: not an editor or owner of the domain, or event triggers not enabled for the organization' },
         404: { description: 'NOT_FOUND: domain, subscriber, integration or connection unknown or of another organization' },
+        409: { description: 'CONFLICT (details.reason automation_archived): a subscriber is archived' },
       },
     },
     async handler(request, services) {

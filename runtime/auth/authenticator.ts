@@ -15,8 +15,28 @@ export interface Authenticator {
   isActiveMember(userId: string, orgId: string): boolean;
 }
 
+/** How stale an API key's last_used_at may be: one write a minute per key keeps the key check a read. */
+export const LAST_USED_GRANULARITY_MS = 60_000;
+
 export function createAuthenticator(store: Store, clock: Clock): Authenticator {
   const { credentials, tenancy } = store.repos;
+
+  /**
+   * Records a key's use off the answer's path: the row just read says whether a minute has passed, and the write
+   * joins the next group commit. A failed write only loses a "last used" time, so it is not the request's error.
+   */
+  const touching = new Set<string>();
+  const noteUse = (row: { id: string; last_used_at?: number | null }): void => {
+    const now = clock.now();
+    if (row.last_used_at != null && now - row.last_used_at < LAST_USED_GRANULARITY_MS) return;
+    // A burst of requests before the commit lands submits one write, not one per request.
+    if (touching.has(row.id)) return;
+    touching.add(row.id);
+    store.writer
+      .submit(() => credentials.touchApiKey(row.id, now, now - LAST_USED_GRANULARITY_MS + 1))
+      .catch(() => undefined)
+      .finally(() => touching.delete(row.id));
+  };
 
   const isActiveMember = (userId: string, orgId: string): boolean => {
     const user = tenancy.user(userId);
@@ -31,6 +51,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       // Revocation, a disabled user and a removed membership are checked by the same query, read per request (no cache).
       const row = credentials.activeApiKeyByHash(hash);
       if (!row || !sameHash(row.key_hash, hash)) return null;
+      noteUse(row);
       return { kind: 'user', via: 'api_key', userId: row.user_id, orgId: row.org_id, credentialId: row.id };
     },
     userToken(secret) {

@@ -84,7 +84,7 @@ export const moduleView = (row: KnowledgeModuleRow): ModuleView => ({
 
 const baseView = (row: KnowledgeBaseRow): BaseView => ({ id: row.id, domainId: row.domain_id, name: row.name });
 
-const articleView = (row: ArticleRow): ArticleView => ({
+export const articleView = (row: ArticleRow): ArticleView => ({
   id: row.id,
   baseId: row.base_id,
   title: row.title,

@@ -68,7 +68,10 @@ export function createSubscriberPlanner(deps: {
       return result('skipped', 'ENTITLEMENT_DISABLED', 'The automation is not entitled for this organization.');
     }
     const belt = deps.bindings(automation);
-    if (belt === undefined) return result('skipped', 'NOT_PUBLISHED', 'The automation has no published version.');
+    if (belt === undefined) {
+      // An archived automation has no published pointer (runtime/manage/automation-manager.service.ts): same code, clearer reason.
+      return result('skipped', 'NOT_PUBLISHED', automation.archived_at != null ? 'The automation is archived.' : 'The automation has no published version.');
+    }
 
     const credentials = firing.credentials ?? NO_CREDENTIALS;
     const identities = planTargetIdentities(belt, credentials);

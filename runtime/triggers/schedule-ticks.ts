@@ -32,6 +32,8 @@ interface TickPayload {
 export interface ScheduleTicks {
   /** Unit of work: arms the trigger's next tick strictly after `afterMs`; the due time, or null if it never fires again. */
   arm(triggerId: string, config: Pick<ScheduleConfig, 'cron' | 'timezone'>, afterMs: number): UnitOfWork<number | null>;
+  /** Unit of work: removes the trigger's pending tick (paused, retyped or deleted); true when one was pending. */
+  disarm(triggerId: string): UnitOfWork<boolean>;
   /** When the trigger's pending tick is due (null when none is armed). */
   nextRunAt(triggerId: string): number | null;
   /** Arms every active schedule trigger lacking a current tick and disarms inactive ones; returns how many changed. */
@@ -101,6 +103,7 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
 
   return {
     arm,
+    disarm: (triggerId) => scheduler.cancel(SCHEDULE_TICK, triggerId),
     nextRunAt: (triggerId) => repos.timers.pending(SCHEDULE_TICK, triggerId)?.due_at ?? null,
     reconcile() {
       return store.writer.submit(() => {

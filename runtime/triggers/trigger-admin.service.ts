@@ -4,7 +4,7 @@ import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
 import type { Store } from '../../storage/store.js';
 import { domainOf, requireDomainPermission } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
-import { notFound, validation } from '../errors.js';
+import { AppError, notFound, validation } from '../errors.js';
 import { newId } from '../ids.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
 import type { KeyRing } from '../vault/index.js';
@@ -46,6 +46,10 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
       if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
       if (automation.domain_id !== domainId) {
         throw validation('The trigger cannot be created.', { issues: [{ path: `subscribers.${index}`, message: 'must be an agent or flow of the trigger\'s domain' }] });
+      }
+      // docs/decisions.md "Archived automations": as on PUT /triggers/:triggerId/subscribers/:automationId.
+      if (automation.archived_at != null) {
+        throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived', path: `subscribers.${index}` });
       }
     });
   }

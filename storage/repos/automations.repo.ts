@@ -17,6 +17,10 @@ export interface AutomationRow {
   created_by: string | null;
   created_at: number;
   updated_at: number;
+  /** Set while archived (migration 0180); absent on rows built before the insert. */
+  archived_at?: number | null;
+  /** The published pointer an archive put aside (published_revision is NULL meanwhile). */
+  archived_revision?: number | null;
 }
 
 export interface AgentSetupRow {
@@ -74,7 +78,31 @@ export function createAutomationsRepo(db: SqliteDatabase) {
       `UPDATE automations SET domain_id = @domain_id, name = @name, description = @description,
          entitled_by_default = @entitled_by_default, updated_at = @updated_at WHERE id = @id`,
     ),
-    setPublished: db.prepare('UPDATE automations SET published_revision = ?, updated_at = ? WHERE id = ?'),
+    // Publishing (authoring, manifest, rollback) makes an archived automation live again: the pointer is the state.
+    setPublished: db.prepare('UPDATE automations SET published_revision = ?, archived_at = NULL, archived_revision = NULL, updated_at = ? WHERE id = ?'),
+    archive: db.prepare(
+      `UPDATE automations SET archived_at = @now, archived_revision = published_revision, published_revision = NULL, updated_at = @now
+       WHERE id = @id AND archived_at IS NULL`,
+    ),
+    unarchive: db.prepare(
+      `UPDATE automations SET published_revision = archived_revision, archived_at = NULL, archived_revision = NULL, updated_at = @now
+       WHERE id = @id AND archived_at IS NOT NULL`,
+    ),
+    rename: db.prepare('UPDATE automations SET name = @name, description = @description, updated_at = @now WHERE id = @id'),
+    ofOrgPage: db.prepare(
+      `SELECT * FROM automations WHERE org_id = @org AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = @user)
+         AND (@kind IS NULL OR kind = @kind) AND (@domain IS NULL OR domain_id = @domain)
+         AND (@archived IS NULL OR (archived_at IS NOT NULL) = @archived)
+         AND (created_at, id) > (@after_at, @after_id) ORDER BY created_at, id LIMIT @limit`,
+    ),
+    revisionsPage: db.prepare(
+      `SELECT automation_id, revision, change_note, published_by, created_at FROM agent_revisions
+       WHERE automation_id = @id AND revision < @before ORDER BY revision DESC LIMIT @limit`,
+    ),
+    flowVersionsPage: db.prepare(
+      `SELECT automation_id, version, created_at FROM flow_versions WHERE automation_id = @id AND version < @before
+       ORDER BY version DESC LIMIT @limit`,
+    ),
     byId: db.prepare('SELECT * FROM automations WHERE id = ?'),
     ofDomain: db.prepare('SELECT * FROM automations WHERE domain_id = ? ORDER BY created_at, id'),
     ofOrg: db.prepare('SELECT * FROM automations WHERE org_id = ? ORDER BY created_at, id'),
@@ -119,6 +147,35 @@ export function createAutomationsRepo(db: SqliteDatabase) {
       void s.update.run(row),
     setPublishedRevision: (id: string, revision: number | null, now: number): void => void s.setPublished.run(revision, now, id),
     automation: (id: string) => s.byId.get(id) as AutomationRow | undefined,
+    /** Puts the published pointer aside; false when already archived. */
+    archiveAutomation: (id: string, now: number): boolean => s.archive.run({ id, now }).changes > 0,
+    /** Restores the pointer an archive put aside; false when not archived. */
+    unarchiveAutomation: (id: string, now: number): boolean => s.unarchive.run({ id, now }).changes > 0,
+    renameAutomation: (id: string, name: string, description: string | null, now: number): void => void s.rename.run({ id, name, description, now }),
+    /** One page of the automations of an organization's domains `userId` is a member of, oldest first, after `after`. */
+    automationsOfOrganizationPage: (
+      orgId: string,
+      userId: string,
+      filter: { kind: AutomationKind | null; domainId: string | null; archived: boolean | null },
+      after: { createdAt: number; id: string } | null,
+      limit: number,
+    ) =>
+      s.ofOrgPage.all({
+        org: orgId,
+        user: userId,
+        kind: filter.kind,
+        domain: filter.domainId,
+        archived: filter.archived === null ? null : Number(filter.archived),
+        after_at: after?.createdAt ?? -1,
+        after_id: after?.id ?? '',
+        limit,
+      }) as AutomationRow[],
+    /** An agent's revisions (without their setup), newest first, below `before`. */
+    agentRevisionsPage: (automationId: string, before: number, limit: number) =>
+      s.revisionsPage.all({ id: automationId, before, limit }) as Array<Omit<AgentRevisionRow, 'setup' | 'belt'>>,
+    /** A flow's versions (without their definition), newest first, below `before`. */
+    flowVersionsPage: (automationId: string, before: number, limit: number) =>
+      s.flowVersionsPage.all({ id: automationId, before, limit }) as Array<Pick<FlowVersionRow, 'automation_id' | 'version' | 'created_at'>>,
     automationsOfDomain: (domainId: string) => s.ofDomain.all(domainId) as AutomationRow[],
     automationsOfOrganization: (orgId: string) => s.ofOrg.all(orgId) as AutomationRow[],
     upsertAgentSetup: (row: AgentSetupRow): void => void s.upsertSetup.run(row),

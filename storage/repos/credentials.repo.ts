@@ -10,6 +10,14 @@ export interface ApiKeyRow {
   hint: string;
   created_at: number;
   revoked_at: number | null;
+  /** Minute-granular (runtime/auth/authenticator.ts); absent on rows built before the insert. */
+  last_used_at?: number | null;
+}
+
+/** Keyset position in a created-at ordered list (oldest first). */
+export interface CreatedCursor {
+  createdAt: number;
+  id: string;
 }
 
 export interface UserTokenRow {
@@ -45,6 +53,16 @@ export function createCredentialsRepo(db: SqliteDatabase) {
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     ),
     keysOfUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND org_id = ? ORDER BY created_at'),
+    keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+    keysOfUserPage: db.prepare(
+      `SELECT * FROM api_keys WHERE user_id = @user AND org_id = @org AND (created_at, id) > (@after_at, @after_id)
+       ORDER BY created_at, id LIMIT @limit`,
+    ),
+    keysOfOrgPage: db.prepare(
+      `SELECT * FROM api_keys WHERE org_id = @org AND (@user IS NULL OR user_id = @user) AND (created_at, id) > (@after_at, @after_id)
+       ORDER BY created_at, id LIMIT @limit`,
+    ),
+    touchKey: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)'),
     revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     insertToken: db.prepare(
       `INSERT INTO user_tokens (id, user_id, org_id, token_hash, created_at, expires_at)
@@ -67,6 +85,15 @@ export function createCredentialsRepo(db: SqliteDatabase) {
     activeApiKeyByHash: (hash: Buffer) => s.activeKeyByHash.get(hash) as ApiKeyRow | undefined,
     apiKeysOfUser: (userId: string, orgId: string) => s.keysOfUser.all(userId, orgId) as ApiKeyRow[],
     revokeApiKey: (id: string, now: number): boolean => s.revokeKey.run(now, id).changes > 0,
+    apiKey: (id: string) => s.keyById.get(id) as ApiKeyRow | undefined,
+    /** A user's keys in one organization (revoked ones included), oldest first, after `after`. */
+    apiKeysOfUserPage: (userId: string, orgId: string, after: CreatedCursor | null, limit: number) =>
+      s.keysOfUserPage.all({ user: userId, org: orgId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[],
+    /** Every key of an organization (optionally one user's), oldest first, after `after`. */
+    apiKeysOfOrganizationPage: (orgId: string, userId: string | null, after: CreatedCursor | null, limit: number) =>
+      s.keysOfOrgPage.all({ org: orgId, user: userId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[],
+    /** Records a use at `now` unless one at or after `notBefore` is already recorded (one write a minute per key). */
+    touchApiKey: (id: string, now: number, notBefore: number): boolean => s.touchKey.run(now, id, notBefore).changes > 0,
     insertUserToken: (row: UserTokenRow): void => void s.insertToken.run(row),
     userTokenByHash: (hash: Buffer) => s.tokenByHash.get(hash) as UserTokenRow | undefined,
     sweepUserTokens: (now: number): number => s.sweepTokens.run(now).changes,

@@ -57,6 +57,15 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
     article: db.prepare('SELECT * FROM articles WHERE id = ?'),
     articlesOfBase: db.prepare('SELECT * FROM articles WHERE base_id = ? ORDER BY created_at, id'),
     deleteArticle: db.prepare('DELETE FROM articles WHERE id = ?'),
+    unpublish: db.prepare('UPDATE articles SET published_body = NULL, published_at = NULL, updated_at = ? WHERE id = ? AND published_at IS NOT NULL'),
+    articlesOfBasePage: db.prepare(
+      `SELECT * FROM articles WHERE base_id = @base AND (@published IS NULL OR (published_at IS NOT NULL) = @published)
+         AND (created_at, id) > (@after_at, @after_id) ORDER BY created_at, id LIMIT @limit`,
+    ),
+    removeMember: db.prepare('DELETE FROM module_articles WHERE module_id = ? AND article_id = ?'),
+    deleteModule: db.prepare('DELETE FROM knowledge_modules WHERE id = ?'),
+    selectionsNaming: db.prepare("SELECT * FROM knowledge_selections WHERE mode = 'modules' AND EXISTS (SELECT 1 FROM json_each(module_ids) WHERE value = ?)"),
+    setSelectionModules: db.prepare('UPDATE knowledge_selections SET module_ids = ? WHERE automation_id = ?'),
     claimFtsRow: db.prepare('INSERT INTO article_fts_rows (article_id) VALUES (?) ON CONFLICT (article_id) DO NOTHING'),
     ftsRowid: db.prepare('SELECT fts_rowid FROM article_fts_rows WHERE article_id = ?'),
     ftsDelete: db.prepare('DELETE FROM articles_fts WHERE rowid = ?'),
@@ -103,7 +112,38 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
     return true;
   });
 
+  // The contentless index keeps what publish put there until its row is deleted: unpublishing removes it too.
+  const unpublishArticle = db.transaction((id: string, now: number): boolean => {
+    if (s.unpublish.run(now, id).changes === 0) return false;
+    const row = s.ftsRowid.get(id) as { fts_rowid: number } | undefined;
+    if (row !== undefined) s.ftsDelete.run(row.fts_rowid);
+    return true;
+  });
+
+  // Agents selecting the module stop naming it in the same transaction, so no selection points at nothing.
+  const deleteModule = db.transaction((id: string): boolean => {
+    for (const selection of s.selectionsNaming.all(id) as Array<{ automation_id: string; module_ids: string }>) {
+      const kept = (JSON.parse(selection.module_ids) as string[]).filter((moduleId) => moduleId !== id);
+      s.setSelectionModules.run(JSON.stringify(kept), selection.automation_id);
+    }
+    return s.deleteModule.run(id).changes > 0;
+  });
+
   return {
+    /** Takes the article out of search (index entry removed); memberships stay. False when it was not published. */
+    unpublishArticle: (id: string, now: number): boolean => unpublishArticle(id, now),
+    /** One page of a base's articles, oldest first, after `after`; `published` filters when not null. */
+    articlesOfBasePage: (baseId: string, published: boolean | null, after: { createdAt: number; id: string } | null, limit: number) =>
+      s.articlesOfBasePage.all({
+        base: baseId,
+        published: published === null ? null : Number(published),
+        after_at: after?.createdAt ?? -1,
+        after_id: after?.id ?? '',
+        limit,
+      }) as ArticleRow[],
+    removeModuleArticle: (moduleId: string, articleId: string): boolean => s.removeMember.run(moduleId, articleId).changes > 0,
+    /** Deletes the module and its memberships, and drops it from every agent's module selection. */
+    deleteModule: (id: string): boolean => deleteModule(id),
     insertBase: (row: KnowledgeBaseRow): void => void s.insertBase.run(row),
     updateBase: (id: string, name: string, domainId: string | null): void => void s.updateBase.run(domainId, name, id),
     base: (id: string) => s.base.get(id) as KnowledgeBaseRow | undefined,

@@ -37,6 +37,13 @@ export function createTriggersRepo(db: SqliteDatabase) {
     byId: db.prepare('SELECT * FROM triggers WHERE id = ?'),
     ofOrg: db.prepare('SELECT * FROM triggers WHERE org_id = ? ORDER BY created_at, id'),
     ofType: db.prepare('SELECT * FROM triggers WHERE type = ? ORDER BY created_at, id'),
+    ofOrgPage: db.prepare(
+      `SELECT * FROM triggers WHERE org_id = @org AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = @user)
+         AND (@domain IS NULL OR domain_id = @domain) AND (@type IS NULL OR type = @type)
+         AND (created_at, id) > (@after_at, @after_id) ORDER BY created_at, id LIMIT @limit`,
+    ),
+    deleteTrigger: db.prepare('DELETE FROM triggers WHERE id = ?'),
+    subscribedTo: db.prepare('SELECT * FROM subscriptions WHERE automation_id = ? ORDER BY trigger_id'),
     deleteSubs: db.prepare('DELETE FROM subscriptions WHERE trigger_id = ?'),
     insertSub: db.prepare('INSERT INTO subscriptions (trigger_id, automation_id, position) VALUES (?, ?, ?)'),
     subscribers: db.prepare('SELECT * FROM subscriptions WHERE trigger_id = ? ORDER BY position, automation_id'),
@@ -51,6 +58,19 @@ export function createTriggersRepo(db: SqliteDatabase) {
     insertTrigger: (row: TriggerRow): void => void s.insert.run(row),
     updateTrigger: (row: Pick<TriggerRow, 'id' | 'domain_id' | 'type' | 'name' | 'active' | 'config' | 'endpoint_secret_sealed'>): void =>
       void s.update.run(row),
+    /** One page of the triggers of an organization's domains `userId` is a member of, oldest first, after `after`. */
+    triggersOfOrganizationPage: (
+      orgId: string,
+      userId: string,
+      filter: { domainId: string | null; type: TriggerType | null },
+      after: { createdAt: number; id: string } | null,
+      limit: number,
+    ) =>
+      s.ofOrgPage.all({ org: orgId, user: userId, domain: filter.domainId, type: filter.type, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as TriggerRow[],
+    /** Deletes the trigger; its subscriptions, runs and event deliveries cascade. */
+    deleteTrigger: (id: string): boolean => s.deleteTrigger.run(id).changes > 0,
+    /** The triggers an automation is subscribed to. */
+    subscriptionsOfAutomation: (automationId: string) => s.subscribedTo.all(automationId) as SubscriptionRow[],
     trigger: (id: string) => s.byId.get(id) as TriggerRow | undefined,
     triggersOfOrganization: (orgId: string) => s.ofOrg.all(orgId) as TriggerRow[],
     /** Every trigger of one type across organizations (boot arms schedule triggers). */

@@ -12,6 +12,9 @@ import { createTimersRepo } from '../../storage/repos/timers.repo.js';
 import { createFireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
 import { createSessionEventsRepo } from '../../storage/repos/session-events.repo.js';
 import { createSessionListRepo } from '../../storage/repos/session-list.repo.js';
+import { createCredentialsRepo } from '../../storage/repos/credentials.repo.js';
+import { createTriggersRepo } from '../../storage/repos/triggers.repo.js';
+import { createAutomationsRepo } from '../../storage/repos/automations.repo.js';
 
 /** Runs `create` over a handle that records the SQL of every statement it prepares. */
 function preparedBy(db: SqliteDatabase, create: (db: SqliteDatabase) => unknown): string[] {
@@ -114,6 +117,19 @@ t.test('the session list and the paged session reads range-scan their indexes: n
     t.notMatch(plan, /TEMP B-TREE/, 'already in order: no sort of the whole source');
   }
   for (const sql of sources) {
+    const plan = planOf(db, sql);
+    t.notOk(plan.some(fullScan), `${sql.replace(/\s+/g, ' ').slice(0, 90)}… -> ${plan.join(' | ')}`);
+  }
+});
+
+t.test('the management lists and the API key statements (the key check, last-use writes) are answered through an index', async (t) => {
+  const store = openStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  const { db } = store;
+  const sources = [createCredentialsRepo, createTriggersRepo, createAutomationsRepo].flatMap((create) => preparedBy(db, create));
+  const lists = sources.filter((sql) => /\(created_at, id\) >|SET last_used_at|k\.key_hash/.test(sql));
+  t.equal(lists.length, 6, 'two key pages, the trigger and automation pages, the key check, the last-use write');
+  for (const sql of sources.filter((s) => /\(created_at, id\) >|last_used_at|key_hash = \?/.test(s))) {
     const plan = planOf(db, sql);
     t.notOk(plan.some(fullScan), `${sql.replace(/\s+/g, ' ').slice(0, 90)}… -> ${plan.join(' | ')}`);
   }

@@ -1,0 +1,101 @@
+// Owns personal `sv_` keys over the API: create (secret shown once), list, revoke; organization admins see and revoke all.
+/*
+ * A key acts as its owner in the organization it was created in; revoking it sets revoked_at, which the one-query
+ * key check (storage credentials activeApiKeyByHash) reads on every request, so it stops at once. Keys are stored
+ * as SHA-256 hashes with a display hint ("sv_…" and the last four characters); the secret exists only in the 201.
+ */
+import type { ApiKeyRow } from '../../storage/repos/credentials.repo.js';
+import type { Store } from '../../storage/store.js';
+import { isOrganizationAdmin } from '../authoring/authoring-access.js';
+import { hashSecret, hintOf, mintSecret } from '../auth/secrets.js';
+import { toIso, type Clock } from '../clock.js';
+import { AppError, forbidden, notFound } from '../errors.js';
+import { isUuid, newId } from '../ids.js';
+import { keysetPage } from './keyset-page.js';
+
+/** Unrevoked keys one person may hold in one organization. */
+export const ACTIVE_KEYS_PER_USER = 50;
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  /** "sv_…" and the key's last four characters: enough to recognise it, never to use it. */
+  hint: string;
+  userId: string;
+  createdAt: string;
+  /** To the minute (one write a minute per key); null when never used. */
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+interface Caller {
+  readonly userId: string;
+  readonly orgId: string;
+}
+
+export interface ApiKeyService {
+  create(caller: Caller, input: { name: string }): Promise<{ apiKey: ApiKeyView; secret: string }>;
+  listOwn(caller: Caller, page: { limit: number; cursor?: string }): { apiKeys: ApiKeyView[]; nextCursor: string | null };
+  listOrganization(caller: Caller, query: { userId?: string; limit: number; cursor?: string }): { apiKeys: ApiKeyView[]; nextCursor: string | null };
+  revoke(caller: Caller, keyId: string): Promise<void>;
+}
+
+export const apiKeyView = (row: ApiKeyRow): ApiKeyView => ({
+  id: row.id,
+  name: row.name,
+  hint: row.hint,
+  userId: row.user_id,
+  createdAt: toIso(row.created_at),
+  lastUsedAt: row.last_used_at == null ? null : toIso(row.last_used_at),
+  revokedAt: row.revoked_at === null ? null : toIso(row.revoked_at),
+});
+
+export function createApiKeyService(deps: { store: Store; clock: Clock }): ApiKeyService {
+  const { store, clock } = deps;
+  const { credentials } = store.repos;
+
+  return {
+    create(caller, input) {
+      return store.writer.submit(() => {
+        const active = credentials.apiKeysOfUser(caller.userId, caller.orgId).filter((k) => k.revoked_at === null).length;
+        if (active >= ACTIVE_KEYS_PER_USER) {
+          throw new AppError('CONFLICT', `You already hold ${ACTIVE_KEYS_PER_USER} active keys; revoke one first.`, { reason: 'too_many_keys', limit: ACTIVE_KEYS_PER_USER });
+        }
+        const secret = mintSecret('sv_');
+        const row: ApiKeyRow = {
+          id: newId(),
+          user_id: caller.userId,
+          org_id: caller.orgId,
+          name: input.name,
+          key_hash: hashSecret(secret),
+          hint: hintOf(secret),
+          created_at: clock.now(),
+          revoked_at: null,
+        };
+        credentials.insertApiKey(row);
+        return { apiKey: apiKeyView(row), secret };
+      });
+    },
+
+    listOwn(caller, options) {
+      const page = keysetPage(options.cursor, options.limit, (after, n) => credentials.apiKeysOfUserPage(caller.userId, caller.orgId, after, n));
+      return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
+    },
+
+    listOrganization(caller, query) {
+      if (!isOrganizationAdmin(store.repos, caller)) throw forbidden('Only organization owners and admins see every key.');
+      const page = keysetPage(query.cursor, query.limit, (after, n) => credentials.apiKeysOfOrganizationPage(caller.orgId, query.userId ?? null, after, n));
+      return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
+    },
+
+    async revoke(caller, keyId) {
+      await store.writer.submit(() => {
+        const key = isUuid(keyId) ? credentials.apiKey(keyId.toLowerCase()) : undefined;
+        if (key === undefined || key.org_id !== caller.orgId) throw notFound();
+        if (key.user_id !== caller.userId && !isOrganizationAdmin(store.repos, caller)) throw forbidden('Only the key\'s owner or an organization owner or admin can revoke it.');
+        // Idempotent: revoking a revoked key keeps its first revocation time.
+        credentials.revokeApiKey(key.id, clock.now());
+      });
+    },
+  };
+}

@@ -1,0 +1,166 @@
+// Owns automation management: list agents and flows, revision history, rename/describe, roll back, archive.
+/*
+ * Archive (docs/decisions.md "Archived automations"): the published pointer is put aside (automations.
+ * archived_revision) and published_revision becomes NULL, so every run path already refuses it as unpublished:
+ * opening a session is the uniform 404, a trigger firing records the subscriber as skipped NOT_PUBLISHED, MCP lists
+ * no tool for it. Subscriptions stay, so unarchive (or a new publish) restores exactly what ran before.
+ * Reading needs any role in the automation's domain; changing it needs edit_automation there.
+ */
+import type { AutomationKind, AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Store } from '../../storage/store.js';
+import { requireDomainPermission } from '../authoring/authoring-access.js';
+import { toIso, type Clock } from '../clock.js';
+import { AppError, forbidden, notFound, validation } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { keysetPage, revisionPage } from './keyset-page.js';
+
+export interface AutomationSummary {
+  id: string;
+  kind: AutomationKind;
+  domainId: string;
+  name: string;
+  description: string | null;
+  /** The revision (agents) or version (flows) that runs; null when unpublished or archived. */
+  publishedRevision: number | null;
+  archived: boolean;
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RevisionSummary {
+  /** Agent revision or flow version number. */
+  revision: number;
+  createdAt: string;
+  /** Agents only (null for flow versions and for manifest-published revisions without a recorded user). */
+  publishedBy: string | null;
+  changeNote: string | null;
+  /** True for the revision the published pointer (or, while archived, the set-aside pointer) names. */
+  current: boolean;
+}
+
+export interface AutomationListQuery {
+  kind?: AutomationKind;
+  domainId?: string;
+  archived?: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+export interface Caller {
+  readonly userId: string;
+  readonly orgId: string;
+}
+
+export interface AutomationManager {
+  list(caller: Caller, query: AutomationListQuery): { automations: AutomationSummary[]; nextCursor: string | null };
+  read(caller: Caller, automationId: string): AutomationSummary;
+  revisions(caller: Caller, automationId: string, page: { limit: number; cursor?: string }): { revisions: RevisionSummary[]; nextCursor: string | null };
+  describe(caller: Caller, automationId: string, patch: { name?: string; description?: string | null }): Promise<AutomationSummary>;
+  rollback(caller: Caller, automationId: string, revision: number): Promise<AutomationSummary>;
+  setArchived(caller: Caller, automationId: string, archived: boolean): Promise<AutomationSummary>;
+}
+
+export const automationSummary = (row: AutomationRow): AutomationSummary => ({
+  id: row.id,
+  kind: row.kind,
+  domainId: row.domain_id,
+  name: row.name,
+  description: row.description,
+  publishedRevision: row.published_revision,
+  archived: row.archived_at != null,
+  archivedAt: row.archived_at == null ? null : toIso(row.archived_at),
+  createdAt: toIso(row.created_at),
+  updatedAt: toIso(row.updated_at),
+});
+
+export function createAutomationManager(deps: { store: Store; clock: Clock }): AutomationManager {
+  const { store, clock } = deps;
+  const { repos } = store;
+
+  const ofCaller = (caller: Caller, automationId: string): AutomationRow => {
+    const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
+    if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
+    return automation;
+  };
+
+  const readable = (caller: Caller, automationId: string): AutomationRow => {
+    const automation = ofCaller(caller, automationId);
+    if (repos.tenancy.domainRole(automation.domain_id, caller.userId) === null) throw forbidden('You are not a member of this automation\'s domain.');
+    return automation;
+  };
+
+  const editable = (caller: Caller, automationId: string): AutomationRow => {
+    const automation = ofCaller(caller, automationId);
+    requireDomainPermission(repos, caller, automation.domain_id, 'edit_automation');
+    return automation;
+  };
+
+  const hasRevision = (automation: AutomationRow, revision: number): boolean =>
+    automation.kind === 'agent' ? repos.automations.agentRevision(automation.id, revision) !== undefined : repos.automations.flowVersion(automation.id, revision) !== undefined;
+
+  const reread = (id: string): AutomationSummary => automationSummary(repos.automations.automation(id)!);
+
+  return {
+    list(caller, query) {
+      const filter = { kind: query.kind ?? null, domainId: query.domainId ?? null, archived: query.archived ?? null };
+      const page = keysetPage(query.cursor, query.limit, (after, n) => repos.automations.automationsOfOrganizationPage(caller.orgId, caller.userId, filter, after, n));
+      return { automations: page.rows.map(automationSummary), nextCursor: page.nextCursor };
+    },
+
+    read: (caller, automationId) => automationSummary(readable(caller, automationId)),
+
+    revisions(caller, automationId, options) {
+      const automation = readable(caller, automationId);
+      const current = automation.published_revision ?? automation.archived_revision ?? null;
+      if (automation.kind === 'agent') {
+        const page = revisionPage(options.cursor, options.limit, (below, n) => repos.automations.agentRevisionsPage(automation.id, below, n), (r) => r.revision);
+        const revisions = page.rows.map((r) => ({
+          revision: r.revision,
+          createdAt: toIso(r.created_at),
+          publishedBy: r.published_by,
+          changeNote: r.change_note,
+          current: r.revision === current,
+        }));
+        return { revisions, nextCursor: page.nextCursor };
+      }
+      const page = revisionPage(options.cursor, options.limit, (below, n) => repos.automations.flowVersionsPage(automation.id, below, n), (v) => v.version);
+      const revisions = page.rows.map((v) => ({ revision: v.version, createdAt: toIso(v.created_at), publishedBy: null, changeNote: null, current: v.version === current }));
+      return { revisions, nextCursor: page.nextCursor };
+    },
+
+    describe(caller, automationId, patch) {
+      return store.writer.submit(() => {
+        const automation = editable(caller, automationId);
+        const description = patch.description === undefined ? automation.description : patch.description;
+        repos.automations.renameAutomation(automation.id, patch.name ?? automation.name, description, clock.now());
+        return reread(automation.id);
+      });
+    },
+
+    rollback(caller, automationId, revision) {
+      return store.writer.submit(() => {
+        const automation = editable(caller, automationId);
+        if (automation.archived_at != null) {
+          throw new AppError('CONFLICT', 'Unarchive the automation before moving its published revision.', { reason: 'automation_archived' });
+        }
+        if (!hasRevision(automation, revision)) {
+          throw validation('The published revision cannot be moved.', { issues: [{ path: 'revision', message: `is not a published ${automation.kind === 'agent' ? 'revision' : 'version'} of this ${automation.kind}` }] });
+        }
+        // Immutable revisions make this a pointer move: running sessions keep their own revision, new ones get this.
+        repos.automations.setPublishedRevision(automation.id, revision, clock.now());
+        return reread(automation.id);
+      });
+    },
+
+    setArchived(caller, automationId, archived) {
+      return store.writer.submit(() => {
+        const automation = editable(caller, automationId);
+        // Idempotent both ways: archiving an archived automation changes nothing.
+        if (archived) repos.automations.archiveAutomation(automation.id, clock.now());
+        else repos.automations.unarchiveAutomation(automation.id, clock.now());
+        return reread(automation.id);
+      });
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Owns knowledge clean-up: list a base's articles, unpublish and delete articles, remove memberships, delete modules.
+/*
+ * Authority is the authoring one (runtime/authoring/authoring-access.ts): manage_knowledge in the base's or
+ * module's domain, organization Owner/Admin for organization-wide knowledge. Unpublishing takes the article out
+ * of search at once (its index entry is removed) and keeps its module memberships: search reads published
+ * articles only, and publishing again brings it back where it was (docs/decisions.md "Unpublished articles").
+ */
+import type { ArticleRow } from '../../storage/repos/knowledge.repo.js';
+import type { Store } from '../../storage/store.js';
+import { managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
+import { toIso, type Clock } from '../clock.js';
+import { notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { articleView, type ArticleView } from '../knowledge/knowledge-authoring.service.js';
+import { keysetPage } from './keyset-page.js';
+
+/** A list entry: no bodies (a draft holds up to 2,000,000 characters); GET the article for them. */
+export interface ArticleSummary {
+  id: string;
+  baseId: string;
+  title: string;
+  published: boolean;
+  publishedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface KnowledgeManager {
+  listArticles(author: Author, baseId: string, query: { published?: boolean; limit: number; cursor?: string }): { articles: ArticleSummary[]; nextCursor: string | null };
+  unpublishArticle(author: Author, articleId: string): Promise<ArticleView>;
+  deleteArticle(author: Author, articleId: string): Promise<void>;
+  removeFromModule(author: Author, moduleId: string, articleId: string): Promise<void>;
+  deleteModule(author: Author, moduleId: string): Promise<void>;
+}
+
+const summary = (row: ArticleRow): ArticleSummary => ({
+  id: row.id,
+  baseId: row.base_id,
+  title: row.title,
+  published: row.published_at !== null,
+  publishedAt: row.published_at === null ? null : toIso(row.published_at),
+  createdAt: toIso(row.created_at),
+  updatedAt: toIso(row.updated_at),
+});
+
+export function createKnowledgeManager(deps: { store: Store; clock: Clock }): KnowledgeManager {
+  const { store, clock } = deps;
+  const { repos } = store;
+  const { knowledge } = repos;
+
+  /** An article of the author's organization whose base the author may manage (else 404 / 403). */
+  const managedArticle = (author: Author, articleId: string): ArticleRow => {
+    const article = isUuid(articleId) ? knowledge.article(articleId.toLowerCase()) : undefined;
+    if (article === undefined || article.org_id !== author.orgId) throw notFound();
+    const base = knowledge.base(article.base_id);
+    if (base === undefined) throw notFound();
+    requireKnowledgeAuthority(repos, author, base.domain_id);
+    return article;
+  };
+
+  return {
+    listArticles(author, baseId, query) {
+      const base = managedBase(repos, author, baseId);
+      const page = keysetPage(query.cursor, query.limit, (after, n) => knowledge.articlesOfBasePage(base.id, query.published ?? null, after, n));
+      return { articles: page.rows.map(summary), nextCursor: page.nextCursor };
+    },
+
+    unpublishArticle(author, articleId) {
+      return store.writer.submit(() => {
+        const article = managedArticle(author, articleId);
+        // Idempotent: unpublishing a draft-only article changes nothing.
+        knowledge.unpublishArticle(article.id, clock.now());
+        return articleView(knowledge.article(article.id)!);
+      });
+    },
+
+    async deleteArticle(author, articleId) {
+      await store.writer.submit(() => {
+        // Memberships and the index entry cascade with the row (migrations 0080, 0110).
+        knowledge.deleteArticle(managedArticle(author, articleId).id);
+      });
+    },
+
+    async removeFromModule(author, moduleId, articleId) {
+      await store.writer.submit(() => {
+        const module = managedModule(repos, author, moduleId);
+        if (!isUuid(articleId) || !knowledge.removeModuleArticle(module.id, articleId.toLowerCase())) throw notFound();
+      });
+    },
+
+    async deleteModule(author, moduleId) {
+      await store.writer.submit(() => {
+        knowledge.deleteModule(managedModule(repos, author, moduleId).id);
+      });
+    },
+  };
+}

@@ -1,0 +1,223 @@
+// Owns trigger management after creation: list, read with subscribers, update, pause/resume, delete, subscribers.
+/*
+ * Every write is one unit of work that rereads the trigger inside it, writes through the triggers repo and, for a
+ * schedule trigger, re-arms or disarms its tick in the same commit (runtime/triggers/schedule-ticks.ts), so a
+ * paused or deleted schedule never fires again and an edited cron fires on its new slots only.
+ * Reading needs any role in the trigger's domain; changing it needs edit_automation there (as creating it did).
+ */
+import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Store } from '../../storage/store.js';
+import { requireDomainPermission } from '../authoring/authoring-access.js';
+import type { Clock } from '../clock.js';
+import { AppError, forbidden, notFound, validation } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import { TRIGGER_LIMITS } from '../manifest/trigger.schema.js';
+import { filterIssues } from '../triggers/event-filter.js';
+import { eventsOf, visibleIntegration } from '../triggers/event-trigger-checks.js';
+import { nextRunAfter, scheduleConfigOf } from '../triggers/schedule-next.js';
+import type { ScheduleTicks } from '../triggers/schedule-ticks.js';
+import { triggerOfCaller, type TriggerCaller } from '../triggers/trigger-access.js';
+import { triggerView, type TriggerView } from '../triggers/trigger-view.js';
+import { keysetPage } from './keyset-page.js';
+import { FIELD_TYPES, type UpdateTriggerInput } from './trigger-update.schema.js';
+
+export interface SubscriberSummary {
+  automationId: string;
+  kind: 'agent' | 'flow';
+  name: string;
+  /** False for a draft-only or archived automation: firings record it as skipped NOT_PUBLISHED. */
+  published: boolean;
+  archived: boolean;
+}
+
+export interface TriggerDetail {
+  trigger: TriggerView;
+  subscribers: SubscriberSummary[];
+}
+
+export interface TriggerListQuery {
+  domainId?: string;
+  type?: TriggerRow['type'];
+  limit: number;
+  cursor?: string;
+}
+
+export interface TriggerManager {
+  list(caller: TriggerCaller, query: TriggerListQuery, baseUrl: string | null): { triggers: TriggerView[]; nextCursor: string | null };
+  read(caller: TriggerCaller, triggerId: string, baseUrl: string | null): TriggerDetail;
+  update(caller: TriggerCaller, triggerId: string, patch: UpdateTriggerInput, baseUrl: string | null): Promise<TriggerDetail>;
+  setActive(caller: TriggerCaller, triggerId: string, active: boolean, baseUrl: string | null): Promise<TriggerDetail>;
+  remove(caller: TriggerCaller, triggerId: string): Promise<void>;
+  addSubscriber(caller: TriggerCaller, triggerId: string, automationId: string, baseUrl: string | null): Promise<TriggerDetail>;
+  removeSubscriber(caller: TriggerCaller, triggerId: string, automationId: string, baseUrl: string | null): Promise<TriggerDetail>;
+}
+
+export interface TriggerManagerDeps {
+  store: Store;
+  clock: Clock;
+  scheduleTicks: ScheduleTicks;
+}
+
+const refuse = (path: string, message: string) => validation('The trigger cannot be changed.', { issues: [{ path, message }] });
+
+export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
+  const { store, clock, scheduleTicks } = deps;
+  const { repos } = store;
+
+  const summary = (automation: AutomationRow): SubscriberSummary => ({
+    automationId: automation.id,
+    kind: automation.kind,
+    name: automation.name,
+    published: automation.published_revision !== null,
+    archived: automation.archived_at != null,
+  });
+
+  const viewOf = (trigger: TriggerRow, ids: readonly string[], baseUrl: string | null): TriggerView =>
+    triggerView(trigger, ids, { nextRunAt: scheduleTicks.nextRunAt(trigger.id), baseUrl });
+
+  const detail = (trigger: TriggerRow, baseUrl: string | null): TriggerDetail => {
+    const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automation_id);
+    const view = viewOf(trigger, ids, baseUrl);
+    const subscribers = ids.flatMap((id) => {
+      const automation = repos.automations.automation(id);
+      return automation === undefined ? [] : [summary(automation)];
+    });
+    return { trigger: view, subscribers };
+  };
+
+  const readable = (caller: TriggerCaller, triggerId: string): TriggerRow => {
+    const trigger = isUuid(triggerId) ? triggerOfCaller(repos, caller, triggerId) : undefined;
+    if (trigger === undefined) throw notFound();
+    if (repos.tenancy.domainRole(trigger.domain_id, caller.userId) === null) throw forbidden('You are not a member of this trigger\'s domain.');
+    return trigger;
+  };
+
+  const editable = (caller: TriggerCaller, triggerId: string): TriggerRow => {
+    const trigger = isUuid(triggerId) ? triggerOfCaller(repos, caller, triggerId) : undefined;
+    if (trigger === undefined) throw notFound();
+    requireDomainPermission(repos, caller, trigger.domain_id, 'edit_automation');
+    return trigger;
+  };
+
+  /** Keeps the schedule tick in step with the row just written: armed while an active schedule, else none. */
+  const syncTick = (trigger: TriggerRow): void => {
+    if (trigger.type === 'schedule' && trigger.active === 1) {
+      const config = scheduleConfigOf(trigger.config);
+      scheduleTicks.arm(trigger.id, config, clock.now())();
+    } else {
+      scheduleTicks.disarm(trigger.id)();
+    }
+  };
+
+  /**
+   * Re-arms only when the schedule or the active flag changed: re-arming computes the next slot from now, so an
+   * overdue tick not yet delivered would otherwise be skipped by a rename.
+   */
+  const write = (trigger: TriggerRow, scheduleChanged: boolean): void => {
+    repos.triggers.updateTrigger(trigger);
+    if (scheduleChanged) syncTick(trigger);
+  };
+
+  function patched(trigger: TriggerRow, patch: UpdateTriggerInput): TriggerRow {
+    for (const [field, type] of Object.entries(FIELD_TYPES)) {
+      if (field in patch && trigger.type !== type) throw refuse(field, `applies to ${type} triggers only; this is an ${trigger.type} trigger`);
+    }
+    const config = JSON.parse(trigger.config) as Record<string, unknown>;
+    if (trigger.type === 'schedule') {
+      const current = scheduleConfigOf(trigger.config);
+      const next = {
+        cron: patch.cron ?? current.cron,
+        timezone: patch.timezone === undefined ? current.timezone : patch.timezone,
+        input: patch.input ?? current.input,
+      };
+      if (nextRunAfter(next, clock.now()) === null) throw refuse('cron', 'never matches a future time');
+      Object.assign(config, next);
+    } else if (trigger.type === 'event' && patch.eventFilter !== undefined) {
+      if (patch.eventFilter !== null) {
+        const integration = visibleIntegration(repos, trigger.org_id, String(config.sourceIntegrationId));
+        const event = integration === undefined ? undefined : eventsOf(integration).find((e) => e.type === config.eventType);
+        if (event === undefined) throw refuse('eventFilter', 'the trigger\'s event type is no longer in its integration\'s catalog');
+        const issues = filterIssues(patch.eventFilter, event);
+        if (issues.length > 0) throw validation('The trigger cannot be changed.', { issues });
+      }
+      config.filter = patch.eventFilter;
+    }
+    // The same stored shape POST /triggers and the manifest write.
+    return { ...trigger, name: patch.name ?? trigger.name, config: canonicalJson(config) };
+  }
+
+  /** A subscriber is an agent or flow of the trigger's own domain that is not archived. */
+  function subscribable(caller: TriggerCaller, trigger: TriggerRow, automationId: string): AutomationRow {
+    const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
+    if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
+    if (automation.domain_id !== trigger.domain_id) throw refuse('automationId', 'must be an agent or flow of the trigger\'s domain');
+    if (automation.archived_at != null) throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived' });
+    return automation;
+  }
+
+  return {
+    list(caller, query, baseUrl) {
+      const page = keysetPage(query.cursor, query.limit, (after, n) =>
+        repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
+      );
+      const triggers = page.rows.map((row) => viewOf(row, repos.triggers.subscribers(row.id).map((s) => s.automation_id), baseUrl));
+      return { triggers, nextCursor: page.nextCursor };
+    },
+
+    read: (caller, triggerId, baseUrl) => detail(readable(caller, triggerId), baseUrl),
+
+    update(caller, triggerId, patch, baseUrl) {
+      return store.writer.submit(() => {
+        const next = patched(editable(caller, triggerId), patch);
+        write(next, patch.cron !== undefined || patch.timezone !== undefined);
+        return detail(next, baseUrl);
+      });
+    },
+
+    setActive(caller, triggerId, active, baseUrl) {
+      return store.writer.submit(() => {
+        const trigger = editable(caller, triggerId);
+        // Idempotent: pausing a paused trigger changes nothing (and keeps no tick).
+        const next = { ...trigger, active: active ? 1 : 0 };
+        write(next, next.active !== trigger.active);
+        return detail(next, baseUrl);
+      });
+    },
+
+    async remove(caller, triggerId) {
+      await store.writer.submit(() => {
+        const trigger = editable(caller, triggerId);
+        scheduleTicks.disarm(trigger.id)();
+        repos.triggers.deleteTrigger(trigger.id);
+      });
+    },
+
+    addSubscriber(caller, triggerId, automationId, baseUrl) {
+      return store.writer.submit(() => {
+        const trigger = editable(caller, triggerId);
+        const automation = subscribable(caller, trigger, automationId);
+        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automation_id);
+        if (!ids.includes(automation.id)) {
+          if (ids.length >= TRIGGER_LIMITS.subscribersMaxEntries) throw refuse('automationId', `a trigger has at most ${TRIGGER_LIMITS.subscribersMaxEntries} subscribers`);
+          // Appended: it fires after the existing subscribers.
+          repos.triggers.replaceSubscriptions(trigger.id, [...ids, automation.id]);
+        }
+        return detail(trigger, baseUrl);
+      });
+    },
+
+    removeSubscriber(caller, triggerId, automationId, baseUrl) {
+      return store.writer.submit(() => {
+        const trigger = editable(caller, triggerId);
+        const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
+        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automation_id);
+        // An automation that is gone but still listed can be removed; an id never seen here is the uniform 404.
+        if (!ids.includes(automationId.toLowerCase()) && (automation === undefined || automation.org_id !== caller.orgId)) throw notFound();
+        repos.triggers.replaceSubscriptions(trigger.id, ids.filter((id) => id !== automationId.toLowerCase()));
+        return detail(trigger, baseUrl);
+      });
+    },
+  };
+}
