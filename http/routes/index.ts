@@ -21,13 +21,19 @@ import { partnerEntitlementRoutes } from './partner-entitlements.route.js';
 import { partnerLeaseRoutes } from './partner-leases.route.js';
 import { partnerProvisioningRoutes } from './partner-provisioning.route.js';
 import { partnerSupportRoutes } from './partner-support.route.js';
-import { partnerTenantRoutes } from './partner-tenant.route.js';
+import { partnerTenantRoutes, tenantMirrored } from './partner-tenant.route.js';
+import { partnerCustomerRoutes } from './partner-customers.route.js';
+import { orgManageRoutes } from './org-manage.route.js';
+import { connectionsManageRoutes } from './connections-manage.route.js';
+import { flowsManageRoutes } from './flows-manage.route.js';
 import { partnerWorkerApprovalRoutes } from './partner-worker-approvals.route.js';
 import { partnerWorkerRoutes } from './partner-workers.route.js';
 
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
-  routes.push(...authoringRoutes, ...knowledgeRoutes);
+  // Authoring is mirrored for customer tenants as a group; a single route can set `tenant: true` instead.
+  routes.push(...tenantMirrored(authoringRoutes), ...tenantMirrored(knowledgeRoutes));
+  routes.push(...orgManageRoutes, ...connectionsManageRoutes, ...flowsManageRoutes, ...partnerCustomerRoutes);
   routes.push(...sessionsRoutes, ...approvalsRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(...triggersAdminRoutes, ...eventDeliveryRoutes, ...webhooksRoutes);

@@ -7,7 +7,7 @@
  */
 import type { Store } from '../../storage/store.js';
 import type { UserPrincipal } from '../auth/principal.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { customerOf } from './customer-of.js';
 
 export interface TenantCaller {
@@ -23,7 +23,9 @@ export interface TenantCaller {
  */
 export function resolveTenantSubject(store: Pick<Store, 'repos'>, caller: TenantCaller, orgId: string, subject: string | undefined): UserPrincipal {
   const { repos } = store;
-  customerOf(repos, caller.partnerId, orgId);
+  const org = customerOf(repos, caller.partnerId, orgId);
+  // The partner suspended it: say so to the partner (it already knows the customer), instead of the neutral 404.
+  if ((org.suspended_at ?? null) !== null) throw new AppError('CONFLICT', 'This customer organization is suspended; resume it first.', { suspended: true });
   if (subject === undefined || subject.length === 0) throw notFound();
   const mapping = repos.workers.activeBySubject(orgId, subject);
   if (mapping === undefined || mapping.partner_id !== caller.partnerId) throw notFound();

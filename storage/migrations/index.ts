@@ -15,6 +15,7 @@ import { migration as m0120 } from './0120-conversations.js';
 import { migration as m0130 } from './0130-fire-history.js';
 import { migration as m0140 } from './0140-partner-api.js';
 import { migration as m0150 } from './0150-event-deliveries-webhooks.js';
+import { migration as m0190 } from './0190-org-management.js';
 
 export type { Migration };
-export const MIGRATIONS: readonly Migration[] = [m0010, m0020, m0030, m0040, m0050, m0060, m0070, m0080, m0090, m0100, m0110, m0120, m0130, m0140, m0150];
+export const MIGRATIONS: readonly Migration[] = [m0010, m0020, m0030, m0040, m0050, m0060, m0070, m0080, m0090, m0100, m0110, m0120, m0130, m0140, m0150, m0190];
