@@ -41,7 +41,7 @@ t.test('the customer list is paged by an opaque cursor and shows only this platf
   t.equal((await p.api('GET', '/organizations', 'svp_bogus')).status, 401);
 });
 
-t.test('suspend stops the customer\'s keys, leases, tenant calls and event fires at once; resume restores them; both idempotent', async (t) => {
+t.test('suspend stops the customer\'s keys, leases and tenant calls at once (fires: suspended-fires.test.ts); resume restores them; both idempotent', async (t) => {
   const p = await startPartner(t);
   const key = p.refs['northwind-key']!;
   const customer = await staffedCustomer(p, 'susp-co');
@@ -50,8 +50,11 @@ t.test('suspend stops the customer\'s keys, leases, tenant calls and event fires
   const me = () => call(`${p.c.server.url}/api/v1/me`, { headers: bearer(svKey) });
   const lease = (await p.api('POST', '/token', key, { orgId: customer.orgId, appId: p.refs['northwind-app'] })).json.token as string;
   const tenantRead = () => p.api('GET', `/organizations/${customer.orgId}/authoring/integrations`, lease, undefined, { 'x-service-subject': 'op-1' });
+  const worker = (await p.api('POST', '/worker-token', key, { orgId: customer.orgId, appId: p.refs['northwind-app'], partnerSubject: 'op-1' })).json.token as string;
+  const workerRead = () => p.api('GET', '/worker/approvals', worker);
   t.equal((await me()).status, 200);
   t.equal((await tenantRead()).status, 200, 'authoring is mirrored for the tenant');
+  t.equal((await workerRead()).status, 200);
 
   const suspended = await p.api('POST', `/organizations/${customer.orgId}/suspend`, key);
   t.equal(suspended.status, 200);
@@ -59,6 +62,7 @@ t.test('suspend stops the customer\'s keys, leases, tenant calls and event fires
   t.equal((await me()).status, 404, 'the customer\'s sv_ key stops at once');
   const tenant = await tenantRead();
   t.equal(tenant.status, 401, 'its app lease stops at once');
+  t.equal((await workerRead()).status, 401, 'so do its worker leases');
   const byKey = await p.api('GET', `/organizations/${customer.orgId}/authoring/integrations`, key, undefined, { 'x-service-subject': 'op-1' });
   t.equal(byKey.status, 409, 'tenant calls with the partner key are refused with a reason the partner can act on');
   t.equal(byKey.json.error.code, 'CONFLICT');
@@ -72,6 +76,7 @@ t.test('suspend stops the customer\'s keys, leases, tenant calls and event fires
   t.equal(resumed.json.organization.suspendedAt, null);
   t.equal((await me()).status, 200, 'the key works again');
   t.equal((await tenantRead()).status, 200, 'the lease works again');
+  t.equal((await workerRead()).status, 200, 'the worker lease too');
   t.equal((await p.api('POST', `/organizations/${customer.orgId}/resume`, key)).status, 200, 'resume is idempotent');
 
   const south = await p.provision('order-south', customerBody('south-susp'), { secret: p.refs['southwind-key'] });
@@ -84,7 +89,7 @@ t.test('suspend stops the customer\'s keys, leases, tenant calls and event fires
   t.equal(withBody.status, 200, 'the route takes no body; one sent is ignored');
 });
 
-t.test('a suspended customer\'s console sessions and event/schedule fires stop', async (t) => {
+t.test('a suspended customer\'s console sessions stop and no user token is minted; resume restores the same session', async (t) => {
   const p = await startPartner(t);
   const customer = await staffedCustomer(p, 'quiet-co');
   const db = p.c.server.service.store.db;
