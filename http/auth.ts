@@ -47,6 +47,8 @@ export function requireApiKey(request: HttpRequest, services: Services): UserPri
 
 /** Authoring routes: an `sv_` key or an `svu_` token, with the user's current membership. */
 export function requireAuthoringCredential(request: HttpRequest, services: Services): UserPrincipal {
+  const acting = actingPrincipals.get(request);
+  if (acting !== undefined) return acting;
   const token = bearerToken(request);
   let principal: UserPrincipal | null = null;
   if (token?.startsWith('sv_')) principal = services.auth.apiKey(token);
@@ -74,6 +76,8 @@ export function requireManageCredential(request: HttpRequest, services: Services
 
 /** Console routes: the `service_session` cookie with an organization selected; else 401. */
 export function requireConsole(request: HttpRequest, services: Services): UserPrincipal {
+  const acting = actingPrincipals.get(request);
+  if (acting !== undefined) return acting;
   const secret = cookieValue(request, SESSION_COOKIE);
   const session = secret ? services.auth.consoleSession(secret) : null;
   if (!session || !session.orgId || !services.auth.isActiveMember(session.userId, session.orgId)) {
@@ -92,4 +96,16 @@ export function sessionCookie(secret: string, options: { secure: boolean; maxAge
     `Max-Age=${options.maxAgeSeconds}`,
     ...(options.secure ? ['Secure'] : []),
   ].join('; ');
+}
+
+/**
+ * Management routes (issue 13 item 6): the console cookie, or an `sv_` key / `svu_` token of the same person (the
+ * role decides, not the credential). A bearer that does not resolve is the uniform 404 of key routes; no
+ * credential at all is the console's 401.
+ */
+export function requireManager(request: HttpRequest, services: Services): UserPrincipal {
+  const acting = actingPrincipals.get(request);
+  if (acting !== undefined) return acting;
+  if (request.headers.authorization !== undefined) return requireAuthoringCredential(request, services);
+  return requireConsole(request, services);
 }

@@ -84,5 +84,10 @@ export interface Route<S = unknown> {
   doc: RouteDoc;
   /** Maximum request body in bytes (default from config). */
   bodyLimit?: number;
+  /**
+   * Also served under /api/partner/v1/organizations/:orgId/… for a partner acting as the X-Service-Subject person
+   * (http/routes/partner-tenant.route.ts). Only `/api/v1` routes whose credential honours `actAs` may set it.
+   */
+  tenant?: boolean;
   handler(request: HttpRequest, services: S): Promise<Reply> | Reply;
 }

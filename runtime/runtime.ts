@@ -15,6 +15,7 @@ import { createSessionEventBus } from './events/index.js';
 import { createScheduler } from './scheduler/index.js';
 import { createSessionsRuntime } from './sessions/sessions.runtime.js';
 import { createPartnersRuntime } from './partners/partners.runtime.js';
+import { createManagementRuntime } from './management/management.runtime.js';
 import { createTriggerServices } from './triggers/trigger-services.js';
 import { createMcpRuntime } from './mcp/index.js';
 import { createTriggerSources } from './triggers/trigger-sources.js';
@@ -93,6 +94,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     scheduler,
     sessions,
     partners,
+    management: createManagementRuntime({ store, clock, keyRing }),
     mcp,
     ...triggers,
     fire,

@@ -14,6 +14,7 @@ import type { SessionEventBus } from './events/index.js';
 import type { Scheduler } from './scheduler/index.js';
 import type { SessionsRuntime } from './sessions/sessions.runtime.js';
 import type { PartnersRuntime } from './partners/partners.runtime.js';
+import type { ManagementRuntime } from './management/management.runtime.js';
 import type { TriggerServices } from './triggers/trigger-services.js';
 import type { McpRuntime } from './mcp/index.js';
 import type { TriggerSourceServices } from './triggers/trigger-sources.js';
@@ -55,6 +56,11 @@ export interface PartnerServices {
   partners: PartnersRuntime;
 }
 
+/** Issue 13 item 6: partner customers, organization members, domains, connections, flows over HTTP. */
+export interface ManagementServices {
+  management: ManagementRuntime;
+}
+
 /** SPEC "MCP": protocol sessions and published agents as tools. */
 export interface McpServices {
   mcp: McpRuntime;
@@ -62,4 +68,4 @@ export interface McpServices {
 
 /** SPEC "Trigger firing": fire (fan-out, idempotency) and Run history (TriggerServices: `fire`, `triggerRuns`). */
 /** POST /triggers, schedule ticks, inbound event deliveries (TriggerSourceServices); outbound webhooks (WebhookServices). */
-export type Services = CoreServices & AuthoringServices & ConversationServices & PartnerServices & TriggerServices & TriggerSourceServices & WebhookServices & McpServices & ManageServices;
+export type Services = CoreServices & AuthoringServices & ConversationServices & PartnerServices & ManagementServices & TriggerServices & TriggerSourceServices & WebhookServices & McpServices & ManageServices;

@@ -383,6 +383,299 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/org/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's members with their roles and status, oldest first, paged. */
+        get: operations["listMembers"];
+        put?: never;
+        /** Invite a person: creates the membership (and domain roles) and answers a single-use activation link once (redeemed at POST /api/v1/console/activate). Only an Owner invites an Owner. */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set a member's organization role and/or domain roles (a null domain role removes them from that domain). Only an Owner changes an Owner. */
+        patch: operations["setMemberRoles"];
+        trace?: never;
+    };
+    "/api/v1/org/members/{userId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a member: their sv_ keys, svu_ tokens, console sessions, worker mappings and partner-subject calls stop at once in this organization. Idempotent. */
+        post: operations["disableMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/members/{userId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a disabled member again (their unrevoked keys work again). Idempotent. */
+        post: operations["enableMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's domains. */
+        get: operations["listDomains"];
+        put?: never;
+        /** Create a domain (names are unique per organization, case-insensitive); its creator becomes its Owner. */
+        post: operations["createDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/domains/{domainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename a domain. */
+        patch: operations["renameDomain"];
+        trace?: never;
+    };
+    "/api/v1/org/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's connections (which integration, which domain, whether material is stored); never the material. */
+        get: operations["listConnections"];
+        put?: never;
+        /** Add a connection to an integration with its secret material (token or fields), sealed at rest by the vault. */
+        post: operations["addConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/connections/{connectionId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a connection's secret material; the next tool call uses the new material. */
+        post: operations["rotateConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a connection and its sealed material. */
+        delete: operations["removeConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a flow from its definition (checked like a manifest's flow); stored as version 1, published at once with publish: true. */
+        post: operations["createFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{flowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A flow with its latest version's definition. */
+        get: operations["readFlow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{flowId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Store a new immutable version (none when it equals the latest); publish: true also serves it. */
+        post: operations["addFlowVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{flowId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Serve a stored version (also an earlier one: rolling back is publishing it again). */
+        post: operations["publishFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This platform's customer organizations, oldest first, one page at a time (keyset cursor). */
+        get: operations["listCustomers"];
+        put?: never;
+        /** Provision one customer organization (owner, domain, template agents and flows). Requires Idempotency-Key; replays for 7 days. */
+        post: operations["provisionCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a customer at once: its people's sv_ keys, svu_ tokens and console sessions, the platform's leases of it, its tenant calls and its schedule and event fires stop until it is resumed. Idempotent. */
+        post: operations["suspendCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a suspended customer: everything suspension stopped works again (nothing was deleted). Idempotent. */
+        post: operations["resumeCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/support-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The support grants a customer gave this platform (active, expired and revoked), oldest first, paged. */
+        get: operations["listCustomerSupportGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/{automationId}/sessions": {
         parameters: {
             query?: never;
@@ -953,23 +1246,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/partner/v1/organizations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Provision one customer organization (owner, domain, template agents and flows). Requires Idempotency-Key; replays for 7 days. */
-        post: operations["provisionCustomer"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/partner/v1/organizations/{orgId}": {
         parameters: {
             query?: never;
@@ -1187,6 +1463,493 @@ export interface paths {
         get: operations["readSupportSession"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search the integration catalog (q: trimmed, case-insensitive, at most 200 characters); at most 50 integrations. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantSearchIntegrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One integration with each tool's inputSchema. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantGetIntegration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Agents and flows of the domains the caller is a member of, oldest first; filter by kind, domainId and archived; page with cursor. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListAutomations"];
+        put?: never;
+        /** Create an Agent (never a Flow) with an optional initial Setup; it is not published. Requires edit_automation in the domain. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantCreateAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An automation with its draft Setup and the published revision runs use. Requires edit_automation. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantGetAutomation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename an agent or flow or change its description (null clears it); no new revision, the published pointer stays. Acts as the provisioned person named by X-Service-Subject. */
+        patch: operations["tenantDescribeAutomation"];
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change any of the four Setup fields (omitted fields unchanged); creates no revision and leaves the published pointer. Requires edit_automation. Acts as the provisioned person named by X-Service-Subject. */
+        patch: operations["tenantPatchSetup"];
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run the publish verifier on the draft without changing anything. Requires edit_automation. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantVerifyAutomation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish the draft as the next immutable revision (1, 2, 3…) when the verifier finds no problems; warnings never block. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantPublishAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/knowledge-selection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's knowledge selection (mode none when never set). Requires manage_knowledge. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantGetKnowledgeSelection"];
+        /** Choose the knowledge an agent searches: none, org, domain, or listed modules (answer normalized and deduplicated). Requires manage_knowledge. Acts as the provisioned person named by X-Service-Subject. */
+        put: operations["tenantSetKnowledgeSelection"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/knowledge-modules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Knowledge modules the caller can see: the organization's and those of domains the caller belongs to. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListKnowledgeModules"];
+        put?: never;
+        /** Create a knowledge module: kind domain (domainId required; manage_knowledge there) or org (no domainId; organization owner/admin). Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantCreateKnowledgeModule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/knowledge-modules/{moduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One knowledge module with its member article ids. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantGetKnowledgeModule"];
+        put?: never;
+        post?: never;
+        /** Delete a module with its memberships (the articles stay); agents selecting it stop naming it in their knowledge selection. Acts as the provisioned person named by X-Service-Subject. */
+        delete: operations["tenantDeleteKnowledgeModule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/knowledge-modules/{moduleId}/articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a published article to a module. 409 CONFLICT (details.reason): article_unpublished, already_member, base_not_visible. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantAddModuleArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/knowledge-bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Knowledge bases the caller may write articles in (domain bases: manage_knowledge; organization-wide: owner/admin). Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListKnowledgeBases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/knowledge-bases/{baseId}/articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A knowledge base's articles without their bodies, oldest first; filter by published; page with cursor. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListArticles"];
+        put?: never;
+        /** Create an article as an unpublished draft (title 1–240, draftBody up to 2,000,000 characters). Requires manage_knowledge. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantCreateArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/articles/{articleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One article: draft and published text. Requires manage_knowledge over its base. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantGetArticle"];
+        put?: never;
+        post?: never;
+        /** Delete an article: gone from search and from every module at once. Acts as the provisioned person named by X-Service-Subject. */
+        delete: operations["tenantDeleteArticle"];
+        options?: never;
+        head?: never;
+        /** Edit an article's draft (title, draftBody); agents keep searching the published text until the next publish. Acts as the provisioned person named by X-Service-Subject. */
+        patch: operations["tenantUpdateArticle"];
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/articles/{articleId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish the article's current draft: agents' knowledge.search finds it from now on (full-text indexed). Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantPublishArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's members with their roles and status, oldest first, paged. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListMembers"];
+        put?: never;
+        /** Invite a person: creates the membership (and domain roles) and answers a single-use activation link once (redeemed at POST /api/v1/console/activate). Only an Owner invites an Owner. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantInviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set a member's organization role and/or domain roles (a null domain role removes them from that domain). Only an Owner changes an Owner. Acts as the provisioned person named by X-Service-Subject. */
+        patch: operations["tenantSetMemberRoles"];
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/members/{userId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a member: their sv_ keys, svu_ tokens, console sessions, worker mappings and partner-subject calls stop at once in this organization. Idempotent. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantDisableMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/members/{userId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a disabled member again (their unrevoked keys work again). Idempotent. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantEnableMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's domains. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListDomains"];
+        put?: never;
+        /** Create a domain (names are unique per organization, case-insensitive); its creator becomes its Owner. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantCreateDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/domains/{domainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename a domain. Acts as the provisioned person named by X-Service-Subject. */
+        patch: operations["tenantRenameDomain"];
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's connections (which integration, which domain, whether material is stored); never the material. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListConnections"];
+        put?: never;
+        /** Add a connection to an integration with its secret material (token or fields), sealed at rest by the vault. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantAddConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/connections/{connectionId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a connection's secret material; the next tool call uses the new material. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantRotateConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/org/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a connection and its sealed material. Acts as the provisioned person named by X-Service-Subject. */
+        delete: operations["tenantRemoveConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a flow from its definition (checked like a manifest's flow); stored as version 1, published at once with publish: true. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantCreateFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/flows/{flowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A flow with its latest version's definition. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantReadFlow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/flows/{flowId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Store a new immutable version (none when it equals the latest); publish: true also serves it. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantAddFlowVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/flows/{flowId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Serve a stored version (also an earlier one: rolling back is publishing it again). Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantPublishFlow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1417,6 +2180,248 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/v1/organizations/{orgId}/triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Triggers of the domains the caller is a member of, oldest first; filter by domainId and type; page with cursor. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListTriggers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/triggers/{triggerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One trigger with its configuration (never a secret), next scheduled run, and its subscribers in firing order. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantGetTrigger"];
+        put?: never;
+        post?: never;
+        /** Delete a trigger with its subscriptions, Run history and event delivery log; a schedule's pending tick is removed. Acts as the provisioned person named by X-Service-Subject. */
+        delete: operations["tenantDeleteTrigger"];
+        options?: never;
+        head?: never;
+        /** Change a trigger: name (any type); cron, timezone (null = UTC) and input (schedule: the next tick is re-armed on the new slots); eventFilter (event; null removes it). A field of another trigger type is a 400 naming it. Acts as the provisioned person named by X-Service-Subject. */
+        patch: operations["tenantUpdateTrigger"];
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/triggers/{triggerId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a trigger (idempotent): fires are refused as not found, a schedule's pending tick is removed, events are not delivered. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantPauseTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/triggers/{triggerId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a trigger (idempotent): a schedule is armed for its next slot from now (slots missed while paused are not replayed). Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantResumeTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/triggers/{triggerId}/subscribers/{automationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Subscribe an agent or flow of the trigger's domain (idempotent; a new subscriber fires after the existing ones). Acts as the provisioned person named by X-Service-Subject. */
+        put: operations["tenantAddTriggerSubscriber"];
+        post?: never;
+        /** Unsubscribe an automation (idempotent for an automation of the organization that is not subscribed). Acts as the provisioned person named by X-Service-Subject. */
+        delete: operations["tenantRemoveTriggerSubscriber"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Revision history, newest first: an agent's published revisions (who, when, change note) or a flow's versions; `current` marks the published one. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListAutomationRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Point the published pointer at another published revision (agents) or version (flows): new sessions and runs use it; sessions already open keep the revision they started with. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantRollbackAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive (idempotent): it runs nowhere (opening a session is 404, trigger firings skip it as NOT_PUBLISHED, MCP lists no tool) but keeps its revisions, sessions and subscriptions. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantArchiveAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/automations/{id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unarchive (idempotent): the published pointer it had comes back, with its trigger subscriptions. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantUnarchiveAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own keys in this organization (revoked ones too), oldest first: name, hint, created, last used (to the minute). Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListApiKeys"];
+        put?: never;
+        /** Create a personal sv_ key acting as the caller in the current organization. The secret is in this answer only. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantCreateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/organization/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every key of the organization (optionally one member's), oldest first. Organization owners and admins only. Acts as the provisioned person named by X-Service-Subject. */
+        get: operations["tenantListOrganizationApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key (idempotent): it stops at once, the very next request with it is refused. Own keys; any key of the organization for its owners and admins. Acts as the provisioned person named by X-Service-Subject. */
+        delete: operations["tenantRevokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/articles/{articleId}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unpublish (idempotent): knowledge.search stops finding the article at once; the draft and module memberships stay, publish brings it back. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantUnpublishArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/organizations/{orgId}/authoring/knowledge-modules/{moduleId}/articles/{articleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take an article out of a module (the article itself stays). 404 when it is not a member. Acts as the provisioned person named by X-Service-Subject. */
+        delete: operations["tenantRemoveModuleArticle"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mcp": {
         parameters: {
             query?: never;
@@ -1475,6 +2480,26 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        Connection: {
+            /** Format: uuid */
+            connectionId: string;
+            integrationId: string;
+            domainId: string | null;
+            hasSecret: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            rotatedAt: string | null;
+        };
+        CustomerSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            clientSegment: string | null;
+            directLoginDisabled: boolean;
+            suspendedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         Entitlement: {
             /** Format: uuid */
             automationId: string;
@@ -1509,6 +2534,19 @@ export interface components {
                 };
             };
         };
+        FlowStep: {
+            id: string;
+            tool: string;
+            args?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            approval?: boolean;
+        } | {
+            id: string;
+            if: string;
+            then: components["schemas"]["FlowStep"][];
+            else?: components["schemas"]["FlowStep"][];
+        };
         JsonRpcMessage: {
             /** @constant */
             jsonrpc: "2.0";
@@ -1527,6 +2565,48 @@ export interface components {
             };
         };
         JsonValue: JsonValue;
+        ManagedDomain: {
+            /** Format: uuid */
+            domainId: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ManagedFlow: {
+            /** Format: uuid */
+            flowId: string;
+            /** Format: uuid */
+            domainId: string;
+            name: string;
+            description: string | null;
+            publishedVersion: number | null;
+            latestVersion: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Member: {
+            /** Format: uuid */
+            userId: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            orgRole: "owner" | "admin" | "member";
+            /**
+             * @description invited: the invitation link was not redeemed yet.
+             * @enum {string}
+             */
+            status: "active" | "invited" | "disabled";
+            domainRoles: {
+                /** Format: uuid */
+                domainId: string;
+                /** @enum {string} */
+                role: "owner" | "editor" | "operator" | "viewer";
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+        };
         PendingApproval: {
             /** Format: uuid */
             approvalId: string;
@@ -4242,6 +5322,1993 @@ export interface operations {
                 };
             };
             /** @description NOT_FOUND: bad credential, unknown id, or another organization's id (uniform) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of members */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: components["schemas"]["Member"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: bad limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    /**
+                     * @default member
+                     * @enum {string}
+                     */
+                    orgRole?: "owner" | "admin" | "member";
+                    domainRoles?: {
+                        /** Format: uuid */
+                        domainId: string;
+                        /** @description null removes the person from the domain. */
+                        role: ("owner" | "editor" | "operator" | "viewer") | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the member and the link */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                        /** @description Single-use activation link, shown only in this answer; null when the email already had an account with a password. */
+                        invitationLink: string | null;
+                        invitationExpiresAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: already a member */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setMemberRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    orgRole?: "owner" | "admin" | "member";
+                    domainRoles?: {
+                        /** Format: uuid */
+                        domainId: string;
+                        /** @description null removes the person from the domain. */
+                        role: ("owner" | "editor" | "operator" | "viewer") | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the last active Owner */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    disableMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: yourself, or the last active Owner */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    enableMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: yourself, or the last active Owner */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description domains */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domains: components["schemas"]["ManagedDomain"][];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: components["schemas"]["ManagedDomain"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the name is taken */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    renameDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: components["schemas"]["ManagedDomain"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the name is taken */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description connections */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: components["schemas"]["Connection"][];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    integrationId: string;
+                    /**
+                     * Format: uuid
+                     * @description Absent: the connection serves the whole organization.
+                     */
+                    domainId?: string;
+                    secret: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the connection (without its material) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connection: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description VALIDATION: also an unknown integration */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    secret: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the connection (without its material) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connection: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    domainId: string;
+                    name: string;
+                    description?: string | null;
+                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
+                    definition: {
+                        inputs: {
+                            /** @constant */
+                            type: "object";
+                            properties?: {
+                                [key: string]: {
+                                    [key: string]: components["schemas"]["JsonValue"];
+                                };
+                            };
+                            required?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        steps: components["schemas"]["FlowStep"][];
+                        output?: components["schemas"]["JsonValue"];
+                        bindings?: {
+                            [key: string]: "service" | "caller_preferred" | "caller_required";
+                        };
+                    };
+                    /** @description Publish version 1 at once. */
+                    publish?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the flow */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                    };
+                };
+            };
+            /** @description VALIDATION: the body's shape */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION: the definition's problems (unknown tools, template references), details.issues */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    readFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the flow */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                        /** @description The latest version's definition. */
+                        definition: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addFlowVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
+                    definition: {
+                        inputs: {
+                            /** @constant */
+                            type: "object";
+                            properties?: {
+                                [key: string]: {
+                                    [key: string]: components["schemas"]["JsonValue"];
+                                };
+                            };
+                            required?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        steps: components["schemas"]["FlowStep"][];
+                        output?: components["schemas"]["JsonValue"];
+                        bindings?: {
+                            [key: string]: "service" | "caller_preferred" | "caller_required";
+                        };
+                    };
+                    publish?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the flow; created says whether a version was added */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                        /** @description false: the definition equals the latest version, none was added. */
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION: the body's shape */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION: the definition's problems (unknown tools, template references), details.issues */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    publishFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the flow */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                    };
+                };
+            };
+            /** @description VALIDATION: also a version that does not exist */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no console session (and no bearer credential) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: a bearer credential that does not resolve, or an unknown or another organization's id (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of customers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customers: components["schemas"]["CustomerSummary"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: bad limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid or revoked svp_ key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    provisionCustomer: {
+        parameters: {
+            query?: never;
+            header: {
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientName: string;
+                    clientSegment: string;
+                    /** @default false */
+                    directLoginDisabled?: boolean;
+                    /** Format: email */
+                    ownerEmail: string;
+                    ownerName: string;
+                    domainName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the customer record exists; onboardingStatus tells how far onboarding got (a replay carries Idempotency-Replayed: true and owner.invitation null) */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningOutcome"];
+                };
+            };
+            /** @description VALIDATION (body, or a missing / repeated / comma-separated / malformed Idempotency-Key) or CLIENT_SEGMENT_INVALID */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PARTNER_PLATFORM_SUSPENDED or PROVISIONING_NOT_ENABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS (Retry-After: 2), IDEMPOTENCY_OUTCOME_UNKNOWN, TEMPLATE_SUSPENDED, QUOTA_EXHAUSTED, IDENTIFIER_TAKEN */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PROVISIONING_FAILED: details carry the organization and its onboarding state */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    suspendCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the customer's status after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            clientSegment: string | null;
+                            directLoginDisabled: boolean;
+                            /** @description Set while the platform suspended this customer (POST …/suspend). */
+                            suspendedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @enum {string} */
+                        onboardingStatus: "pending" | "running" | "completed" | "failed";
+                        onboarding: {
+                            /** Format: uuid */
+                            runId: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed";
+                            steps: {
+                                /** @enum {string} */
+                                step: "organization" | "owner" | "domain" | "automations";
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                            }[];
+                            error: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid or revoked svp_ key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown or another platform's organization (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resumeCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the customer's status after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            clientSegment: string | null;
+                            directLoginDisabled: boolean;
+                            /** @description Set while the platform suspended this customer (POST …/suspend). */
+                            suspendedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @enum {string} */
+                        onboardingStatus: "pending" | "running" | "completed" | "failed";
+                        onboarding: {
+                            /** Format: uuid */
+                            runId: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed";
+                            steps: {
+                                /** @enum {string} */
+                                step: "organization" | "owner" | "domain" | "automations";
+                                /** @enum {string} */
+                                status: "completed" | "failed";
+                            }[];
+                            error: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid or revoked svp_ key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown or another platform's organization (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCustomerSupportGrants: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of grants */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        grants: components["schemas"]["SupportGrant"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: bad limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid or revoked svp_ key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown or another platform's organization (indistinguishable) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8271,126 +11338,6 @@ export interface operations {
             };
         };
     };
-    provisionCustomer: {
-        parameters: {
-            query?: never;
-            header: {
-                "Idempotency-Key": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    clientName: string;
-                    clientSegment: string;
-                    /** @default false */
-                    directLoginDisabled?: boolean;
-                    /** Format: email */
-                    ownerEmail: string;
-                    ownerName: string;
-                    domainName?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description the customer record exists; onboardingStatus tells how far onboarding got (a replay carries Idempotency-Replayed: true and owner.invitation null) */
-            202: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProvisioningOutcome"];
-                };
-            };
-            /** @description VALIDATION (body, or a missing / repeated / comma-separated / malformed Idempotency-Key) or CLIENT_SEGMENT_INVALID */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing or invalid svp_ key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description PARTNER_PLATFORM_SUSPENDED or PROVISIONING_NOT_ENABLED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS (Retry-After: 2), IDEMPOTENCY_OUTCOME_UNKNOWN, TEMPLATE_SUSPENDED, QUOTA_EXHAUSTED, IDENTIFIER_TAKEN */
-            409: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description PROVISIONING_FAILED: details carry the organization and its onboarding state */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
-            default: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     getCustomer: {
         parameters: {
             query?: never;
@@ -8416,6 +11363,8 @@ export interface operations {
                             name: string;
                             clientSegment: string | null;
                             directLoginDisabled: boolean;
+                            /** @description Set while the platform suspended this customer (POST …/suspend). */
+                            suspendedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -9705,6 +12654,3920 @@ export interface operations {
                 };
             };
             /** @description NOT_FOUND: unknown, expired, revoked or another organization's grant (indistinguishable) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantSearchIntegrations: {
+        parameters: {
+            query?: {
+                q?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description matching integrations */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        integrations: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            tools: {
+                                name: string;
+                                reference: string;
+                                description: string;
+                                isReadonly: boolean;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantGetIntegration: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description integration */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string;
+                        tools: {
+                            name: string;
+                            reference: string;
+                            description: string;
+                            isReadonly: boolean;
+                            inputSchema: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListAutomations: {
+        parameters: {
+            query?: {
+                kind?: "agent" | "flow";
+                domainId?: string;
+                /** @description true: only archived; false: only live; absent: both. */
+                archived?: "true" | "false";
+                /** @description Page size (1–200, default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of automations */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        automations: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "agent" | "flow";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            description: string | null;
+                            /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
+                            publishedRevision: number | null;
+                            archived: boolean;
+                            archivedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown query parameter, kind, domainId, archived, limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantCreateAgent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    domainId: string;
+                    name: string;
+                    description?: string | null;
+                    /** @constant */
+                    kind?: "agent";
+                    initialSetup?: {
+                        principles?: string;
+                        procedure?: string;
+                        model?: string;
+                        approvalTools?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description created agent */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        domainId: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {string} */
+                        kind: "agent" | "flow";
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: no edit_automation in the domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantGetAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description automation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        domainId: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {string} */
+                        kind: "agent" | "flow";
+                        setup: {
+                            principles: string;
+                            procedure: string;
+                            model: string;
+                            approvalTools: string[];
+                        } | null;
+                        hasUnpublishedChanges: boolean;
+                        published: {
+                            revision: number;
+                            setup: {
+                                principles: string;
+                                procedure: string;
+                                model: string;
+                                approvalTools: string[];
+                            };
+                            belt: {
+                                integrationId: string;
+                                /** @enum {string} */
+                                identityMode: "service" | "caller_preferred" | "caller_required";
+                            }[];
+                            changeNote: string | null;
+                            /** Format: date-time */
+                            publishedAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantDescribeAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description the automation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "agent" | "flow";
+                        /** Format: uuid */
+                        domainId: string;
+                        name: string;
+                        description: string | null;
+                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
+                        publishedRevision: number | null;
+                        archived: boolean;
+                        archivedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field, empty body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the automation's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantPatchSetup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    principles?: string;
+                    procedure?: string;
+                    model?: string;
+                    approvalTools?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the draft Setup */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        setup: {
+                            principles: string;
+                            procedure: string;
+                            model: string;
+                            approvalTools: string[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantVerifyAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description findings, planned belt, warnings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        findings: {
+                            kind: string;
+                            span: {
+                                start: number;
+                                end: number;
+                            } | null;
+                            detail: string;
+                            proposal: string | null;
+                        }[];
+                        plannedBelt: {
+                            integrationId: string;
+                            /** @enum {string} */
+                            identityMode: "service" | "caller_preferred" | "caller_required";
+                        }[];
+                        warnings: {
+                            /** @enum {string} */
+                            kind: "empty_belt" | "unreferenced_tool_id";
+                            span: {
+                                start: number;
+                                end: number;
+                            } | null;
+                            detail: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantPublishAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    changeNote?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description published revision and its belt */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revision: number;
+                        belt: {
+                            integrationId: string;
+                            /** @enum {string} */
+                            identityMode: "service" | "caller_preferred" | "caller_required";
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION: the verifier found problems; error.details.findings lists { message, span } */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantGetKnowledgeSelection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description selection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        mode: "none" | "org" | "domain" | "modules";
+                        moduleIds: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantSetKnowledgeSelection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "none" | "org" | "domain" | "modules";
+                    moduleIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the stored selection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        mode: "none" | "org" | "domain" | "modules";
+                        moduleIds: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: no manage_knowledge in the domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListKnowledgeModules: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description modules */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        modules: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "domain" | "org";
+                            domainId: string | null;
+                            name: string;
+                            description: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantCreateKnowledgeModule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "domain" | "org";
+                    /** Format: uuid */
+                    domainId?: string;
+                    name: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description created module */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "domain" | "org";
+                        domainId: string | null;
+                        name: string;
+                        description: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantGetKnowledgeModule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                moduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description module */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "domain" | "org";
+                        domainId: string | null;
+                        name: string;
+                        description: string | null;
+                        articleIds: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantDeleteKnowledgeModule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                moduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: no manage_knowledge in the domain (organization owner/admin for organization-wide knowledge) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantAddModuleArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                moduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    articleId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description membership row */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        moduleId: string;
+                        /** Format: uuid */
+                        articleId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: unpublished article or incompatible membership */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListKnowledgeBases: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description bases */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bases: {
+                            /** Format: uuid */
+                            id: string;
+                            domainId: string | null;
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListArticles: {
+        parameters: {
+            query?: {
+                /** @description Filter on published state. */
+                published?: "true" | "false";
+                /** @description Page size (1–200, default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                baseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of articles */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        articles: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            baseId: string;
+                            title: string;
+                            published: boolean;
+                            publishedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown query parameter, published, limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: no manage_knowledge in the domain (organization owner/admin for organization-wide knowledge) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantCreateArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                baseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    draftBody?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description created article */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        baseId: string;
+                        title: string;
+                        draftBody: string | null;
+                        published: boolean;
+                        publishedBody: string | null;
+                        publishedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantGetArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description article */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        baseId: string;
+                        title: string;
+                        draftBody: string | null;
+                        published: boolean;
+                        publishedBody: string | null;
+                        publishedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantDeleteArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: no manage_knowledge in the domain (organization owner/admin for organization-wide knowledge) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantUpdateArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    draftBody?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description article */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        baseId: string;
+                        title: string;
+                        draftBody: string | null;
+                        published: boolean;
+                        publishedBody: string | null;
+                        publishedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantPublishArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description published article */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        baseId: string;
+                        title: string;
+                        draftBody: string | null;
+                        published: boolean;
+                        publishedBody: string | null;
+                        publishedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of members */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: components["schemas"]["Member"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: bad limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantInviteMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    /**
+                     * @default member
+                     * @enum {string}
+                     */
+                    orgRole?: "owner" | "admin" | "member";
+                    domainRoles?: {
+                        /** Format: uuid */
+                        domainId: string;
+                        /** @description null removes the person from the domain. */
+                        role: ("owner" | "editor" | "operator" | "viewer") | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the member and the link */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                        /** @description Single-use activation link, shown only in this answer; null when the email already had an account with a password. */
+                        invitationLink: string | null;
+                        invitationExpiresAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: already a member */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantSetMemberRoles: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    orgRole?: "owner" | "admin" | "member";
+                    domainRoles?: {
+                        /** Format: uuid */
+                        domainId: string;
+                        /** @description null removes the person from the domain. */
+                        role: ("owner" | "editor" | "operator" | "viewer") | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the last active Owner */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantDisableMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: yourself, or the last active Owner */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantEnableMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: yourself, or the last active Owner */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListDomains: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description domains */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domains: components["schemas"]["ManagedDomain"][];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantCreateDomain: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: components["schemas"]["ManagedDomain"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the name is taken */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantRenameDomain: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: components["schemas"]["ManagedDomain"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the name is taken */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListConnections: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description connections */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: components["schemas"]["Connection"][];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantAddConnection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    integrationId: string;
+                    /**
+                     * Format: uuid
+                     * @description Absent: the connection serves the whole organization.
+                     */
+                    domainId?: string;
+                    secret: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the connection (without its material) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connection: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description VALIDATION: also an unknown integration */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantRotateConnection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    secret: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the connection (without its material) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connection: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantRemoveConnection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantCreateFlow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    domainId: string;
+                    name: string;
+                    description?: string | null;
+                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
+                    definition: {
+                        inputs: {
+                            /** @constant */
+                            type: "object";
+                            properties?: {
+                                [key: string]: {
+                                    [key: string]: components["schemas"]["JsonValue"];
+                                };
+                            };
+                            required?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        steps: components["schemas"]["FlowStep"][];
+                        output?: components["schemas"]["JsonValue"];
+                        bindings?: {
+                            [key: string]: "service" | "caller_preferred" | "caller_required";
+                        };
+                    };
+                    /** @description Publish version 1 at once. */
+                    publish?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the flow */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                    };
+                };
+            };
+            /** @description VALIDATION: the body's shape */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION: the definition's problems (unknown tools, template references), details.issues */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantReadFlow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the flow */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                        /** @description The latest version's definition. */
+                        definition: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantAddFlowVersion: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
+                    definition: {
+                        inputs: {
+                            /** @constant */
+                            type: "object";
+                            properties?: {
+                                [key: string]: {
+                                    [key: string]: components["schemas"]["JsonValue"];
+                                };
+                            };
+                            required?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        steps: components["schemas"]["FlowStep"][];
+                        output?: components["schemas"]["JsonValue"];
+                        bindings?: {
+                            [key: string]: "service" | "caller_preferred" | "caller_required";
+                        };
+                    };
+                    publish?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the flow; created says whether a version was added */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                        /** @description false: the definition equals the latest version, none was added. */
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION: the body's shape */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description VALIDATION: the definition's problems (unknown tools, template references), details.issues */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantPublishFlow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the flow */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flow: components["schemas"]["ManagedFlow"];
+                    };
+                };
+            };
+            /** @description VALIDATION: also a version that does not exist */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: inside the organization, without the role this needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11289,6 +18152,1937 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListTriggers: {
+        parameters: {
+            query?: {
+                domainId?: string;
+                type?: "schedule" | "api" | "event";
+                /** @description Page size (1–200, default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of triggers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        triggers: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "schedule" | "api" | "event";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            active: boolean;
+                            subscribers: string[];
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            deliveryUrl?: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown query parameter, limit, type, domainId or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantGetTrigger: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the trigger */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        trigger: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "schedule" | "api" | "event";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            active: boolean;
+                            subscribers: string[];
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            deliveryUrl?: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @description In firing order. */
+                        subscribers: {
+                            /** Format: uuid */
+                            automationId: string;
+                            /** @enum {string} */
+                            kind: "agent" | "flow";
+                            name: string;
+                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
+                            published: boolean;
+                            archived: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not a member of the trigger's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantDeleteTrigger: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the trigger's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantUpdateTrigger: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    cron?: string;
+                    timezone?: string | null;
+                    input?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    eventFilter?: {
+                        field: string;
+                        /** @enum {string} */
+                        operator: "equals" | "not-equals" | ">" | "<" | "contains";
+                        value: components["schemas"]["JsonValue"];
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description the changed trigger */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        trigger: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "schedule" | "api" | "event";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            active: boolean;
+                            subscribers: string[];
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            deliveryUrl?: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @description In firing order. */
+                        subscribers: {
+                            /** Format: uuid */
+                            automationId: string;
+                            /** @enum {string} */
+                            kind: "agent" | "flow";
+                            name: string;
+                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
+                            published: boolean;
+                            archived: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field, empty body, a field of another trigger type, bad cron/time zone, or a filter the event type cannot match */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the trigger's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantPauseTrigger: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description the trigger */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        trigger: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "schedule" | "api" | "event";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            active: boolean;
+                            subscribers: string[];
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            deliveryUrl?: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @description In firing order. */
+                        subscribers: {
+                            /** Format: uuid */
+                            automationId: string;
+                            /** @enum {string} */
+                            kind: "agent" | "flow";
+                            name: string;
+                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
+                            published: boolean;
+                            archived: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: the body must be empty or {} */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the trigger's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantResumeTrigger: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description the trigger */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        trigger: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "schedule" | "api" | "event";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            active: boolean;
+                            subscribers: string[];
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            deliveryUrl?: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @description In firing order. */
+                        subscribers: {
+                            /** Format: uuid */
+                            automationId: string;
+                            /** @enum {string} */
+                            kind: "agent" | "flow";
+                            name: string;
+                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
+                            published: boolean;
+                            archived: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: the body must be empty or {} */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the trigger's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantAddTriggerSubscriber: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                triggerId: string;
+                automationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description the trigger with its subscribers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        trigger: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "schedule" | "api" | "event";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            active: boolean;
+                            subscribers: string[];
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            deliveryUrl?: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @description In firing order. */
+                        subscribers: {
+                            /** Format: uuid */
+                            automationId: string;
+                            /** @enum {string} */
+                            kind: "agent" | "flow";
+                            name: string;
+                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
+                            published: boolean;
+                            archived: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION: the automation is of another domain, the trigger has 100 subscribers, or a non-empty body */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the trigger's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT (details.reason automation_archived): an archived automation cannot subscribe */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantRemoveTriggerSubscriber: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                triggerId: string;
+                automationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the trigger with its subscribers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        trigger: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "schedule" | "api" | "event";
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            active: boolean;
+                            subscribers: string[];
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            deliveryUrl?: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @description In firing order. */
+                        subscribers: {
+                            /** Format: uuid */
+                            automationId: string;
+                            /** @enum {string} */
+                            kind: "agent" | "flow";
+                            name: string;
+                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
+                            published: boolean;
+                            archived: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the trigger's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListAutomationRevisions: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–200, default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of revisions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revisions: {
+                            /** @description Agent revision or flow version. */
+                            revision: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            publishedBy: string | null;
+                            changeNote: string | null;
+                            /** @description The revision the published pointer names (kept while archived). */
+                            current: boolean;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown query parameter, limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not a member of the automation's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantRollbackAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An earlier (or any) published revision or version. */
+                    revision: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the automation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "agent" | "flow";
+                        /** Format: uuid */
+                        domainId: string;
+                        name: string;
+                        description: string | null;
+                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
+                        publishedRevision: number | null;
+                        archived: boolean;
+                        archivedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field, or revision is not a published revision/version of this automation */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the automation's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT (details.reason automation_archived): unarchive first */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantArchiveAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description the automation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "agent" | "flow";
+                        /** Format: uuid */
+                        domainId: string;
+                        name: string;
+                        description: string | null;
+                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
+                        publishedRevision: number | null;
+                        archived: boolean;
+                        archivedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: the body must be empty or {} */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the automation's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantUnarchiveAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description the automation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "agent" | "flow";
+                        /** Format: uuid */
+                        domainId: string;
+                        name: string;
+                        description: string | null;
+                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
+                        publishedRevision: number | null;
+                        archived: boolean;
+                        archivedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: the body must be empty or {} */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an editor or owner of the automation's domain */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–200, default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKeys: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description "sv_…" and the last four characters. */
+                            hint: string;
+                            /** Format: uuid */
+                            userId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description To the minute; null when never used. */
+                            lastUsedAt: string | null;
+                            revokedAt: string | null;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown query parameter, limit, userId or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantCreateApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the key is for (1–120 characters). */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description created; store the secret now */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKey: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description "sv_…" and the last four characters. */
+                            hint: string;
+                            /** Format: uuid */
+                            userId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description To the minute; null when never used. */
+                            lastUsedAt: string | null;
+                            revokedAt: string | null;
+                        };
+                        /** @description The sv_ key, shown once. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown field or name */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT (details.reason too_many_keys): 50 active keys already */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantListOrganizationApiKeys: {
+        parameters: {
+            query?: {
+                userId?: string;
+                /** @description Page size (1–200, default 50). */
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKeys: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description "sv_…" and the last four characters. */
+                            hint: string;
+                            /** Format: uuid */
+                            userId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description To the minute; null when never used. */
+                            lastUsedAt: string | null;
+                            revokedAt: string | null;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown query parameter, limit, userId or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: not an organization owner or admin */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantRevokeApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: another member's key, and the caller is not an organization owner or admin */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantUnpublishArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description the article */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        baseId: string;
+                        title: string;
+                        draftBody: string | null;
+                        published: boolean;
+                        publishedBody: string | null;
+                        publishedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION: the body must be empty or {} */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: no manage_knowledge in the domain (organization owner/admin for organization-wide knowledge) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantRemoveModuleArticle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                moduleId: string;
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: no manage_knowledge in the domain (organization owner/admin for organization-wide knowledge) */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -22,7 +22,11 @@ import { partnerEntitlementRoutes } from './partner-entitlements.route.js';
 import { partnerLeaseRoutes } from './partner-leases.route.js';
 import { partnerProvisioningRoutes } from './partner-provisioning.route.js';
 import { partnerSupportRoutes } from './partner-support.route.js';
-import { partnerTenantRoutes } from './partner-tenant.route.js';
+import { partnerTenantRoutes, tenantMirrored } from './partner-tenant.route.js';
+import { partnerCustomerRoutes } from './partner-customers.route.js';
+import { orgManageRoutes } from './org-manage.route.js';
+import { connectionsManageRoutes } from './connections-manage.route.js';
+import { flowsManageRoutes } from './flows-manage.route.js';
 import { partnerWorkerApprovalRoutes } from './partner-worker-approvals.route.js';
 import { partnerWorkerRoutes } from './partner-workers.route.js';
 import { triggersManageRoutes } from './triggers-manage.route.js';
@@ -32,12 +36,15 @@ import { knowledgeManageRoutes } from './knowledge-manage.route.js';
 
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
-  routes.push(...authoringRoutes, ...knowledgeRoutes);
+  // Authoring is mirrored for customer tenants as a group; a single route can set `tenant: true` instead.
+  routes.push(...tenantMirrored(authoringRoutes), ...tenantMirrored(knowledgeRoutes));
+  routes.push(...orgManageRoutes, ...connectionsManageRoutes, ...flowsManageRoutes, ...partnerCustomerRoutes);
   routes.push(...sessionsRoutes, ...approvalsRoutes);
   routes.push(...sessionLifecycleRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(...triggersAdminRoutes, ...eventDeliveryRoutes, ...webhooksRoutes);
-  routes.push(...triggersManageRoutes, ...automationsManageRoutes, ...apiKeysRoutes, ...knowledgeManageRoutes);
+  // Every management route honours actAs (test/http/manage/mirror-ready.test.ts), so each group is mirrored whole.
+  routes.push(...tenantMirrored([...triggersManageRoutes, ...automationsManageRoutes, ...apiKeysRoutes, ...knowledgeManageRoutes]));
   routes.push(...activationRoutes, ...partnerProvisioningRoutes, ...partnerLeaseRoutes, ...partnerWorkerRoutes, ...partnerEntitlementRoutes);
   routes.push(...partnerWorkerApprovalRoutes, ...partnerSupportRoutes, ...partnerTenantRoutes(routes));
   routes.push(...mcpRoutes);

@@ -20,7 +20,7 @@ const ProvisioningHeaders = z.object({ 'Idempotency-Key': IdempotencyKeyHeader.s
 const BASE = '/api/partner/v1';
 
 /** Where the owner's activation link points: the configured public URL, else the address this request reached. */
-function linkBase(request: HttpRequest, services: Services): string {
+export function linkBase(request: HttpRequest, services: Services): string {
   if (services.config.publicUrl) return services.config.publicUrl;
   const host = request.headers.host ?? `${services.config.host}:${services.config.port}`;
   return `${request.secure ? 'https' : 'http'}://${host}`;

@@ -1,4 +1,4 @@
-// Customer-tenant calls: /api/v1 conversation and trigger routes under /api/partner/v1/organizations/:orgId, as the X-Service-Subject person.
+// Customer-tenant calls: /api/v1 routes flagged `tenant` (or listed) under /api/partner/v1/organizations/:orgId, as the X-Service-Subject person.
 /*
  * Each tenant route IS the /api/v1 route: same handler, schema and rules. The wrapper authenticates the partner
  * (its `svp_` key, or an app lease of that organization), resolves the person the subject header names, and
@@ -46,6 +46,7 @@ const capitalize = (id: string): string => id.charAt(0).toUpperCase() + id.slice
 function tenantRoute(route: Route<Services>): Route<Services> {
   return {
     ...route,
+    tenant: false,
     path: TENANT_BASE + route.path.slice(V1.length),
     doc: {
       ...route.doc,
@@ -69,6 +70,16 @@ function tenantRoute(route: Route<Services>): Route<Services> {
   };
 }
 
+/**
+ * Marks a whole route group as mirrored (e.g. `tenantMirrored(authoringRoutes)` in http/routes/index.ts). A single
+ * route can instead set `tenant: true` where it is declared. Either way its credential must honour `actAs`
+ * (requireApiKey, requireAuthoringCredential, requireConsole and requireManager do).
+ */
+export function tenantMirrored(routes: readonly Route<Services>[]): Route<Services>[] {
+  return routes.map((route) => ({ ...route, tenant: true }));
+}
+
+/** The tenant twin of every `/api/v1` route that is flagged `tenant` or listed in TENANT_ROUTE_PATHS. */
 export function partnerTenantRoutes(v1Routes: readonly Route<Services>[]): Route<Services>[] {
-  return v1Routes.filter((route) => TENANT_ROUTE_PATHS.has(route.path)).map(tenantRoute);
+  return v1Routes.filter((route) => route.path.startsWith(`${V1}/`) && (route.tenant === true || TENANT_ROUTE_PATHS.has(route.path))).map(tenantRoute);
 }

@@ -36,7 +36,7 @@ export const ProvisioningOutcomeSchema = z
   .meta({ id: 'ProvisioningOutcome' });
 
 export const CustomerStatusSchema = z.object({
-  organization: z.object({ id: z.uuid(), name: z.string(), clientSegment: z.string().nullable(), directLoginDisabled: z.boolean(), createdAt: z.iso.datetime() }),
+  organization: z.object({ id: z.uuid(), name: z.string(), clientSegment: z.string().nullable(), directLoginDisabled: z.boolean(), suspendedAt: z.iso.datetime().nullable().describe('Set while the platform suspended this customer (POST …/suspend).'), createdAt: z.iso.datetime() }),
   onboardingStatus: OnboardingStatus,
   onboarding: z.object({ runId: z.uuid(), status: OnboardingStatus, steps: z.array(OnboardingStep), error: z.string().nullable(), updatedAt: z.iso.datetime() }).nullable(),
 });

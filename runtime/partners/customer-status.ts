@@ -6,7 +6,7 @@ import { customerOf } from './customer-of.js';
 import type { OnboardingStep } from './customer-record.js';
 
 export interface CustomerStatus {
-  organization: { id: string; name: string; clientSegment: string | null; directLoginDisabled: boolean; createdAt: string };
+  organization: { id: string; name: string; clientSegment: string | null; directLoginDisabled: boolean; suspendedAt: string | null; createdAt: string };
   onboardingStatus: OnboardingStatus;
   onboarding: { runId: string; status: OnboardingStatus; steps: OnboardingStep[]; error: string | null; updatedAt: string } | null;
 }
@@ -21,6 +21,7 @@ export function customerStatus(repos: Pick<Repositories, 'tenancy' | 'provisioni
       name: org.name,
       clientSegment: org.client_segment,
       directLoginDisabled: org.direct_login_disabled === 1,
+      suspendedAt: (org.suspended_at ?? null) === null ? null : toIso(org.suspended_at!),
       createdAt: toIso(org.created_at),
     },
     // A customer without a run (none recorded) has nothing left to converge.

@@ -5,7 +5,7 @@ import { hashSecret, mintSecret } from '../auth/secrets.js';
 import { HOUR, toIso, type Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { newId, isUuid } from '../ids.js';
-import { customerOf } from './customer-of.js';
+import { activeCustomerOf } from './customer-of.js';
 
 /** SPEC Limits: partner leases last one hour. */
 export const LEASE_TTL_MS = HOUR;
@@ -61,13 +61,13 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
 
   return {
     async mintAppLease(principal, { orgId, appId }) {
-      customerOf(store.repos, principal.partnerId, orgId);
+      activeCustomerOf(store.repos, principal.partnerId, orgId);
       ownApp(principal.partnerId, appId);
       const minted = await mint(principal, { orgId, appId, kind: 'app', partnerSubject: null, mappingId: null });
       return { ...minted, kind: 'app', orgId, appId };
     },
     async mintWorkerLease(principal, { orgId, appId, partnerSubject }) {
-      customerOf(store.repos, principal.partnerId, orgId);
+      activeCustomerOf(store.repos, principal.partnerId, orgId);
       ownApp(principal.partnerId, appId);
       // Only a vouched worker gets a lease; an unknown subject is the same 404 as an unknown organization.
       const mapping = workers.activeBySubject(orgId, partnerSubject);

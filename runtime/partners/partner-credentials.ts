@@ -30,7 +30,9 @@ export function createPartnerAuthenticator(store: Pick<Store, 'repos'>, clock: C
       const hash = hashSecret(secret);
       const row = leases.byHash(hash);
       if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
-      if (tenancy.organization(row.org_id)?.partner_id !== row.partner_id) return null;
+      const org = tenancy.organization(row.org_id);
+      // A suspended customer's leases stop at once (docs/decisions.md "Suspending a customer").
+      if (org?.partner_id !== row.partner_id || (org.suspended_at ?? null) !== null) return null;
       let userId: string | null = null;
       if (row.kind === 'worker') {
         const mapping = row.mapping_id === null ? undefined : workers.mapping(row.mapping_id);

@@ -54,18 +54,21 @@ export interface SupportGrantsService {
   read(lease: LeasePrincipal, grantId: string): SupportSessionView;
 }
 
+/** The grant as both sides see it (the console that made it, the partner listing its customer's grants). */
+export const supportGrantView = (row: SupportGrantRow): SupportGrantView => ({
+  grantId: row.id,
+  sessionId: row.session_id,
+  partnerId: row.partner_id,
+  createdAt: toIso(row.created_at),
+  expiresAt: toIso(row.expires_at),
+  revokedAt: row.revoked_at === null ? null : toIso(row.revoked_at),
+});
+
 export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): SupportGrantsService {
   const { store, clock } = deps;
   const { repos } = store;
 
-  const view = (row: SupportGrantRow): SupportGrantView => ({
-    grantId: row.id,
-    sessionId: row.session_id,
-    partnerId: row.partner_id,
-    createdAt: toIso(row.created_at),
-    expiresAt: toIso(row.expires_at),
-    revokedAt: row.revoked_at === null ? null : toIso(row.revoked_at),
-  });
+  const view = supportGrantView;
 
   function assertOrgAdmin(principal: UserPrincipal): void {
     const role = repos.tenancy.orgRole(principal.orgId, principal.userId);

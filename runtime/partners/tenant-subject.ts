@@ -8,7 +8,7 @@
 import type { Store } from '../../storage/store.js';
 import type { UserPrincipal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
-import { customerOf } from './customer-of.js';
+import { activeCustomerOf } from './customer-of.js';
 
 export interface TenantCaller {
   /** The partner (from an `svp_` key or an app lease of that organization). */
@@ -23,7 +23,8 @@ export interface TenantCaller {
  */
 export function resolveTenantSubject(store: Pick<Store, 'repos'>, caller: TenantCaller, orgId: string, subject: string | undefined): UserPrincipal {
   const { repos } = store;
-  customerOf(repos, caller.partnerId, orgId);
+  // A suspended customer: a CONFLICT saying so to its partner (which knows the customer), not the neutral 404.
+  activeCustomerOf(repos, caller.partnerId, orgId);
   if (subject === undefined || subject.length === 0) throw notFound();
   const mapping = repos.workers.activeBySubject(orgId, subject);
   if (mapping === undefined || mapping.partner_id !== caller.partnerId) throw notFound();

@@ -83,7 +83,8 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
     // arms a fresh one if the trigger becomes an active schedule again.
     if (!isLive(trigger)) return;
     const config = scheduleConfigOf(trigger.config);
-    if (!isCurrent(timer.payload, config)) {
+    // A suspended customer's slots pass without firing; the next one is armed, so resuming needs no reconcile.
+    if (!isCurrent(timer.payload, config) || (repos.tenancy.organization(trigger.org_id)?.suspended_at ?? null) !== null) {
       await store.writer.submit(() => {
         delivery.markFired();
         arm(trigger.id, config, clock.now())();

@@ -49,7 +49,8 @@ export function createCredentialsRepo(db: SqliteDatabase) {
     activeKeyByHash: db.prepare(
       `SELECT k.* FROM api_keys k
          JOIN users u ON u.id = k.user_id AND u.disabled = 0
-         JOIN org_memberships m ON m.org_id = k.org_id AND m.user_id = k.user_id
+         JOIN org_memberships m ON m.org_id = k.org_id AND m.user_id = k.user_id AND m.disabled_at IS NULL
+         JOIN organizations o ON o.id = k.org_id AND o.suspended_at IS NULL
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     ),
     keysOfUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND org_id = ? ORDER BY created_at'),

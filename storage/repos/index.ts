@@ -25,6 +25,7 @@ import { createSupportGrantsRepo } from './support-grants.repo.js';
 import { createEventDeliveriesRepo } from './event-deliveries.repo.js';
 import { createWebhooksRepo } from './webhooks.repo.js';
 import { createGaugesRepo } from './gauges.repo.js';
+import { createManagementRepo } from './management.repo.js';
 
 export function createRepositories(db: SqliteDatabase) {
   return {
@@ -53,6 +54,7 @@ export function createRepositories(db: SqliteDatabase) {
     eventDeliveries: createEventDeliveriesRepo(db),
     webhooks: createWebhooksRepo(db),
     gauges: createGaugesRepo(db),
+    management: createManagementRepo(db),
   };
 }
 

@@ -12,6 +12,8 @@ export interface OrganizationRow {
   direct_login_disabled: number;
   rollout_flags: string;
   created_at: number;
+  /** Set while its partner suspended it (migration 0190); absent on rows built for insertion. */
+  suspended_at?: number | null;
 }
 
 export interface UserRow {
@@ -55,7 +57,11 @@ export function createTenancyRepo(db: SqliteDatabase) {
        ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role`,
     ),
     removeOrgMember: db.prepare('DELETE FROM org_memberships WHERE org_id = ? AND user_id = ?'),
-    orgRole: db.prepare('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?'),
+    // A disabled membership or a suspended organization holds no role: every permission check refuses at once.
+    orgRole: db.prepare(
+      `SELECT m.role FROM org_memberships m JOIN organizations o ON o.id = m.org_id AND o.suspended_at IS NULL
+        WHERE m.org_id = ? AND m.user_id = ? AND m.disabled_at IS NULL`,
+    ),
     orgsOfUser: db.prepare('SELECT org_id, role FROM org_memberships WHERE user_id = ? ORDER BY created_at'),
     insertDomain: db.prepare(
       'INSERT INTO domains (id, org_id, name, approval_policy, created_at) VALUES (@id, @org_id, @name, @approval_policy, @created_at)',

@@ -1,0 +1,62 @@
+// Domains of an organization (issue 13 item 6): list, create (the creator owns it), rename.
+import type { Store } from '../../storage/store.js';
+import type { DomainRow } from '../../storage/repos/tenancy.repo.js';
+import { toIso, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { domainOfOrg, requireOrgAdmin, type Manager } from './org-access.js';
+
+export interface DomainView {
+  domainId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface DomainsService {
+  list(manager: Manager): DomainView[];
+  create(manager: Manager, input: { name: string }): Promise<DomainView>;
+  rename(manager: Manager, domainId: string, input: { name: string }): Promise<DomainView>;
+}
+
+const view = (row: DomainRow): DomainView => ({ domainId: row.id, name: row.name, createdAt: toIso(row.created_at) });
+
+export function createDomainsService(deps: { store: Store; clock: Clock }): DomainsService {
+  const { repos, writer } = deps.store;
+  const { tenancy, management } = repos;
+
+  /** Names are unique per organization (case-insensitive): two "Sales" domains would be told apart by id only. */
+  const assertFreeName = (orgId: string, name: string, except: string | null): void => {
+    const holder = management.domainNamed(orgId, name);
+    if (holder !== undefined && holder !== except) throw new AppError('CONFLICT', 'Another domain of this organization has that name.', { field: 'name' });
+  };
+
+  return {
+    list(manager) {
+      requireOrgAdmin(repos, manager);
+      return tenancy.domainsOfOrganization(manager.orgId).map(view);
+    },
+
+    async create(manager, { name }) {
+      requireOrgAdmin(repos, manager);
+      return writer.submit(() => {
+        assertFreeName(manager.orgId, name, null);
+        const now = deps.clock.now();
+        const row: DomainRow = { id: newId(), org_id: manager.orgId, name, approval_policy: '{}', created_at: now };
+        tenancy.insertDomain(row);
+        // Somebody must be able to author in a new domain: its creator owns it (docs/decisions.md).
+        tenancy.setDomainRole(row.id, manager.userId, 'owner', now);
+        return view(row);
+      });
+    },
+
+    async rename(manager, domainId, { name }) {
+      requireOrgAdmin(repos, manager);
+      return writer.submit(() => {
+        const domain = domainOfOrg(repos, manager.orgId, domainId);
+        assertFreeName(manager.orgId, name, domain.id);
+        management.renameDomain(domain.id, name);
+        return view({ ...domain, name });
+      });
+    },
+  };
+}

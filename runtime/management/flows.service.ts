@@ -1,0 +1,127 @@
+// Flows from their JSON definition over HTTP (issue 13 item 6): create, add a version, publish a version.
+/*
+ * The same rules as a manifest's flows (runtime/manifest/apply-automations.ts), which stay the declarative path:
+ * versions are immutable and numbered from 1, a new version only when the graph or bindings changed, `publish`
+ * moves the served pointer. Unlike apply, every version is checked by validateFlowDefinition when it is stored
+ * (422 VALIDATION with the issues), so nothing unpublishable is ever kept. Authoring rule: `edit_automation` in
+ * the flow's domain (as for agents; organization Owner/Admin status does not grant it).
+ */
+import type { Store } from '../../storage/store.js';
+import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import { domainOf, editableAutomation, requireDomainPermission, type Author } from '../authoring/authoring-access.js';
+import { toIso, type Clock } from '../clock.js';
+import { AppError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { canonicalJson } from '../manifest/canonical-json.js';
+import { validateFlowDefinition } from '../flows/validate-flow.js';
+import { organizationCatalog } from '../turns/turn-tools.js';
+
+export interface FlowView {
+  flowId: string;
+  domainId: string;
+  name: string;
+  description: string | null;
+  publishedVersion: number | null;
+  latestVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FlowsService {
+  create(author: Author, input: { domainId: string; name: string; description?: string | null; definition: unknown; publish?: boolean }): Promise<FlowView>;
+  read(author: Author, flowId: string): FlowView & { definition: unknown };
+  addVersion(author: Author, flowId: string, input: { definition: unknown; publish?: boolean }): Promise<FlowView & { created: boolean }>;
+  publish(author: Author, flowId: string, input: { version: number }): Promise<FlowView>;
+}
+
+export function createFlowsService(deps: { store: Store; clock: Clock }): FlowsService {
+  const { repos, writer } = deps.store;
+  const { automations } = repos;
+
+  const flowOf = (author: Author, flowId: string): AutomationRow => {
+    const row = editableAutomation(repos, author, flowId);
+    if (row.kind !== 'flow') throw notFound();
+    return row;
+  };
+
+  const view = (row: AutomationRow): FlowView => ({
+    flowId: row.id,
+    domainId: row.domain_id,
+    name: row.name,
+    description: row.description,
+    publishedVersion: row.published_revision,
+    latestVersion: automations.latestFlowVersion(row.id)?.version ?? 0,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  });
+
+  /** Checked against the tools and integrations this organization can use; stored canonical, as apply stores it. */
+  function checked(orgId: string, definition: unknown): { definition: string; bindings: string } {
+    const result = validateFlowDefinition(definition, organizationCatalog(repos.integrations, orgId));
+    if (!result.ok) {
+      const issues = result.issues.map((i) => ({ path: `definition.${i.path}`, message: i.message }));
+      throw new AppError('VALIDATION', `The flow definition has ${issues.length} problem${issues.length === 1 ? '' : 's'}; nothing was stored.`, { issues }, { status: 422 });
+    }
+    const { inputs, steps, output, bindings } = result.definition;
+    return { definition: canonicalJson({ inputs, steps, output }), bindings: canonicalJson(bindings) };
+  }
+
+  return {
+    async create(author, input) {
+      const domain = domainOf(repos, author, input.domainId);
+      requireDomainPermission(repos, author, domain.id, 'edit_automation');
+      const stored = checked(author.orgId, input.definition);
+      const now = deps.clock.now();
+      const row: AutomationRow = {
+        id: newId(),
+        org_id: author.orgId,
+        domain_id: domain.id,
+        kind: 'flow',
+        name: input.name,
+        description: input.description ?? null,
+        published_revision: input.publish === true ? 1 : null,
+        entitled_by_default: 1,
+        created_by: author.userId,
+        created_at: now,
+        updated_at: now,
+      };
+      await writer.submit(() => {
+        automations.insertAutomation(row);
+        automations.insertFlowVersion({ automation_id: row.id, version: 1, ...stored, created_at: now });
+      });
+      return view(row);
+    },
+
+    read(author, flowId) {
+      const row = flowOf(author, flowId);
+      const latest = automations.latestFlowVersion(row.id);
+      return { ...view(row), definition: latest === undefined ? null : { ...(JSON.parse(latest.definition) as object), bindings: JSON.parse(latest.bindings) as unknown } };
+    },
+
+    async addVersion(author, flowId, input) {
+      const row = flowOf(author, flowId);
+      const stored = checked(author.orgId, input.definition);
+      const created = await writer.submit(() => {
+        const now = deps.clock.now();
+        const latest = automations.latestFlowVersion(row.id);
+        const changed = latest === undefined || latest.definition !== stored.definition || latest.bindings !== stored.bindings;
+        const version = changed ? (latest?.version ?? 0) + 1 : latest.version;
+        if (changed) automations.insertFlowVersion({ automation_id: row.id, version, ...stored, created_at: now });
+        if (input.publish === true) automations.setPublishedRevision(row.id, version, now);
+        return changed;
+      });
+      return { ...view(automations.automation(row.id)!), created };
+    },
+
+    async publish(author, flowId, { version }) {
+      const row = flowOf(author, flowId);
+      await writer.submit(() => {
+        if (automations.flowVersion(row.id, version) === undefined) {
+          throw new AppError('VALIDATION', `Version ${version} of this flow does not exist.`, { issues: [{ path: 'version', message: 'no such version' }] });
+        }
+        automations.setPublishedRevision(row.id, version, deps.clock.now());
+      });
+      return view(automations.automation(row.id)!);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// Who may manage an organization (issue 13 item 6): its Owners and Admins; ids of other organizations are the uniform 404.
+import type { Repositories } from '../../storage/repos/index.js';
+import type { DomainRow, OrgRole } from '../../storage/repos/tenancy.repo.js';
+import { forbidden, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+
+/** The person a console cookie, `sv_` key, `svu_` token or partner subject acts as (membership re-read per request). */
+export interface Manager {
+  readonly userId: string;
+  readonly orgId: string;
+}
+
+type Repos = Pick<Repositories, 'tenancy'>;
+
+/** The caller's role when it is Owner or Admin; 403 otherwise (the caller is inside the organization already). */
+export function requireOrgAdmin(repos: Repos, manager: Manager): OrgRole {
+  const role = repos.tenancy.orgRole(manager.orgId, manager.userId);
+  if (role !== 'owner' && role !== 'admin') throw forbidden('Only an organization Owner or Admin can manage the organization.');
+  return role;
+}
+
+export function domainOfOrg(repos: Repos, orgId: string, domainId: string): DomainRow {
+  const domain = isUuid(domainId) ? repos.tenancy.domain(domainId) : undefined;
+  if (domain === undefined || domain.org_id !== orgId) throw notFound();
+  return domain;
+}

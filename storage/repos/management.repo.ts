@@ -1,0 +1,82 @@
+// Management reads and writes (issue 13 item 6): customer pages and suspension, members, domains, connections.
+import type { SqliteDatabase } from '../database.js';
+import type { OrganizationRow, OrgRole } from './tenancy.repo.js';
+import type { ConnectionRow } from './integrations.repo.js';
+import type { SupportGrantRow } from './support-grants.repo.js';
+
+/** Keyset position: rows strictly after (created_at, id). */
+export interface PageAfter {
+  createdAt: number;
+  id: string;
+}
+
+export interface MemberRow {
+  user_id: string;
+  email: string;
+  name: string;
+  role: OrgRole;
+  created_at: number;
+  disabled_at: number | null;
+  /** 0 until the person redeemed an invitation (no password yet). */
+  has_password: number;
+  user_disabled: number;
+}
+
+export type ManagedOrganizationRow = OrganizationRow & { suspended_at: number | null };
+export type ManagedConnectionRow = ConnectionRow & { rotated_at: number | null };
+
+export function createManagementRepo(db: SqliteDatabase) {
+  const s = {
+    customers: db.prepare(
+      `SELECT * FROM organizations WHERE partner_id = @partner
+         AND (@afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
+       ORDER BY created_at, id LIMIT @limit`,
+    ),
+    setSuspended: db.prepare('UPDATE organizations SET suspended_at = ? WHERE id = ?'),
+    members: db.prepare(
+      `SELECT m.user_id, u.email, u.name, m.role, m.created_at, m.disabled_at,
+              (u.password_hash IS NOT NULL) AS has_password, u.disabled AS user_disabled
+         FROM org_memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.org_id = @org AND (@afterAt IS NULL OR m.created_at > @afterAt OR (m.created_at = @afterAt AND m.user_id > @afterId))
+        ORDER BY m.created_at, m.user_id LIMIT @limit`,
+    ),
+    member: db.prepare(
+      `SELECT m.user_id, u.email, u.name, m.role, m.created_at, m.disabled_at,
+              (u.password_hash IS NOT NULL) AS has_password, u.disabled AS user_disabled
+         FROM org_memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? AND m.user_id = ?`,
+    ),
+    setMemberDisabled: db.prepare('UPDATE org_memberships SET disabled_at = ? WHERE org_id = ? AND user_id = ?'),
+    activeOwners: db.prepare(`SELECT COUNT(*) AS n FROM org_memberships WHERE org_id = ? AND role = 'owner' AND disabled_at IS NULL`),
+    renameDomain: db.prepare('UPDATE domains SET name = ? WHERE id = ?'),
+    domainNamed: db.prepare('SELECT id FROM domains WHERE org_id = ? AND name = ? COLLATE NOCASE'),
+    rotateConnection: db.prepare('UPDATE connections SET secret_sealed = ?, rotated_at = ? WHERE id = ?'),
+    deleteConnection: db.prepare('DELETE FROM connections WHERE id = ?'),
+    connection: db.prepare('SELECT * FROM connections WHERE id = ?'),
+    grantsOfOrg: db.prepare(
+      `SELECT * FROM support_grants WHERE org_id = @org AND partner_id = @partner
+         AND (@afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
+       ORDER BY created_at, id LIMIT @limit`,
+    ),
+  };
+  const page = (after: PageAfter | null, limit: number) => ({ afterAt: after?.createdAt ?? null, afterId: after?.id ?? null, limit });
+  return {
+    /** A partner's customers in creation order, `limit` rows after `after`. */
+    customers: (partnerId: string, after: PageAfter | null, limit: number) =>
+      s.customers.all({ partner: partnerId, ...page(after, limit) }) as ManagedOrganizationRow[],
+    setSuspended: (orgId: string, at: number | null): void => void s.setSuspended.run(at, orgId),
+    members: (orgId: string, after: PageAfter | null, limit: number) => s.members.all({ org: orgId, ...page(after, limit) }) as MemberRow[],
+    member: (orgId: string, userId: string) => s.member.get(orgId, userId) as MemberRow | undefined,
+    setMemberDisabled: (orgId: string, userId: string, at: number | null): void => void s.setMemberDisabled.run(at, orgId, userId),
+    activeOwnerCount: (orgId: string): number => (s.activeOwners.get(orgId) as { n: number }).n,
+    renameDomain: (id: string, name: string): void => void s.renameDomain.run(name, id),
+    /** Another domain of the organization already named so (case-insensitive), or undefined. */
+    domainNamed: (orgId: string, name: string) => (s.domainNamed.get(orgId, name) as { id: string } | undefined)?.id,
+    connection: (id: string) => s.connection.get(id) as ManagedConnectionRow | undefined,
+    rotateConnection: (id: string, sealed: Buffer, at: number): void => void s.rotateConnection.run(sealed, at, id),
+    deleteConnection: (id: string): void => void s.deleteConnection.run(id),
+    supportGrantsOf: (orgId: string, partnerId: string, after: PageAfter | null, limit: number) =>
+      s.grantsOfOrg.all({ org: orgId, partner: partnerId, ...page(after, limit) }) as SupportGrantRow[],
+  };
+}
+
+export type ManagementRepo = ReturnType<typeof createManagementRepo>;
