@@ -11,6 +11,7 @@ import { meRoutes } from './me.route.js';
 import { openApiRoute } from './openapi.route.js';
 import { approvalsRoutes } from './approvals.route.js';
 import { sessionsRoutes } from './sessions.route.js';
+import { sessionCancelRoutes } from './session-cancel.route.js';
 import { triggerRunsRoutes } from './trigger-runs.route.js';
 import { triggersFireRoutes } from './triggers-fire.route.js';
 import { triggersAdminRoutes } from './triggers-admin.route.js';
@@ -28,7 +29,7 @@ import { partnerWorkerRoutes } from './partner-workers.route.js';
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
   routes.push(...authoringRoutes, ...knowledgeRoutes);
-  routes.push(...sessionsRoutes, ...approvalsRoutes);
+  routes.push(...sessionsRoutes, ...approvalsRoutes, ...sessionCancelRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(...triggersAdminRoutes, ...eventDeliveryRoutes, ...webhooksRoutes);
   routes.push(...activationRoutes, ...partnerProvisioningRoutes, ...partnerLeaseRoutes, ...partnerWorkerRoutes, ...partnerEntitlementRoutes);

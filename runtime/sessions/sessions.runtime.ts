@@ -22,6 +22,7 @@ import type { KeyRing } from '../vault/index.js';
 import type { Telemetry } from '../telemetry/index.js';
 import { createApprovalService, type ApprovalService } from './approval.service.js';
 import { createCallerGrants } from './caller-grants.js';
+import { createCancelService, type CancelService } from './cancel.service.js';
 import type { SessionStarter } from './contracts.js';
 import { createConversationService, type ConversationService } from './conversation.service.js';
 import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
@@ -53,6 +54,8 @@ export interface SessionsRuntime {
   readonly dispatcher: SessionDispatcher;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
+  /** Cancel a queued, running or suspended execution (agent turn or flow run). */
+  readonly cancels: CancelService;
   /** Flow run approvals (partner `POST /worker/approvals/runs/:runId`). */
   readonly runApprovals: RunApprovals;
   /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
@@ -126,6 +129,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
     dispatcher,
     conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
     approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator, catalogFor }),
+    cancels: createCancelService({ store, clock, bus, grants, turns, dispatcher }),
     runApprovals: flows.runApprovals,
     tools,
     view: (caller, sessionId) => sessionView(repos, caller, visibleSession(repos, caller, sessionId)),

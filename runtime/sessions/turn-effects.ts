@@ -48,7 +48,8 @@ export function applyTurnStep(deps: TurnEffectsDeps, sessionId: string, step: Tu
         executions.setStatus(fact.executionId, 'resume_queued', now);
         break;
       case 'turn.settled':
-        executions.settle(fact.executionId, fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
+        // A cancelled turn is stored as failed with code CANCELLED (docs/decisions.md "Cancelled executions in storage").
+        executions.settle(fact.executionId, fact.outcome === 'cancelled' ? 'failed' : fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
         // Rule 7: caller material is deleted when the execution settles (secure_delete zeroes the freed pages).
         deps.grants.discard(fact.executionId);
         sessions.touchSession(sessionId, now);

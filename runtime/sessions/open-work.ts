@@ -1,0 +1,44 @@
+// Closes what an execution leaves open when it ends without running on: unfinished tool calls and its pending approval.
+import type { Repositories } from '../../storage/repos/index.js';
+import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
+
+export interface ClosedBy {
+  /** The code the unfinished calls end with (CANCELLED, APPROVAL_EXPIRED). */
+  readonly code: string;
+  /** Kept on the closed approval's audit row (it has no decider). */
+  readonly approvalComment: string;
+}
+
+/**
+ * Inside the unit of work that settles the execution: every unfinished call fails with `closedBy.code` (its
+ * tool_call.finished event stored with it) and the pending approval is closed, so its approvalId then gets 409.
+ */
+export function closeOpenWork(
+  deps: { repos: Pick<Repositories, 'executions' | 'approvals'>; bus: Pick<SessionEventBus, 'append'> },
+  ids: { sessionId: string; executionId: string },
+  closedBy: ClosedBy,
+  now: number,
+): SessionEventEnvelope[] {
+  const { executions, approvals } = deps.repos;
+  const out: SessionEventEnvelope[] = [];
+  for (const call of executions.openToolCalls(ids.executionId)) {
+    executions.finishToolCall(call.id, { status: 'failed', result: null, errorCode: closedBy.code, errorMessage: null }, now);
+    out.push(
+      ...deps.bus.append(ids.sessionId, {
+        type: 'tool_call.finished',
+        executionId: ids.executionId,
+        toolCallId: call.id,
+        toolName: call.tool,
+        status: 'failed',
+        errorCode: closedBy.code,
+        identity: call.identity,
+        durationMs: Math.max(0, now - call.created_at),
+      })(),
+    );
+    if (call.approval_id !== null) approvals.close(call.approval_id, closedBy.approvalComment, now);
+  }
+  // An approval row without a call row (a confirmation) is closed too: approvals are per session, one at a time.
+  const approval = approvals.pendingOfSession(ids.sessionId);
+  if (approval !== undefined && approval.execution_id === ids.executionId) approvals.close(approval.id, closedBy.approvalComment, now);
+  return out;
+}
