@@ -11,6 +11,7 @@ import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
+import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { closeOpenWork } from './open-work.js';
@@ -23,6 +24,7 @@ export interface CancelServiceDeps {
   clock: Clock;
   bus: SessionEventBus;
   grants: CallerGrants;
+  deadlines?: ApprovalDeadlines;
   turns: TurnActors;
   dispatcher: Pick<SessionDispatcher, 'abort' | 'dispatch'>;
 }
@@ -48,7 +50,7 @@ export function createCancelService(deps: CancelServiceDeps) {
       if (!step.changed) throw alreadySettled(repos.executions.execution(executionId) ?? { status: 'completed' });
       return [
         ...closeOpenWork({ repos, bus }, { sessionId, executionId }, CLOSED_BY, now),
-        ...applyTurnStep({ repos, bus, grants: deps.grants, clock }, sessionId, step),
+        ...applyTurnStep({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, sessionId, step),
       ];
     });
   }
