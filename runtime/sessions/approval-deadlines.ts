@@ -11,7 +11,7 @@ import type { SessionEventBus } from '../events/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { CallerGrants } from './caller-grants.js';
 import type { SessionDispatcher } from './dispatcher.js';
-import { closeOpenWork } from './open-work.js';
+import { closeOpenWork, settleClosedRun } from './open-work.js';
 import type { TurnActors } from './turn-actor.js';
 import { applyTurnStep } from './turn-effects.js';
 
@@ -32,7 +32,7 @@ export function createApprovalDeadlines(deps: { scheduler: Pick<Scheduler, 'sche
 }
 
 export interface ApprovalExpiryDeps {
-  store: Pick<Store, 'repos'>;
+  store: Pick<Store, 'repos' | 'writer'>;
   clock: Clock;
   bus: SessionEventBus;
   grants: CallerGrants;
@@ -44,7 +44,10 @@ export interface ApprovalExpiryDeps {
 
 const CLOSED_BY = { code: APPROVAL_EXPIRED, approvalComment: 'Closed without a decision: the approval expired.' } as const;
 
-/** Registers the timer's handler: the turn's EXPIRE_APPROVAL step with its rows, then the session's queue moves on. */
+/**
+ * Registers the timer's handler: an agent turn takes its EXPIRE_APPROVAL step with its rows; a flow run (no turn
+ * machine) is settled failed the same way. Then the session's queue moves on.
+ */
 export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
   const { repos } = deps.store;
   const { bus, clock } = deps;
@@ -54,6 +57,18 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
     const approval = repos.approvals.pendingOfSession(execution.session_id);
     if (approval === undefined || approval.execution_id !== execution.id) return;
     const sessionId = execution.session_id;
+    const session = repos.sessions.session(sessionId);
+    const kind = session === undefined ? undefined : repos.automations.automation(session.automation_id)?.kind;
+    if (kind === 'flow') {
+      const ids = { sessionId, executionId: execution.id };
+      const stored = await deps.store.writer.submit(() => {
+        delivery.markFired();
+        return settleClosedRun({ repos, bus, grants: deps.grants, clock }, ids, CLOSED_BY, 'failed') ?? [];
+      });
+      bus.publish(stored);
+      deps.dispatcher.dispatch(sessionId);
+      return;
+    }
     const now = clock.now();
     const envelopes = await deps.turns.transition(execution.id, { type: 'EXPIRE_APPROVAL', now, approvalId: approval.id }, (step) => {
       delivery.markFired();

@@ -14,7 +14,7 @@ import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
 import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
 import type { SessionDispatcher } from './dispatcher.js';
-import { closeOpenWork } from './open-work.js';
+import { closeOpenWork, settleClosedRun } from './open-work.js';
 import { participation, visibleSession, type Caller } from './session-access.js';
 import type { TurnActors } from './turn-actor.js';
 import { applyTurnStep } from './turn-effects.js';
@@ -58,14 +58,8 @@ export function createCancelService(deps: CancelServiceDeps) {
   /** A flow run has no turn machine: its trail is settled the way the flow runner settles a failed run. */
   async function cancelRun(sessionId: string, executionId: string): Promise<SessionEventEnvelope[]> {
     return deps.store.writer.submit(() => {
-      const row = repos.executions.execution(executionId);
-      if (row === undefined || row.settled_at !== null) throw alreadySettled(row ?? { status: 'completed' });
-      const now = clock.now();
-      const out = closeOpenWork({ repos, bus }, { sessionId, executionId }, CLOSED_BY, now);
-      repos.executions.settle(executionId, 'failed', now, CANCELLED, null);
-      deps.grants.discard(executionId);
-      repos.sessions.touchSession(sessionId, now);
-      out.push(...bus.append(sessionId, { type: 'turn.completed', executionId, outcome: 'cancelled', errorCode: CANCELLED })());
+      const out = settleClosedRun({ repos, bus, grants: deps.grants, clock }, { sessionId, executionId }, CLOSED_BY, 'cancelled');
+      if (out === null) throw alreadySettled(repos.executions.execution(executionId) ?? { status: 'completed' });
       return out;
     });
   }

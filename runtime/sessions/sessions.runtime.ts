@@ -124,7 +124,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   );
 
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
-  const flows = registerFlows({ store, clock, logger, bus, grants, keyRing: deps.keyRing, dispatcher, providers: tools, http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })), validator });
+  const flows = registerFlows({ store, clock, logger, bus, grants, deadlines, keyRing: deps.keyRing, dispatcher, providers: tools, http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })), validator });
 
   handleApprovalExpiry({ store, clock, bus, grants, turns, dispatcher, scheduler: deps.scheduler, deadlines });
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });

@@ -2,7 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import t from 'tap';
 import { EventSource } from 'eventsource';
-import { bearer } from '../../helpers/http.js';
+import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, crmResponder, startConversation, type Conversation } from './conversation-fixture.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
@@ -170,4 +170,27 @@ t.test('idempotency: a repeat answers 200 again; a finished execution or an idle
   const completedEvents = c.count(`SELECT count(*) AS n FROM session_events WHERE session_id = ? AND type = 'turn.completed' AND payload LIKE '%cancelled%'`, sessionId);
   t.equal(completedEvents, 1, 'one turn.completed for one cancel');
   t.equal(held.length, 1);
+});
+
+t.test('cancel a flow run blocked in a tool call: same route, the call is aborted, the run settles cancelled; an empty body is allowed', async (t) => {
+  const c = await startConversation(t);
+  const { held, closed } = holdReads(c);
+  const fired = await call(`${c.server.url}/api/v1/triggers/fire`, {
+    method: 'POST',
+    headers: bearer(c.key('ada')),
+    json: { triggerId: c.refs['new-lead'], input: { id: 'c-1' } },
+  });
+  t.equal(fired.status, 202);
+  const flowSession = (fired.json.sessions as Array<{ automationId: string; sessionId: string }>).find((s) => s.automationId === c.refs.enrich)!;
+  while (held.length < 2) await c.upstream.nextRequest();
+  const answer = await call(`${c.server.url}/api/v1/agents/sessions/${flowSession.sessionId}/cancel`, { method: 'POST', headers: bearer(c.key('ada')) });
+  t.equal(answer.status, 200, 'no body: the default target');
+  await closed;
+  t.equal(held.filter((res) => res.destroyed).length, 1, 'only the flow\'s call was aborted; the agent in the same firing goes on');
+  const row = c.server.service.store.db.prepare('SELECT status, error_code FROM executions WHERE id = ?').get(answer.json.executionId);
+  t.same(row, { status: 'failed', error_code: 'CANCELLED' });
+  const completed = c.server.service.store.db.prepare(`SELECT payload FROM session_events WHERE session_id = ? AND type = 'turn.completed'`).all(flowSession.sessionId) as Array<{ payload: string }>;
+  t.match(completed.map((r) => JSON.parse(r.payload)), [{ outcome: 'cancelled', errorCode: 'CANCELLED' }]);
+  for (const res of held) if (!res.destroyed) crmResponder({ method: 'GET', pathname: '/contacts/c-1' } as never, res);
+  await c.settle();
 });

@@ -1,5 +1,6 @@
 // Approval window and caller-credential custody (issue 13 item 2): durable timers moved by the injected clock.
 import t from 'tap';
+import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, startConversation, type Conversation } from './conversation-fixture.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
@@ -96,4 +97,26 @@ t.test('an earlier declared callerCredentialExpiresAt is kept; a later one is ca
   };
   t.equal(await start(10 * 60_000), 10 * 60_000);
   t.equal(await start(5 * HOUR), HOUR);
+});
+
+t.test('a flow run parked on a run approval expires the same way: failed APPROVAL_EXPIRED, the approval closed', async (t) => {
+  const c = await startConversation(t);
+  c.upstream.respond((request, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(request.method === 'GET' ? { id: 'c-1', tier: 'enterprise' } : { ok: true }));
+  });
+  const fired = await call(`${c.server.url}/api/v1/triggers/fire`, { method: 'POST', headers: bearer(c.key('ada')), json: { triggerId: c.refs['new-lead'], input: { id: 'c-1' } } });
+  const run = (fired.json.sessions as Array<{ automationId: string; sessionId: string }>).find((s) => s.automationId === c.refs.enrich)!;
+  // The firing's sessions start after its answer: wait for both reads (the agent's and the flow's) to arrive.
+  while (c.upstream.received.length < 2) await c.upstream.nextRequest();
+  await c.settle();
+  const db = c.server.service.store.db;
+  const approval = db.prepare('SELECT id, status, execution_id FROM approvals WHERE session_id = ?').get(run.sessionId) as { id: string; status: string; execution_id: string };
+  t.equal(approval.status, 'pending', 'the run waits on its approval');
+  await moveClock(c, 24 * HOUR);
+  t.same(db.prepare('SELECT status, error_code FROM executions WHERE id = ?').get(approval.execution_id), { status: 'failed', error_code: 'APPROVAL_EXPIRED' });
+  t.match(db.prepare('SELECT status, decided_by FROM approvals WHERE id = ?').get(approval.id), { status: 'rejected', decided_by: null });
+  t.match(events(c, run.sessionId).at(-1), { type: 'turn.completed', outcome: 'failed', errorCode: 'APPROVAL_EXPIRED' });
+  const decided = await call(`${c.server.url}/api/v1/agents/sessions/${run.sessionId}/turn-approval`, { method: 'POST', headers: bearer(c.key('ada')), json: { decision: 'approved' } });
+  t.equal(decided.status, 409);
 });
