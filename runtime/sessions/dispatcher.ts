@@ -109,13 +109,18 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         await deps.pacer?.pace();
         if (shutdown.signal.aborted) return;
         if (execution.status === 'queued') deps.admission?.started(1);
+        // One controller per run, following shutdown through a listener removed after: AbortSignal.any on the
+        // process-long shutdown signal would keep every run's signal alive on Node 20.
         const controller = new AbortController();
-        const done = engine.run(execution, AbortSignal.any([shutdown.signal, controller.signal]));
+        const stop = () => controller.abort();
+        shutdown.signal.addEventListener('abort', stop);
+        const done = engine.run(execution, controller.signal).finally(() => shutdown.signal.removeEventListener('abort', stop));
         inFlight.set(execution.executionId, { controller, done: done.then(() => undefined, () => undefined) });
         await done;
       } catch (error) {
         // A run cut short by a cancel may fail its next step (the machine refuses it): nothing to report then.
-        if (!inFlight.get(execution.executionId)?.controller.signal.aborted) {
+        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || repos.executions.execution(execution.executionId)?.settled_at != null;
+        if (!cancelled) {
           deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
         }
       } finally {

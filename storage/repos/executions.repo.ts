@@ -83,8 +83,9 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     firstUnsettled: db.prepare(`SELECT * FROM executions WHERE session_id = ? AND status IN ${UNSETTLED} ORDER BY position LIMIT 1`),
     unsettledSessions: db.prepare(`SELECT DISTINCT session_id FROM executions WHERE status IN ('queued', 'running', 'resume_queued')`).pluck(),
     countQueued: db.prepare(`SELECT COUNT(*) FROM executions WHERE status = 'queued'`).pluck(),
-    setStatus: db.prepare('UPDATE executions SET status = ?, updated_at = ? WHERE id = ?'),
-    markStarted: db.prepare(`UPDATE executions SET status = 'running', started_at = COALESCE(started_at, @now), updated_at = @now WHERE id = @id`),
+    // A settled execution never becomes unsettled again (a cancel can land while its run is still writing).
+    setStatus: db.prepare('UPDATE executions SET status = ?, updated_at = ? WHERE id = ? AND settled_at IS NULL'),
+    markStarted: db.prepare(`UPDATE executions SET status = 'running', started_at = COALESCE(started_at, @now), updated_at = @now WHERE id = @id AND settled_at IS NULL`),
     settle: db.prepare(
       `UPDATE executions SET status = @status, error_code = @error_code, error_message = @error_message, settled_at = @now, updated_at = @now,
          grant_integration_ids = '[]' WHERE id = @id AND settled_at IS NULL`,
