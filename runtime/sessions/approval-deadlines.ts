@@ -63,7 +63,7 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
       const ids = { sessionId, executionId: execution.id };
       const stored = await deps.store.writer.submit(() => {
         delivery.markFired();
-        return settleClosedRun({ repos, bus, grants: deps.grants, clock }, ids, CLOSED_BY, 'failed') ?? [];
+        return settleClosedRun({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, ids, CLOSED_BY, 'failed') ?? [];
       });
       bus.publish(stored);
       deps.dispatcher.dispatch(sessionId);

@@ -58,7 +58,7 @@ export function createCancelService(deps: CancelServiceDeps) {
   /** A flow run has no turn machine: its trail is settled the way the flow runner settles a failed run. */
   async function cancelRun(sessionId: string, executionId: string): Promise<SessionEventEnvelope[]> {
     return deps.store.writer.submit(() => {
-      const out = settleClosedRun({ repos, bus, grants: deps.grants, clock }, { sessionId, executionId }, CLOSED_BY, 'cancelled');
+      const out = settleClosedRun({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, { sessionId, executionId }, CLOSED_BY, 'cancelled');
       if (out === null) throw alreadySettled(repos.executions.execution(executionId) ?? { status: 'completed' });
       return out;
     });

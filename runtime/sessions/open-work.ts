@@ -2,6 +2,7 @@
 import type { Repositories } from '../../storage/repos/index.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
+import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
 
 export interface ClosedBy {
@@ -50,6 +51,7 @@ export interface ClosedRunDeps {
   bus: Pick<SessionEventBus, 'append'>;
   grants: Pick<CallerGrants, 'discard'>;
   clock: Clock;
+  deadlines?: Pick<ApprovalDeadlines, 'disarm'>;
 }
 
 /**
@@ -68,6 +70,7 @@ export function settleClosedRun(
   const out = closeOpenWork(deps, ids, closedBy, now);
   deps.repos.executions.settle(ids.executionId, 'failed', now, closedBy.code, null);
   deps.grants.discard(ids.executionId);
+  deps.deadlines?.disarm(ids.executionId);
   deps.repos.sessions.touchSession(ids.sessionId, now);
   out.push(...deps.bus.append(ids.sessionId, { type: 'turn.completed', executionId: ids.executionId, outcome, errorCode: closedBy.code })());
   return out;
