@@ -8,6 +8,11 @@ export const MACHINE_VERSION = 1;
 /** Tool-result code of a gated call approved after the caller grant expired (Caller credentials rule 10). */
 export const CALLER_CREDENTIAL_EXPIRED = 'CALLER_CREDENTIAL_EXPIRED';
 
+/** Failure code of a turn whose pending approval was not decided within the approval window (docs/errors.md). */
+export const APPROVAL_EXPIRED = 'APPROVAL_EXPIRED';
+/** Error code recorded on a cancelled execution (its row reads status `failed`; the stream says `cancelled`). */
+export const CANCELLED = 'CANCELLED';
+
 export type ToolArgs = Readonly<Record<string, unknown>>;
 
 export interface SessionTurnInput {
@@ -70,9 +75,12 @@ export type SessionTurnEvent =
   // No editedArgs here: with a rejection they are a 400 VALIDATION, refused before the machine.
   | ({ readonly type: 'REJECT' } & Decision)
   | { readonly type: 'COMPLETE'; readonly now: number }
-  | { readonly type: 'FAIL'; readonly now: number; readonly code: string; readonly message?: string };
+  | { readonly type: 'FAIL'; readonly now: number; readonly code: string; readonly message?: string }
+  // The approval window's durable timer fired; approvalId names the approval it was set for.
+  | { readonly type: 'EXPIRE_APPROVAL'; readonly now: number; readonly approvalId: string }
+  | { readonly type: 'CANCEL'; readonly now: number };
 
-export type TurnOutcome = 'completed' | 'failed' | 'rejected';
+export type TurnOutcome = 'completed' | 'failed' | 'rejected' | 'cancelled';
 
 /** Effects for the runtime: answer and schedule, stream events, store a replacement grant, drop the grant on settle. */
 export type SessionTurnEmitted =
@@ -83,7 +91,7 @@ export type SessionTurnEmitted =
   | { readonly type: 'turn.settled'; readonly executionId: string; readonly outcome: TurnOutcome; readonly code: string | null };
 
 function approvalIdMatches(context: SessionTurnContext, event: SessionTurnEvent): boolean {
-  if (event.type !== 'APPROVE' && event.type !== 'REJECT') return false;
+  if (event.type !== 'APPROVE' && event.type !== 'REJECT' && event.type !== 'EXPIRE_APPROVAL') return false;
   const pending = context.pendingApproval;
   return pending !== null && (event.approvalId === undefined || event.approvalId === pending.approvalId);
 }
@@ -150,6 +158,11 @@ export const sessionTurnMachine = setup({
       decision: context.lastDecision as ApprovalDecision,
     })),
     recordFailure: assign(({ event }) => (event.type === 'FAIL' ? { failure: { code: event.code, message: event.message ?? null } } : {})),
+    recordApprovalExpiry: assign(() => ({
+      pendingApproval: null,
+      failure: { code: APPROVAL_EXPIRED, message: 'The approval was not decided in time.' },
+    })),
+    recordCancel: assign(() => ({ pendingApproval: null, failure: { code: CANCELLED, message: null } })),
     settle: assign(({ event }) => ({ settledAt: event.now })),
     announceSettled: emit(({ context }, params: { outcome: TurnOutcome }) => ({
       type: 'turn.settled' as const,
@@ -180,13 +193,17 @@ export const sessionTurnMachine = setup({
       },
     },
     queued: {
-      on: { START: { target: 'running', actions: ['recordStarted', 'announceStarted'] } },
+      on: {
+        START: { target: 'running', actions: ['recordStarted', 'announceStarted'] },
+        CANCEL: { target: 'cancelled', actions: 'recordCancel' },
+      },
     },
     running: {
       on: {
         SUSPEND: { target: 'suspended', actions: ['recordSuspension', 'announceSuspended'] },
         COMPLETE: { target: 'completed' },
         FAIL: { target: 'failed', actions: 'recordFailure' },
+        CANCEL: { target: 'cancelled', actions: 'recordCancel' },
       },
     },
     suspended: {
@@ -198,14 +215,20 @@ export const sessionTurnMachine = setup({
           { guard: 'approvalIdMatches', target: 'resumeQueued', actions: ['recordDecision', 'announceResumeQueued'] },
         ],
         REJECT: { guard: 'approvalIdMatches', target: 'rejected', actions: 'recordDecision' },
+        EXPIRE_APPROVAL: { guard: 'approvalIdMatches', target: 'failed', actions: 'recordApprovalExpiry' },
+        CANCEL: { target: 'cancelled', actions: 'recordCancel' },
       },
     },
     resumeQueued: {
-      on: { START: { target: 'running', actions: ['recordStarted', 'announceStarted'] } },
+      on: {
+        START: { target: 'running', actions: ['recordStarted', 'announceStarted'] },
+        CANCEL: { target: 'cancelled', actions: 'recordCancel' },
+      },
     },
     completed: { type: 'final', entry: ['settle', { type: 'announceSettled', params: { outcome: 'completed' } }] },
     failed: { type: 'final', entry: ['settle', { type: 'announceSettled', params: { outcome: 'failed' } }] },
     rejected: { type: 'final', entry: ['settle', { type: 'announceSettled', params: { outcome: 'rejected' } }] },
+    cancelled: { type: 'final', entry: ['settle', { type: 'announceSettled', params: { outcome: 'cancelled' } }] },
   },
 });
 
@@ -225,20 +248,29 @@ const OPEN_ROW = 'Session idle | POST sessions (open) or POST messages | valid r
 const SUSPEND_ROW = 'Turn running | a write tool needing approval is reached | ';
 const APPROVED_ROW = 'Turn suspended | POST turn-approval with decision `approved` | approvalId matches if supplied';
 const REJECTED_ROW = 'Turn suspended | POST turn-approval with decision `rejected` | ';
+const CANCEL_EXTENSION = 'POST sessions/:id/cancel settles an unsettled turn as cancelled; stream turn.completed outcome cancelled (issue 13)';
 const EXPIRED_ROW = 'Turn suspended | approval after caller grant expiry with no replacement credentials | ';
 
 export const SPEC_ROWS: readonly SpecTableRow[] = [
   { source: 'idle', event: 'OPEN', guard: 'validAndPermitted', target: 'queued', specRow: OPEN_ROW },
   { source: 'idle', event: 'MESSAGE', guard: 'validAndPermitted', target: 'queued', specRow: OPEN_ROW },
   { source: 'queued', event: 'START', target: 'running', extension: 'a worker picks the queued turn up; the spec leaves running implicit' },
+  { source: 'queued', event: 'CANCEL', target: 'cancelled', extension: CANCEL_EXTENSION },
   { source: 'running', event: 'SUSPEND', target: 'suspended', specRow: SUSPEND_ROW },
   { source: 'running', event: 'COMPLETE', target: 'completed', extension: 'the model finishes the turn (stream turn.completed)' },
   { source: 'running', event: 'FAIL', target: 'failed', extension: 'the turn ends in error, e.g. a budget (stream budget.failed) or exhausted restarts' },
+  { source: 'running', event: 'CANCEL', target: 'cancelled', extension: CANCEL_EXTENSION },
   {
     source: 'suspended', event: 'APPROVE', guard: 'grantExpiredWithoutReplacement', target: 'resumeQueued', specRow: EXPIRED_ROW,
   },
   { source: 'suspended', event: 'APPROVE', guard: 'approvalIdMatches', target: 'resumeQueued', specRow: APPROVED_ROW },
   // The spec row names no condition; a stale id is refused here too so it cannot reject a newer approval.
   { source: 'suspended', event: 'REJECT', guard: 'approvalIdMatches', target: 'rejected', specRow: REJECTED_ROW },
+  {
+    source: 'suspended', event: 'EXPIRE_APPROVAL', guard: 'approvalIdMatches', target: 'failed',
+    extension: 'the approval window (SWITCHYARD_APPROVAL_TTL_MS, default 24 h) elapsed undecided: the turn fails APPROVAL_EXPIRED (issue 13)',
+  },
+  { source: 'suspended', event: 'CANCEL', target: 'cancelled', extension: CANCEL_EXTENSION },
   { source: 'resumeQueued', event: 'START', target: 'running', extension: 'a worker resumes the approved turn; approval does not wait for it (Endpoints rule 5)' },
+  { source: 'resumeQueued', event: 'CANCEL', target: 'cancelled', extension: CANCEL_EXTENSION },
 ];

@@ -24,6 +24,8 @@ export interface ServiceConfig {
   turnMaxSteps: number;
   turnMaxTokens: number;
   turnMaxWallMs: number;
+  /** How long a turn approval may wait undecided; the turn then fails APPROVAL_EXPIRED (issue 13). */
+  approvalTtlMs: number;
   /** Lets the built-in `http` tool reach private and loopback addresses (off by default: SSRF guard). */
   httpToolAllowPrivateNetworks: boolean;
   /** Lets outbound webhook endpoints be private or loopback addresses, at registration and delivery (off by default). */
@@ -67,6 +69,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   turnMaxSteps: 24,
   turnMaxTokens: 200_000,
   turnMaxWallMs: 10 * 60_000,
+  approvalTtlMs: 24 * 3_600_000,
   httpToolAllowPrivateNetworks: false,
   webhooksAllowPrivateNetworks: false,
   httpAdapter: 'auto',
@@ -126,6 +129,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     turnMaxSteps: intFrom(env.SWITCHYARD_TURN_MAX_STEPS, 'SWITCHYARD_TURN_MAX_STEPS', base.turnMaxSteps),
     turnMaxTokens: intFrom(env.SWITCHYARD_TURN_MAX_TOKENS, 'SWITCHYARD_TURN_MAX_TOKENS', base.turnMaxTokens),
     turnMaxWallMs: intFrom(env.SWITCHYARD_TURN_MAX_WALL_MS, 'SWITCHYARD_TURN_MAX_WALL_MS', base.turnMaxWallMs),
+    approvalTtlMs: intFrom(env.SWITCHYARD_APPROVAL_TTL_MS, 'SWITCHYARD_APPROVAL_TTL_MS', base.approvalTtlMs),
     httpToolAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_HTTP_TOOL_ALLOW_PRIVATE ?? String(base.httpToolAllowPrivateNetworks)),
     webhooksAllowPrivateNetworks: /^(1|true|yes)$/i.test(env.SWITCHYARD_WEBHOOKS_ALLOW_PRIVATE ?? String(base.webhooksAllowPrivateNetworks)),
     httpAdapter,

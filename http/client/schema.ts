@@ -798,6 +798,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/sessions/{sessionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued, running or suspended turn (or a flow run): it settles as cancelled (stream turn.completed with outcome cancelled), an in-flight model or tool call is aborted, the caller-credential grant is deleted, a pending approval closes (its approvalId then gets 409) and the next queued message runs. Repeating the cancel of a cancelled execution answers 200 again. */
+        post: operations["cancelExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/sessions": {
         parameters: {
             query?: never;
@@ -2061,6 +2078,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/v1/organizations/{orgId}/agents/sessions/{sessionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued, running or suspended turn (or a flow run): it settles as cancelled (stream turn.completed with outcome cancelled), an in-flight model or tool call is aborted, the caller-credential grant is deleted, a pending approval closes (its approvalId then gets 409) and the next queued message runs. Repeating the cancel of a cancelled execution answers 200 again. Acts as the provisioned person named by X-Service-Subject. */
+        post: operations["tenantCancelExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/v1/organizations/{orgId}/agents/sessions": {
         parameters: {
             query?: never;
@@ -2799,7 +2833,7 @@ export interface components {
             /** Format: uuid */
             executionId: string;
             /** @enum {string} */
-            outcome: "completed" | "failed" | "rejected";
+            outcome: "completed" | "failed" | "rejected" | "cancelled";
             errorCode: string | null;
         } | {
             /** @constant */
@@ -8194,6 +8228,105 @@ export interface operations {
                 };
             };
             /** @description APPROVAL_CONFLICT: nothing waits for a decision, or approvalId is stale or different */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The execution to cancel; default: the session's oldest unsettled one (the one its queue waits on).
+                     */
+                    executionId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description cancelled (also when this execution was already cancelled) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        executionId: string;
+                        /** @constant */
+                        status: "cancelled";
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_DRIVABLE: visible, but the key owner may not drive this session */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: missing or invalid key, unknown session or execution, or another organization's id (uniform) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the execution already finished otherwise, or nothing is unsettled in the session */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -17452,6 +17585,119 @@ export interface operations {
                 };
             };
             /** @description APPROVAL_CONFLICT: nothing waits for a decision, or approvalId is stale or different */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    tenantCancelExecution: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The partnerSubject of the provisioned person the call acts as (sent once). */
+                "X-Service-Subject": string;
+            };
+            path: {
+                orgId: string;
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The execution to cancel; default: the session's oldest unsettled one (the one its queue waits on).
+                     */
+                    executionId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description cancelled (also when this execution was already cancelled) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        executionId: string;
+                        /** @constant */
+                        status: "cancelled";
+                    };
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SESSION_NOT_DRIVABLE: visible, but the key owner may not drive this session */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route's own 404 */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the execution already finished otherwise, or nothing is unsettled in the session */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -12,6 +12,7 @@ import { openApiRoute } from './openapi.route.js';
 import { approvalsRoutes } from './approvals.route.js';
 import { sessionsRoutes } from './sessions.route.js';
 import { sessionLifecycleRoutes } from './session-lifecycle.route.js';
+import { sessionCancelRoutes } from './session-cancel.route.js';
 import { triggerRunsRoutes } from './trigger-runs.route.js';
 import { triggersFireRoutes } from './triggers-fire.route.js';
 import { triggersAdminRoutes } from './triggers-admin.route.js';
@@ -39,7 +40,7 @@ export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   // Authoring is mirrored for customer tenants as a group; a single route can set `tenant: true` instead.
   routes.push(...tenantMirrored(authoringRoutes), ...tenantMirrored(knowledgeRoutes));
   routes.push(...orgManageRoutes, ...connectionsManageRoutes, ...flowsManageRoutes, ...partnerCustomerRoutes);
-  routes.push(...sessionsRoutes, ...approvalsRoutes);
+  routes.push(...sessionsRoutes, ...approvalsRoutes, ...sessionCancelRoutes);
   routes.push(...sessionLifecycleRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(...triggersAdminRoutes, ...eventDeliveryRoutes, ...webhooksRoutes);

@@ -25,6 +25,7 @@ export const TENANT_ROUTE_PATHS: ReadonlySet<string> = new Set([
   '/api/v1/agents/sessions/:sessionId/stream',
   '/api/v1/agents/sessions/:sessionId/files/:fileId',
   '/api/v1/agents/sessions/:sessionId/turn-approval',
+  '/api/v1/agents/sessions/:sessionId/cancel',
   '/api/v1/triggers/fire',
   '/api/v1/triggers/:triggerId/runs',
   '/api/v1/triggers/:triggerId/runs/:runId',

@@ -101,7 +101,7 @@ export const SessionEventSchema = z
     z.object({ type: z.literal('budget.failed'), executionId, budget: z.enum(['steps', 'tokens', 'wall_time']), limit: z.number(), used: z.number() }),
     z.object({ type: z.literal('file.added'), executionId: z.string().nullable(), fileId: z.uuid(), name: z.string(), mediaType: z.string(), sizeBytes: z.number().int() }),
     z.object({ type: z.literal('turn.suspended'), executionId, approvalId: z.uuid(), toolName: z.string(), toolCallId: z.string().nullable() }),
-    z.object({ type: z.literal('turn.completed'), executionId, outcome: z.enum(['completed', 'failed', 'rejected']), errorCode: z.string().nullable() }),
+    z.object({ type: z.literal('turn.completed'), executionId, outcome: z.enum(['completed', 'failed', 'rejected', 'cancelled']), errorCode: z.string().nullable() }),
     z.object({ type: z.literal('session.changed'), change: z.enum(['message_added', 'renamed', 'archived', 'unarchived', 'outcome_set', 'deleted', 'access_changed']) }),
     z.object({
       type: z.literal('stream.reset'),

@@ -26,7 +26,7 @@ export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
 export const SYNTHETIC_EVENT_TYPES = ['snapshot', 'stream.reset'] as const satisfies readonly SessionEventType[];
 
 export type TurnStatus = 'queued' | 'running' | 'suspended' | 'resume_queued' | 'completed' | 'failed' | 'rejected';
-export type TurnOutcome = 'completed' | 'failed' | 'rejected';
+export type TurnOutcome = 'completed' | 'failed' | 'rejected' | 'cancelled';
 
 /** The approval a suspended turn waits for. Args are the model-proposed tool arguments an approver reviews. */
 export interface PendingApprovalView {

@@ -5,6 +5,7 @@ import { notFound, validation } from '../errors.js';
 import type { SessionEventBus } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import type { ApprovalDeadlines } from '../sessions/approval-deadlines.js';
 import type { CallerGrants } from '../sessions/caller-grants.js';
 import type { SessionEngine } from '../sessions/engine.js';
 import type { HttpIntegrationExecutor } from '../tools/http-integration.executor.js';
@@ -27,6 +28,8 @@ export interface FlowEngineDeps {
   readonly logger: Pick<Logger, 'error'>;
   readonly bus: Pick<SessionEventBus, 'append' | 'publish'>;
   readonly grants: CallerGrants;
+  /** The approval window of run approvals (absent: they wait indefinitely, as in some unit tests). */
+  readonly deadlines?: ApprovalDeadlines;
   readonly keyRing: KeyRing;
   /** Executes declarative integration tools (the agent engine's executor can be shared). */
   readonly http: HttpIntegrationExecutor;
@@ -47,7 +50,7 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
   const { repos } = deps.store;
   const validator = deps.validator ?? createJsonSchemaValidator();
   const versions = createFlowVersions(repos.automations);
-  const trail = createFlowTrail({ repos, writer: deps.store.writer, bus: deps.bus, clock: deps.clock, grants: deps.grants });
+  const trail = createFlowTrail({ repos, writer: deps.store.writer, bus: deps.bus, clock: deps.clock, grants: deps.grants, deadlines: deps.deadlines });
   const runner: FlowRunnerDeps = {
     store: deps.store,
     clock: deps.clock,

@@ -7,6 +7,7 @@ import type { PersistedSessionEvent, SessionEventBus, SessionEventEnvelope } fro
 import { newId } from '../ids.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
 import type { ToolFile, ToolResult } from '../tools/tool-result.js';
+import type { ApprovalDeadlines } from '../sessions/approval-deadlines.js';
 import type { CallerGrants } from '../sessions/caller-grants.js';
 import { CALLER_FAILURE_CODES, FLOW_FAILURE, type RecordedFailure } from './flow-errors.js';
 
@@ -40,6 +41,8 @@ export interface FlowTrailDeps {
   readonly clock: Clock;
   /** Custody of the run's caller grant: discarded (with its expiry timer) when the run settles. */
   readonly grants: Pick<CallerGrants, 'discard'>;
+  /** The approval window: armed when a run parks on a run approval, disarmed when it settles. */
+  readonly deadlines?: ApprovalDeadlines;
 }
 
 /** What a failed call keeps: code, message, and the tool layer's own detail (already redacted by the executor). */
@@ -156,6 +159,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
         created_at: unit.now,
       });
       repos.executions.setStatus(run.executionId, 'suspended', unit.now);
+      deps.deadlines?.arm(run.executionId, unit.now);
       unit.emit({ type: 'turn.suspended', executionId: run.executionId, approvalId, toolName: call.tool, toolCallId: row.id });
       return approvalId;
     },
@@ -187,6 +191,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
       }
       repos.executions.settle(run.executionId, outcome, unit.now, failure?.code ?? null, failure?.message ?? null);
       grants.discard(run.executionId);
+      deps.deadlines?.disarm(run.executionId);
       repos.sessions.touchSession(run.sessionId, unit.now);
       unit.emit({ type: 'turn.completed', executionId: run.executionId, outcome, errorCode: failure?.code ?? null });
     },

@@ -9,6 +9,7 @@ import { narrowCredentials, type NormalizedCallerCredentials } from '../vault/in
 import { readRevision } from '../turns/agent-revision.js';
 import type { CatalogSource } from '../turns/turn-tools.js';
 import { assertMayDecide } from './approval-access.js';
+import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { visibleSession, type Caller } from './session-access.js';
@@ -28,6 +29,7 @@ export interface ApprovalServiceDeps {
   clock: Clock;
   bus: SessionEventBus;
   grants: CallerGrants;
+  deadlines?: ApprovalDeadlines;
   turns: TurnActors;
   dispatcher: SessionDispatcher;
   validator: JsonSchemaValidator;
@@ -101,7 +103,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
             })(),
           );
         }
-        out.push(...applyTurnStep({ repos, bus, grants: deps.grants, clock }, sessionId, step));
+        out.push(...applyTurnStep({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, sessionId, step));
         return out;
       });
       bus.publish(envelopes);

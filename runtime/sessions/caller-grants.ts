@@ -15,10 +15,18 @@ import { SEALED_GRANT_VERSION, createGrantEnvelope, type KeyRing, type Normalize
 
 export const GRANT_EXPIRY_TIMER = 'caller-grant-expiry';
 
+/**
+ * SPEC Limits ("the custody window is also described as one hour"): a grant is held at most this long after it
+ * was stored, or until an earlier declared `callerCredentialExpiresAt`. A turn parked longer resumes its gated call
+ * as CALLER_CREDENTIAL_EXPIRED unless the approval brings replacement credentials (a new window starts then).
+ */
+export const CALLER_CUSTODY_MS = 60 * 60_000;
+
 export interface CallerGrants {
   /**
    * Inside a unit of work, after the execution row: seals `credentials` as the execution's only grant (replacing
-   * any earlier one) and records its integration ids and expiry. Returns the ids held.
+   * any earlier one) and records its integration ids and expiry, capped at CALLER_CUSTODY_MS from now. Returns
+   * the ids held.
    */
   store(orgId: string, executionId: string, credentials: NormalizedCallerCredentials, expiresAt: number | null): string[];
   /** The decrypted grant, or null when the execution holds none. Call it right before the upstream call only. */
@@ -40,10 +48,11 @@ export function createCallerGrants(deps: { executions: ExecutionsRepo; keyRing: 
   });
 
   return {
-    store(orgId, executionId, credentials, expiresAt) {
+    store(orgId, executionId, credentials, declaredExpiry) {
       executions.deleteGrants(executionId);
       const integrationIds = Object.keys(credentials.integrations).sort();
       const now = clock.now();
+      const expiresAt = Math.min(declaredExpiry ?? Infinity, now + CALLER_CUSTODY_MS);
       if (integrationIds.length === 0) {
         executions.setGrantFacts(executionId, [], null, now);
         scheduler.cancel(GRANT_EXPIRY_TIMER, executionId)();
@@ -65,8 +74,7 @@ export function createCallerGrants(deps: { executions: ExecutionsRepo; keyRing: 
         created_at: now,
       });
       executions.setGrantFacts(executionId, integrationIds, expiresAt, now);
-      if (expiresAt === null) scheduler.cancel(GRANT_EXPIRY_TIMER, executionId)();
-      else scheduler.schedule({ kind: GRANT_EXPIRY_TIMER, targetId: executionId, dueAt: expiresAt })();
+      scheduler.schedule({ kind: GRANT_EXPIRY_TIMER, targetId: executionId, dueAt: expiresAt })();
       return integrationIds;
     },
 

@@ -22,6 +22,11 @@ export interface SessionDispatcher {
   idle(sessionId?: string): Promise<void>;
   /** Boot: dispatches every session with queued, running or resume-queued executions; returns how many. */
   recover(): number;
+  /**
+   * Aborts the in-flight run of one execution (its model or tool call sees the signal) and resolves once the engine
+   * returned; false when it is not running here. Call it after the cancel committed: the engine records nothing.
+   */
+  abort(executionId: string): Promise<boolean>;
   /** Aborts running executions (left as they are for the next boot) and waits for them to stop. */
   stop(): Promise<void>;
 }
@@ -64,6 +69,8 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
   const pumps = new Map<string, { again: boolean; done: Promise<void> }>();
   const shutdown = new AbortController();
   const slots = createSlots(deps.maxConcurrentRuns ?? 256);
+  /** One controller per execution being run, so a cancel aborts only that run (the engine sees it as a stop). */
+  const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
   function next(sessionId: string): { execution: QueuedExecution; engine: SessionEngine } | null {
     const row = repos.executions.firstUnsettled(sessionId);
@@ -102,10 +109,22 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         await deps.pacer?.pace();
         if (shutdown.signal.aborted) return;
         if (execution.status === 'queued') deps.admission?.started(1);
-        await engine.run(execution, shutdown.signal);
+        // One controller per run, following shutdown through a listener removed after: AbortSignal.any on the
+        // process-long shutdown signal would keep every run's signal alive on Node 20.
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        shutdown.signal.addEventListener('abort', stop);
+        const done = engine.run(execution, controller.signal).finally(() => shutdown.signal.removeEventListener('abort', stop));
+        inFlight.set(execution.executionId, { controller, done: done.then(() => undefined, () => undefined) });
+        await done;
       } catch (error) {
-        deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
+        // A run cut short by a cancel may fail its next step (the machine refuses it): nothing to report then.
+        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || repos.executions.execution(execution.executionId)?.settled_at != null;
+        if (!cancelled) {
+          deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
+        }
       } finally {
+        inFlight.delete(execution.executionId);
         slots.release();
       }
       if (shutdown.signal.aborted) return;
@@ -142,6 +161,13 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         if (waiting.length === 0) return;
         await Promise.all(waiting.map((p) => p.done));
       }
+    },
+    async abort(executionId) {
+      const run = inFlight.get(executionId);
+      if (run === undefined) return false;
+      run.controller.abort();
+      await run.done;
+      return true;
     },
     recover() {
       deps.admission?.enqueued(repos.executions.countQueued());

@@ -20,8 +20,10 @@ import { createToolProviderRegistry, type ToolProviderRegistry } from '../turns/
 import { createCatalogCache } from '../turns/turn-tools.js';
 import type { KeyRing } from '../vault/index.js';
 import type { Telemetry } from '../telemetry/index.js';
+import { createApprovalDeadlines, handleApprovalExpiry } from './approval-deadlines.js';
 import { createApprovalService, type ApprovalService } from './approval.service.js';
 import { createCallerGrants } from './caller-grants.js';
+import { createCancelService, type CancelService } from './cancel.service.js';
 import type { SessionStarter } from './contracts.js';
 import { createConversationService, type ConversationService } from './conversation.service.js';
 import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
@@ -59,6 +61,8 @@ export interface SessionsRuntime {
   readonly list: SessionList;
   /** Rename, outcome, archive / unarchive, delete (canManage). */
   readonly lifecycle: SessionLifecycle;
+  /** Cancel a queued, running or suspended execution (agent turn or flow run). */
+  readonly cancels: CancelService;
   /** Flow run approvals (partner `POST /worker/approvals/runs/:runId`). */
   readonly runApprovals: RunApprovals;
   /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
@@ -80,6 +84,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
   const pacer = createPacer();
   const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer }));
+  const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
 
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
   const turns = registerTurnActors(deps.registry, repos.executions, async (failure) => {
@@ -112,6 +117,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
       bus,
       turns,
       grants,
+      deadlines,
       keyRing: deps.keyRing,
       providers: tools,
       catalogFor,
@@ -124,14 +130,16 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   );
 
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
-  const flows = registerFlows({ store, clock, logger, bus, grants, keyRing: deps.keyRing, dispatcher, providers: tools, http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })), validator });
+  const flows = registerFlows({ store, clock, logger, bus, grants, deadlines, keyRing: deps.keyRing, dispatcher, providers: tools, http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })), validator });
 
+  handleApprovalExpiry({ store, clock, bus, grants, turns, dispatcher, scheduler: deps.scheduler, deadlines });
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
   return {
     starter,
     dispatcher,
     conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
-    approvals: createApprovalService({ store, clock, bus, grants, turns, dispatcher, validator, catalogFor }),
+    approvals: createApprovalService({ store, clock, bus, grants, deadlines, turns, dispatcher, validator, catalogFor }),
+    cancels: createCancelService({ store, clock, bus, grants, deadlines, turns, dispatcher }),
     list: createSessionList(repos),
     lifecycle: createSessionLifecycle({ store, clock, bus }),
     runApprovals: flows.runApprovals,

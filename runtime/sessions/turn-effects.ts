@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import type { sessionTurnMachine } from '../../machines/session-turn.machine.js';
+import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
 
 export type TurnStep = ActorStep<typeof sessionTurnMachine>;
@@ -13,6 +14,8 @@ export interface TurnEffectsDeps {
   bus: SessionEventBus;
   grants: CallerGrants;
   clock: Clock;
+  /** The approval window's timer: armed at suspension, disarmed on resume or settle (absent in some unit tests). */
+  deadlines?: ApprovalDeadlines;
 }
 
 export interface TurnStepFacts {
@@ -42,15 +45,19 @@ export function applyTurnStep(deps: TurnEffectsDeps, sessionId: string, step: Tu
         break;
       case 'turn.suspended':
         executions.setStatus(fact.executionId, 'suspended', now);
+        deps.deadlines?.arm(fact.executionId, now);
         append({ type: 'turn.suspended', executionId: fact.executionId, approvalId: fact.approvalId, toolName: fact.toolName, toolCallId: facts.toolCallId ?? null });
         break;
       case 'turn.resumeQueued':
         executions.setStatus(fact.executionId, 'resume_queued', now);
+        deps.deadlines?.disarm(fact.executionId);
         break;
       case 'turn.settled':
-        executions.settle(fact.executionId, fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
+        // A cancelled turn is stored as failed with code CANCELLED (docs/decisions.md "Cancelled executions in storage").
+        executions.settle(fact.executionId, fact.outcome === 'cancelled' ? 'failed' : fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
         // Rule 7: caller material is deleted when the execution settles (secure_delete zeroes the freed pages).
         deps.grants.discard(fact.executionId);
+        deps.deadlines?.disarm(fact.executionId);
         sessions.touchSession(sessionId, now);
         append({ type: 'turn.completed', executionId: fact.executionId, outcome: fact.outcome, errorCode: fact.code });
         break;

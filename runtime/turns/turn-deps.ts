@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { LanguageModelPort } from '../models/index.js';
 import type { HttpIntegrationExecutor, JsonSchemaValidator } from '../tools/index.js';
 import type { KeyRing } from '../vault/index.js';
+import type { ApprovalDeadlines } from '../sessions/approval-deadlines.js';
 import type { CallerGrants } from '../sessions/caller-grants.js';
 import type { TurnActors } from '../sessions/turn-actor.js';
 import type { Pacer } from '../execution/pacer.js';
@@ -20,6 +21,8 @@ export interface TurnDeps {
   bus: SessionEventBus;
   turns: TurnActors;
   grants: CallerGrants;
+  /** Arms the approval window when a turn suspends. */
+  deadlines?: ApprovalDeadlines;
   keyRing: KeyRing;
   providers: ToolProviderRegistry;
   /** The organization's integration catalog (cached while its integrations are unchanged). */

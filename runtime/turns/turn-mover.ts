@@ -10,7 +10,7 @@ export type TurnMover = ReturnType<typeof createTurnMover>;
 /** Machine steps and plain units of work for one execution; needs nothing loaded beyond the ids. */
 export function createTurnMover(deps: TurnDeps, ids: { sessionId: string; executionId: string }) {
   const { bus } = deps;
-  const effectsDeps = { repos: deps.store.repos, bus, grants: deps.grants, clock: deps.clock };
+  const effectsDeps = { repos: deps.store.repos, bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines };
 
   async function commit(work: () => SessionEventEnvelope[]): Promise<void> {
     bus.publish(await deps.store.writer.submit(work));

@@ -39,6 +39,7 @@ export function createApprovalsRepo(db: SqliteDatabase) {
       `UPDATE approvals SET status = @status, decided_by = @decided_by, comment = @comment, edited = @edited, edited_args = @edited_args, decided_at = @now
        WHERE id = @id AND status = 'pending'`,
     ),
+    close: db.prepare(`UPDATE approvals SET status = 'rejected', decided_by = NULL, comment = @comment, decided_at = @now WHERE id = @id AND status = 'pending'`),
   };
   return {
     insert: (row: Omit<ApprovalRow, 'status' | 'decided_by' | 'comment' | 'edited' | 'edited_args' | 'decided_at'>): void => void s.insert.run(row),
@@ -61,6 +62,11 @@ export function createApprovalsRepo(db: SqliteDatabase) {
         }).changes > 0
       );
     },
+    /**
+     * Closes a pending approval nobody decided (its turn was cancelled or its window expired): stored as `rejected`
+     * with no decider, so a later decision on its id is a conflict. False when it was no longer pending.
+     */
+    close: (id: string, comment: string, now: number): boolean => s.close.run({ id, comment, now }).changes > 0,
   };
 }
 

@@ -83,11 +83,12 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     firstUnsettled: db.prepare(`SELECT * FROM executions WHERE session_id = ? AND status IN ${UNSETTLED} ORDER BY position LIMIT 1`),
     unsettledSessions: db.prepare(`SELECT DISTINCT session_id FROM executions WHERE status IN ('queued', 'running', 'resume_queued')`).pluck(),
     countQueued: db.prepare(`SELECT COUNT(*) FROM executions WHERE status = 'queued'`).pluck(),
-    setStatus: db.prepare('UPDATE executions SET status = ?, updated_at = ? WHERE id = ?'),
-    markStarted: db.prepare(`UPDATE executions SET status = 'running', started_at = COALESCE(started_at, @now), updated_at = @now WHERE id = @id`),
+    // A settled execution never becomes unsettled again (a cancel can land while its run is still writing).
+    setStatus: db.prepare('UPDATE executions SET status = ?, updated_at = ? WHERE id = ? AND settled_at IS NULL'),
+    markStarted: db.prepare(`UPDATE executions SET status = 'running', started_at = COALESCE(started_at, @now), updated_at = @now WHERE id = @id AND settled_at IS NULL`),
     settle: db.prepare(
       `UPDATE executions SET status = @status, error_code = @error_code, error_message = @error_message, settled_at = @now, updated_at = @now,
-         grant_integration_ids = '[]' WHERE id = @id`,
+         grant_integration_ids = '[]' WHERE id = @id AND settled_at IS NULL`,
     ),
     addUsage: db.prepare(
       'UPDATE executions SET steps_used = steps_used + @steps, tokens_used = tokens_used + @tokens, run_ms = run_ms + @ms, updated_at = @now WHERE id = @id',
@@ -100,6 +101,7 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     ),
     callByRef: db.prepare('SELECT * FROM tool_calls WHERE execution_id = ? AND call_ref = ?'),
     callById: db.prepare('SELECT * FROM tool_calls WHERE id = ?'),
+    openCallsOf: db.prepare(`SELECT * FROM tool_calls WHERE execution_id = ? AND status IN ('pending', 'awaiting_approval', 'running') ORDER BY step`),
     callsOfSession: db.prepare('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY created_at, execution_id, step'),
     setCallArgs: db.prepare('UPDATE tool_calls SET args = ?, edited = ? WHERE id = ?'),
     startCall: db.prepare(`UPDATE tool_calls SET status = 'running', args = @args, edited = @edited, identity = @identity WHERE id = @id`),
@@ -144,6 +146,8 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     },
     toolCallByRef: (executionId: string, callRef: string) => s.callByRef.get(executionId, callRef) as ToolCallRow | undefined,
     toolCall: (id: string) => s.callById.get(id) as ToolCallRow | undefined,
+    /** Calls of the execution that have not finished (a cancel fails them). */
+    openToolCalls: (executionId: string) => s.openCallsOf.all(executionId) as ToolCallRow[],
     toolCallsOfSession: (sessionId: string) => s.callsOfSession.all(sessionId) as ToolCallRow[],
     /** An approver's edited arguments, recorded when decided (the call runs with them later). */
     setToolCallArgs: (id: string, args: string, edited: boolean): void => void s.setCallArgs.run(args, edited ? 1 : 0, id),

@@ -2,7 +2,9 @@
 import t from 'tap';
 import { createActor, type SnapshotFrom } from 'xstate';
 import {
+  APPROVAL_EXPIRED,
   CALLER_CREDENTIAL_EXPIRED,
+  CANCELLED,
   decisionRefusal,
   sessionTurnMachine,
   type DecisionEvent,
@@ -162,6 +164,40 @@ t.test('a failure (e.g. budget) settles the turn as failed with its code', async
   t.equal(turn.actor.getSnapshot().value, 'failed');
   t.same(turn.actor.getSnapshot().context.failure, { code: 'BUDGET_EXCEEDED', message: 'step budget of 20 reached' });
   t.same(turn.emitted.at(-1), { type: 'turn.settled', executionId: 'exec-1', outcome: 'failed', code: 'BUDGET_EXCEEDED' });
+});
+
+t.test('cancel settles a queued, running, suspended or resume-queued turn as cancelled; a settled turn ignores it', async (t) => {
+  const queued = start();
+  queued.actor.send({ type: 'OPEN', now: T0, valid: true, permitted: true });
+  const running = start();
+  running.actor.send({ type: 'OPEN', now: T0, valid: true, permitted: true });
+  running.actor.send({ type: 'START', now: T0 + 1 });
+  const resumeQueued = suspended();
+  resumeQueued.actor.send({ type: 'APPROVE', now: T0 + 3, replacementCredentials: false });
+  for (const [name, turn] of [['queued', queued], ['running', running], ['suspended', suspended()], ['resumeQueued', resumeQueued]] as const) {
+    turn.actor.send({ type: 'CANCEL', now: T0 + 9 });
+    const snapshot = turn.actor.getSnapshot();
+    t.equal(snapshot.value, 'cancelled', name);
+    t.equal(snapshot.status, 'done', `${name}: final`);
+    t.match(snapshot.context, { pendingApproval: null, settledAt: T0 + 9, failure: { code: CANCELLED } });
+    t.match(turn.emitted.at(-1), { type: 'turn.settled', outcome: 'cancelled', code: CANCELLED });
+  }
+  const done = start();
+  done.actor.send({ type: 'OPEN', now: T0, valid: true, permitted: true });
+  done.actor.send({ type: 'START', now: T0 + 1 });
+  done.actor.send({ type: 'COMPLETE', now: T0 + 2 });
+  t.notOk(done.actor.getSnapshot().can({ type: 'CANCEL', now: T0 + 3 }), 'a completed turn cannot be cancelled');
+});
+
+t.test('approval expiry fails the suspended turn APPROVAL_EXPIRED, only for the approval its timer was set for', async (t) => {
+  const stale = suspended();
+  stale.actor.send({ type: 'EXPIRE_APPROVAL', now: T0 + 24 * HOUR, approvalId: 'appr-0' });
+  t.equal(stale.actor.getSnapshot().value, 'suspended', 'a timer of an earlier approval does nothing');
+  const turn = suspended();
+  turn.actor.send({ type: 'EXPIRE_APPROVAL', now: T0 + 24 * HOUR, approvalId: 'appr-1' });
+  t.equal(turn.actor.getSnapshot().value, 'failed');
+  t.match(turn.emitted.at(-1), { type: 'turn.settled', outcome: 'failed', code: APPROVAL_EXPIRED });
+  t.equal(decisionRefusal(turn.actor.getSnapshot(), { type: 'APPROVE', now: T0 + 25 * HOUR, replacementCredentials: false }), 'not-suspended', 'the approvalId then gets 409');
 });
 
 t.test('a suspended turn persisted through JSON keeps its approval, expiry and stale-id refusal', async (t) => {

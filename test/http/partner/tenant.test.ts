@@ -28,6 +28,13 @@ t.test('agent sessions through the tenant routes act as the named person, under 
   t.equal(viewerAppend.json.error.code, 'SESSION_NOT_DRIVABLE', 'the personal-key rule 2, unchanged');
   const viewerOpen = await p.api('POST', `${base}/${customer.automation('welcome')}/sessions`, customer.key, { message: 'Hi' }, as('viewer-1'));
   t.equal(viewerOpen.status, 403, 'a viewer cannot run automations (rule 1)');
+  // Cancel is mirrored too (issue 13): the same drive rule, the same answers.
+  await p.c.settle(opened.json.sessionId);
+  const cancelPath = `${base}/sessions/${opened.json.sessionId}/cancel`;
+  t.equal((await p.api('POST', cancelPath, customer.key, {}, as('viewer-1'))).json.error.code, 'SESSION_NOT_DRIVABLE', 'a viewer may not cancel');
+  const idle = await p.api('POST', cancelPath, customer.key, {}, as('op-1'));
+  t.equal(idle.status, 409, 'the operator reaches the cancel service: nothing is left to cancel');
+  t.equal((await p.api('POST', cancelPath, customer.key, {}, as('nobody'))).status, 404);
   const invalid = await p.api('POST', `${base}/${customer.automation('welcome')}/sessions`, customer.key, { message: '   ' }, as('op-1'));
   t.equal(invalid.status, 400, 'the same body schema');
 

@@ -1,0 +1,82 @@
+// The approval window of a suspended turn: a durable timer armed at suspension that fails the turn APPROVAL_EXPIRED.
+/*
+ * Armed in the suspension's unit of work (so it survives a crash with the suspension), disarmed when the turn
+ * resumes or settles. At boot the scheduler delivers a timer whose due time passed while the process was down.
+ * A stale timer (the turn moved on meanwhile) finds nothing pending and is marked fired without effect.
+ */
+import { APPROVAL_EXPIRED } from '../../machines/session-turn.machine.js';
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../clock.js';
+import type { SessionEventBus } from '../events/index.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { CallerGrants } from './caller-grants.js';
+import type { SessionDispatcher } from './dispatcher.js';
+import { closeOpenWork, settleClosedRun } from './open-work.js';
+import type { TurnActors } from './turn-actor.js';
+import { applyTurnStep } from './turn-effects.js';
+
+export const APPROVAL_EXPIRY_TIMER = 'approval-expiry';
+
+export interface ApprovalDeadlines {
+  /** Inside the suspension's unit of work: the window starts now. */
+  arm(executionId: string, now: number): void;
+  /** Inside the unit that resumes or settles the turn. */
+  disarm(executionId: string): void;
+}
+
+export function createApprovalDeadlines(deps: { scheduler: Pick<Scheduler, 'schedule' | 'cancel'>; ttlMs: number }): ApprovalDeadlines {
+  return {
+    arm: (executionId, now) => void deps.scheduler.schedule({ kind: APPROVAL_EXPIRY_TIMER, targetId: executionId, dueAt: now + deps.ttlMs })(),
+    disarm: (executionId) => void deps.scheduler.cancel(APPROVAL_EXPIRY_TIMER, executionId)(),
+  };
+}
+
+export interface ApprovalExpiryDeps {
+  store: Pick<Store, 'repos' | 'writer'>;
+  clock: Clock;
+  bus: SessionEventBus;
+  grants: CallerGrants;
+  turns: TurnActors;
+  dispatcher: Pick<SessionDispatcher, 'dispatch'>;
+  scheduler: Pick<Scheduler, 'on'>;
+  deadlines: ApprovalDeadlines;
+}
+
+const CLOSED_BY = { code: APPROVAL_EXPIRED, approvalComment: 'Closed without a decision: the approval expired.' } as const;
+
+/**
+ * Registers the timer's handler: an agent turn takes its EXPIRE_APPROVAL step with its rows; a flow run (no turn
+ * machine) is settled failed the same way. Then the session's queue moves on.
+ */
+export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
+  const { repos } = deps.store;
+  const { bus, clock } = deps;
+  deps.scheduler.on(APPROVAL_EXPIRY_TIMER, async (timer, delivery) => {
+    const execution = repos.executions.execution(timer.targetId);
+    if (execution === undefined || execution.status !== 'suspended') return;
+    const approval = repos.approvals.pendingOfSession(execution.session_id);
+    if (approval === undefined || approval.execution_id !== execution.id) return;
+    const sessionId = execution.session_id;
+    const session = repos.sessions.session(sessionId);
+    const kind = session === undefined ? undefined : repos.automations.automation(session.automation_id)?.kind;
+    if (kind === 'flow') {
+      const ids = { sessionId, executionId: execution.id };
+      const stored = await deps.store.writer.submit(() => {
+        delivery.markFired();
+        return settleClosedRun({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, ids, CLOSED_BY, 'failed') ?? [];
+      });
+      bus.publish(stored);
+      deps.dispatcher.dispatch(sessionId);
+      return;
+    }
+    const now = clock.now();
+    const envelopes = await deps.turns.transition(execution.id, { type: 'EXPIRE_APPROVAL', now, approvalId: approval.id }, (step) => {
+      delivery.markFired();
+      if (!step.changed) return [];
+      const effects = { repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines };
+      return [...closeOpenWork({ repos, bus }, { sessionId, executionId: execution.id }, CLOSED_BY, now), ...applyTurnStep(effects, sessionId, step)];
+    });
+    bus.publish(envelopes);
+    deps.dispatcher.dispatch(sessionId);
+  });
+}
