@@ -23,8 +23,13 @@ export async function loadServer(scenario: string, server: RunningServer, reques
   await probe(url, request);
   const job: ClientJob = { url: server.url, connections: options.connections, durationSec: options.durationSec, warmupSec: options.warmupSec, request };
   const result = await runClient(job);
-  const unexpected = Object.entries(result.statusCodes).filter(([code]) => Number(code) !== (request.expectedStatus ?? 200));
+  const expected = request.expectedStatus ?? 200;
+  const bounded = Object.entries(result.statusCodes).filter(([code]) => request.boundedStatuses?.includes(Number(code)));
+  const unexpected = Object.entries(result.statusCodes).filter(([code]) => Number(code) !== expected && !request.boundedStatuses?.includes(Number(code)));
+  const answered = Object.values(result.statusCodes).reduce((sum, n) => sum + n, 0);
+  const expectedRate = answered > 0 ? (result.reqPerSec * (result.statusCodes[String(expected)] ?? 0)) / answered : 0;
   const notes = [
+    bounded.length > 0 ? `${expected}s: ${Math.round(expectedRate)}/s; refused by the queue bound: ${bounded.map(([code, count]) => `${code}×${count}`).join(' ')}` : '',
     result.reqPerSec > CLIENT_BOUND_REQ_PER_SEC ? 'client-bound' : '',
     result.timeouts > 0 ? `${result.timeouts} timeouts` : '',
     unexpected.length > 0 ? `unexpected ${unexpected.map(([code, count]) => `${code}×${count}`).join(' ')}` : '',

@@ -75,6 +75,7 @@ export function restOpenRequest(key: string, automationId: string): LoadRequest 
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ message: MESSAGE }),
     expectedStatus: 202,
+    boundedStatuses: [429],
   };
 }
 

@@ -50,6 +50,11 @@ export interface LoadRequest {
   expectedStatus?: number;
   /** Replace `[<id>]` anywhere in the request (headers, body) with a fresh unique id each time (autocannon's idReplacement). */
   idReplacement?: boolean;
+  /**
+   * Answers that are the service working as designed under this load (429 OVERLOADED from the execution queue's
+   * bound): counted and noted with the rate of expected answers, not reported as unexpected.
+   */
+  boundedStatuses?: number[];
 }
 
 /** One side of an HTTP comparison: which server to start and what to send it. */

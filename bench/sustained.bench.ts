@@ -85,6 +85,7 @@ async function measure(ctx: BenchContext, server: RunningServer): Promise<Row[]>
     body: JSON.stringify({ triggerId: ready.triggerId, input: { id: 'c-1' } }),
     expectedStatus: 202,
     idReplacement: true,
+    boundedStatuses: [429],
   });
   const [healthResult, sessionResult] = await Promise.all([health.stop(), session.stop()]);
   const loadEnd = performance.now();
