@@ -1,0 +1,23 @@
+// Headless Debian Chromium for the console tests (playwright-core drives it; no browser is ever downloaded).
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** CHROMIUM_PATH, else Debian's /usr/bin/chromium; null when neither exists (the tests then skip, saying so). */
+export function chromiumPath(): string | null {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium'].filter((p): p is string => !!p);
+  return candidates.find((p) => existsSync(p)) ?? null;
+}
+
+export const SKIP_REASON = 'Chromium not found (set CHROMIUM_PATH, or: apt-get update && apt-get install -y chromium)';
+
+export async function launch(executablePath: string): Promise<Browser> {
+  return chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+}
+
+/** Screenshots are test artifacts in test-artifacts/console (gitignored), one per page and width. */
+const ARTIFACTS = new URL('../../../test-artifacts/console/', import.meta.url);
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}-${page.viewportSize()?.width}.png`, ARTIFACTS).pathname, fullPage: true });
+}

@@ -1,0 +1,127 @@
+// The web console in real headless Chromium against the real service: sign in, sessions list, a live session, activation.
+import t from 'tap';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { buildConsole } from '../../../scripts/build-console.js';
+import { seedDemo } from '../../../runtime/demo.js';
+import { loadManifestFile } from '../../../runtime/manifest/load.js';
+import { bearer, call } from '../../helpers/http.js';
+import { startTestServer } from '../../helpers/server.js';
+import { chromiumPath, launch, screenshot, SKIP_REASON } from './browser.js';
+
+const demoManifest = fileURLToPath(new URL('../../../examples/demo.workspace.json', import.meta.url));
+const WIDTHS = [360, 1440];
+const executable = chromiumPath();
+
+t.before(() => buildConsole());
+
+t.test('the service serves the console with a strict CSP, immutable hashed assets, and / redirects to /console', async (t) => {
+  const server = await startTestServer(t);
+  const root = await fetch(`${server.url}/`, { redirect: 'manual' });
+  t.equal(root.status, 302);
+  t.equal(root.headers.get('location'), '/console');
+  const page = await fetch(`${server.url}/console/activate`);
+  t.equal(page.status, 200);
+  const csp = page.headers.get('content-security-policy') ?? '';
+  t.match(csp, /script-src 'self'(;|$)/, 'scripts from this origin only: no inline script');
+  t.notMatch(csp, /unsafe-inline|https?:/, 'no inline code and no third-party host');
+  const html = await page.text();
+  t.notMatch(html, /<script>(?!<)/, 'no inline script in the page');
+  const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  const asset = await fetch(`${server.url}${script}`);
+  t.equal(asset.status, 200);
+  t.match(asset.headers.get('cache-control'), /immutable/);
+  t.match(asset.headers.get('content-type'), /javascript/);
+  t.equal((await fetch(`${server.url}/console/assets/..%2F..%2Fpackage.json`)).status, 404, 'only hashed asset names are served');
+});
+
+t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async (t) => {
+  const browser: Browser = await launch(executable as string);
+  t.teardown(() => browser.close());
+  const server = await startTestServer(t);
+  const demo = await seedDemo(server.service, loadManifestFile(demoManifest));
+
+  for (const width of WIDTHS) {
+    t.test(`at ${width} px: sign in, see the sessions list, follow a live session while a turn streams`, async (t) => {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      t.teardown(() => context.close());
+      const page = await context.newPage();
+      await page.goto(`${server.url}/`);
+      await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
+      await screenshot(page, 'sign-in');
+      await page.getByLabel('Email').fill('demo@switchyard.local');
+      await page.getByLabel('Password').fill('wrong-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      t.match(await page.getByRole('alert').textContent(), /not correct/, 'a wrong password is said plainly');
+      await page.getByLabel('Password').fill('demo-password');
+      await page.getByLabel('Password').press('Enter');
+      await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+
+      const fired = await call(`${server.url}/api/v1/triggers/fire`, {
+        method: 'POST',
+        headers: bearer(demo.apiKey),
+        json: { triggerId: demo.triggerId, input: { prompt: 'How do I fire a trigger?' } },
+      });
+      t.equal(fired.status, 202, fired.text);
+      const sessions = page.getByRole('list', { name: 'Sessions' }).getByRole('link');
+      await sessions.first().waitFor({ timeout: 15_000 });
+      t.ok((await sessions.count()) >= 1, 'the fired session appears in the list without a reload');
+      await screenshot(page, 'sessions');
+
+      const agentSession = (fired.json.sessions as Array<{ sessionId: string }>)[0].sessionId;
+      await page.goto(`${server.url}/console/sessions/${agentSession}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      const messages = page.getByRole('list', { name: 'Messages' }).getByRole('listitem');
+      await messages.filter({ hasText: /triggers\/fire/i }).first().waitFor({ timeout: 15_000 });
+      const before = await messages.count();
+
+      // A new turn while the page follows the stream: its answer arrives without a reload.
+      const appended = await call(`${server.url}/api/v1/agents/sessions/${agentSession}/messages`, {
+        method: 'POST',
+        headers: bearer(demo.apiKey),
+        json: { message: `Second question at ${width} px: how do I fire a trigger?` },
+      });
+      t.equal(appended.status, 200, appended.text);
+      await messages.filter({ hasText: `Second question at ${width} px` }).waitFor({ timeout: 15_000 });
+      await page.waitForFunction((n) => document.querySelectorAll('ol[aria-label="Messages"] > li:not([aria-busy])').length >= n + 2, before, { timeout: 15_000 });
+      t.ok((await messages.count()) >= before + 2, 'the new question and its streamed answer are shown live');
+      await screenshot(page, 'session');
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
+      t.pass('signed out');
+    });
+  }
+
+  t.test('an invited owner activates through the link, and a used link says so plainly', async (t) => {
+    const invite = await call(`${server.url}/api/v1/org/members`, {
+      method: 'POST',
+      headers: bearer(demo.apiKey),
+      json: { email: 'new.owner@switchyard.local', name: 'New Owner', orgRole: 'owner' },
+    });
+    t.equal(invite.status, 201, invite.text);
+    const link = invite.json.invitationLink as string;
+    t.match(link, /\/console\/activate#token=svi_/);
+
+    const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Activate your account' }).waitFor();
+    t.notMatch(page.url(), /token=/, 'the secret leaves the address bar');
+    await screenshot(page, 'activate');
+    await page.getByLabel('New password').fill('owner-password-1');
+    await page.getByLabel('Repeat the password').fill('owner-password-1');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    t.match(await page.getByRole('banner').textContent(), /New Owner/, 'signed in as the new owner');
+
+    await page.goto(link);
+    await page.getByLabel('New password').fill('owner-password-2');
+    await page.getByLabel('Repeat the password').fill('owner-password-2');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'This invitation link cannot be used' }).waitFor();
+    t.match(await page.getByRole('alert').textContent(), /already used, has expired/);
+    await screenshot(page, 'activate-used');
+  });
+});
