@@ -14,7 +14,8 @@ export async function buildConsole(outDir = `${root}dist/console`): Promise<{ sc
     entryPoints: [`${root}console/main.tsx`],
     bundle: true,
     minify: true,
-    sourcemap: true,
+    // No source maps: the package ships no .map files (test/e2e/pack.test.ts).
+    sourcemap: false,
     format: 'esm',
     target: ['chrome110', 'firefox110', 'safari16'],
     jsx: 'automatic',

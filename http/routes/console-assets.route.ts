@@ -19,9 +19,9 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 const SECURITY_HEADERS = { 'content-security-policy': CONSOLE_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
-const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', map: 'application/json; charset=utf-8' };
+const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 /** esbuild's `[name]-[hash]` names: a content hash makes a file immutable; nothing else (no `..`) is served. */
-const HASHED_FILE = /^[a-z0-9_-]+-[A-Z0-9]{8}\.(js|css)(\.map)?$/i;
+const HASHED_FILE = /^[a-z0-9_-]+-[A-Z0-9]{8}\.(js|css)$/i;
 
 /** dist/console beside this module when packaged (dist/http/routes), the repository's dist/console from source. */
 function consoleDir(): string {

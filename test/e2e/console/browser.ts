@@ -21,3 +21,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}-${page.viewportSize()?.width}.png`, ARTIFACTS).pathname, fullPage: true });
 }
+
+/** Usable at narrow widths: nothing makes the page scroll sideways. */
+export async function fitsViewport(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+}

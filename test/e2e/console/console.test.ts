@@ -7,7 +7,7 @@ import { seedDemo } from '../../../runtime/demo.js';
 import { loadManifestFile } from '../../../runtime/manifest/load.js';
 import { bearer, call } from '../../helpers/http.js';
 import { startTestServer } from '../../helpers/server.js';
-import { chromiumPath, launch, screenshot, SKIP_REASON } from './browser.js';
+import { chromiumPath, fitsViewport, launch, screenshot, SKIP_REASON } from './browser.js';
 
 const demoManifest = fileURLToPath(new URL('../../../examples/demo.workspace.json', import.meta.url));
 const WIDTHS = [360, 1440];
@@ -40,6 +40,10 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
   t.teardown(() => browser.close());
   const server = await startTestServer(t);
   const demo = await seedDemo(server.service, loadManifestFile(demoManifest));
+  // The start banner names the console and the demo sign-in; the browser signs in with exactly what it prints.
+  const printed = new RegExp(`Web console: ${server.url}/console  \\(sign in as (\\S+) / (\\S+)\\)`).exec(demo.banner(server.url));
+  t.ok(printed, 'the banner prints the console URL and the demo sign-in');
+  const [, email, password] = printed ?? [];
 
   for (const width of WIDTHS) {
     t.test(`at ${width} px: sign in, see the sessions list, follow a live session while a turn streams`, async (t) => {
@@ -49,11 +53,12 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       await page.goto(`${server.url}/`);
       await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
       await screenshot(page, 'sign-in');
-      await page.getByLabel('Email').fill('demo@switchyard.local');
+      t.ok(await fitsViewport(page), 'sign-in: no sideways scrolling');
+      await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill('wrong-password');
       await page.getByRole('button', { name: 'Sign in' }).click();
       t.match(await page.getByRole('alert').textContent(), /not correct/, 'a wrong password is said plainly');
-      await page.getByLabel('Password').fill('demo-password');
+      await page.getByLabel('Password').fill(password);
       await page.getByLabel('Password').press('Enter');
       await page.getByRole('heading', { name: 'Sessions' }).waitFor();
 
@@ -67,6 +72,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       await sessions.first().waitFor({ timeout: 15_000 });
       t.ok((await sessions.count()) >= 1, 'the fired session appears in the list without a reload');
       await screenshot(page, 'sessions');
+      t.ok(await fitsViewport(page), 'sessions: no sideways scrolling');
 
       const agentSession = (fired.json.sessions as Array<{ sessionId: string }>)[0].sessionId;
       await page.goto(`${server.url}/console/sessions/${agentSession}`);
@@ -86,6 +92,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       await page.waitForFunction((n) => document.querySelectorAll('ol[aria-label="Messages"] > li:not([aria-busy])').length >= n + 2, before, { timeout: 15_000 });
       t.ok((await messages.count()) >= before + 2, 'the new question and its streamed answer are shown live');
       await screenshot(page, 'session');
+      t.ok(await fitsViewport(page), 'session: no sideways scrolling');
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
@@ -110,6 +117,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     await page.getByRole('heading', { name: 'Activate your account' }).waitFor();
     t.notMatch(page.url(), /token=/, 'the secret leaves the address bar');
     await screenshot(page, 'activate');
+    t.ok(await fitsViewport(page), 'activate: no sideways scrolling');
     await page.getByLabel('New password').fill('owner-password-1');
     await page.getByLabel('Repeat the password').fill('owner-password-1');
     await page.getByRole('button', { name: 'Set password and sign in' }).click();
@@ -123,5 +131,6 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     await page.getByRole('heading', { name: 'This invitation link cannot be used' }).waitFor();
     t.match(await page.getByRole('alert').textContent(), /already used, has expired/);
     await screenshot(page, 'activate-used');
+    t.ok(await fitsViewport(page), 'activate-used: no sideways scrolling');
   });
 });
