@@ -7,6 +7,7 @@ import { seedDemo } from '../../../runtime/demo.js';
 import { loadManifestFile } from '../../../runtime/manifest/load.js';
 import { bearer, call } from '../../helpers/http.js';
 import { startTestServer } from '../../helpers/server.js';
+import { startCutProxy } from './cut-proxy.js';
 import { chromiumPath, fitsViewport, launch, screenshot, SKIP_REASON } from './browser.js';
 
 const demoManifest = fileURLToPath(new URL('../../../examples/demo.workspace.json', import.meta.url));
@@ -99,6 +100,38 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       t.pass('signed out');
     });
   }
+
+  t.test('after a network drop the session page reconnects with Last-Event-ID and shows the missed turn once', async (t) => {
+    const proxy = await startCutProxy(server.url);
+    t.teardown(() => proxy.close());
+    const fired = await call(`${server.url}/api/v1/triggers/fire`, { method: 'POST', headers: bearer(demo.apiKey), json: { triggerId: demo.triggerId, input: { prompt: 'First' } } });
+    const sessionId = fired.json.sessions[0].sessionId as string;
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${proxy.url}/console`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    await page.goto(`${proxy.url}/console/sessions/${sessionId}`);
+    const messages = page.getByRole('list', { name: 'Messages' }).getByRole('listitem');
+    await messages.nth(1).waitFor({ timeout: 15_000 });
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+
+    proxy.cut();
+    await page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor();
+    // While the page is cut off, a whole turn runs; the resumed stream (replay, then snapshot-driven reread) shows it.
+    const appended = await call(`${server.url}/api/v1/agents/sessions/${sessionId}/messages`, { method: 'POST', headers: bearer(demo.apiKey), json: { message: 'Asked during the drop' } });
+    t.equal(appended.status, 200, appended.text);
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
+    await messages.filter({ hasText: 'Asked during the drop' }).waitFor({ timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelectorAll('ol[aria-label="Messages"] > li').length === 4, undefined, { timeout: 15_000 });
+    t.ok(proxy.lastEventIds.some((id) => Number(id) > 0), `the browser reconnected with Last-Event-ID (${proxy.lastEventIds.join(', ')})`);
+    const view = await call(`${server.url}/api/v1/agents/sessions/${sessionId}`, { headers: bearer(demo.apiKey) });
+    t.equal(await messages.count(), view.json.messages.length, 'every stored message once: nothing lost, nothing repeated');
+    t.equal(await messages.filter({ hasText: 'Asked during the drop' }).count(), 1);
+  });
 
   t.test('an invited owner activates through the link, and a used link says so plainly', async (t) => {
     const invite = await call(`${server.url}/api/v1/org/members`, {
