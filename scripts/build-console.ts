@@ -53,5 +53,6 @@ function page(script: string, style: string): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { script, style } = await buildConsole();
-  console.log(`console built: ${script}, ${style}`);
+  // stderr: `npm pack --json` runs prepare and its stdout must stay JSON.
+  process.stderr.write(`console built: ${script}, ${style}\n`);
 }

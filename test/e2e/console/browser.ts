@@ -24,5 +24,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Usable at narrow widths: nothing makes the page scroll sideways. */
 export async function fitsViewport(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  // A string: it runs in the page, and this tree type-checks without the DOM lib.
+  return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+}
+
+/** Waits until the page's Messages list holds `count` settled (not streaming) items, or `atLeast` that many. */
+export async function settledMessages(page: Page, count: number, atLeast = false): Promise<void> {
+  const items = `document.querySelectorAll('ol[aria-label="Messages"] > li:not([aria-busy])').length`;
+  await page.waitForFunction(`${items} ${atLeast ? '>=' : '==='} ${count}`, undefined, { timeout: 15_000 });
 }

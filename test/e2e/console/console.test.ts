@@ -8,7 +8,7 @@ import { loadManifestFile } from '../../../runtime/manifest/load.js';
 import { bearer, call } from '../../helpers/http.js';
 import { startTestServer } from '../../helpers/server.js';
 import { startCutProxy } from './cut-proxy.js';
-import { chromiumPath, fitsViewport, launch, screenshot, SKIP_REASON } from './browser.js';
+import { chromiumPath, fitsViewport, launch, screenshot, settledMessages, SKIP_REASON } from './browser.js';
 
 const demoManifest = fileURLToPath(new URL('../../../examples/demo.workspace.json', import.meta.url));
 const WIDTHS = [360, 1440];
@@ -90,7 +90,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       });
       t.equal(appended.status, 200, appended.text);
       await messages.filter({ hasText: `Second question at ${width} px` }).waitFor({ timeout: 15_000 });
-      await page.waitForFunction((n) => document.querySelectorAll('ol[aria-label="Messages"] > li:not([aria-busy])').length >= n + 2, before, { timeout: 15_000 });
+      await settledMessages(page, before + 2, true);
       t.ok((await messages.count()) >= before + 2, 'the new question and its streamed answer are shown live');
       await screenshot(page, 'session');
       t.ok(await fitsViewport(page), 'session: no sideways scrolling');
@@ -126,7 +126,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     t.equal(appended.status, 200, appended.text);
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
     await messages.filter({ hasText: 'Asked during the drop' }).waitFor({ timeout: 15_000 });
-    await page.waitForFunction(() => document.querySelectorAll('ol[aria-label="Messages"] > li').length === 4, undefined, { timeout: 15_000 });
+    await settledMessages(page, 4);
     t.ok(proxy.lastEventIds.some((id) => Number(id) > 0), `the browser reconnected with Last-Event-ID (${proxy.lastEventIds.join(', ')})`);
     const view = await call(`${server.url}/api/v1/agents/sessions/${sessionId}`, { headers: bearer(demo.apiKey) });
     t.equal(await messages.count(), view.json.messages.length, 'every stored message once: nothing lost, nothing repeated');
