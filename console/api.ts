@@ -1,4 +1,6 @@
 // The console's only way to the service: same-origin calls to the public HTTP API, errors as the spec's envelope.
+import type { components, operations } from '../http/client/schema';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -31,42 +33,13 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return json as T;
 }
 
-export interface Me {
-  userId: string;
-  orgId: string;
-  name: string;
-  email: string;
-}
+/** The API's own types, generated from the OpenAPI document (npm run gen:client): the console cannot drift from it. */
+type Schemas = components['schemas'];
+export type Me = operations['getMe']['responses'][200]['content']['application/json'];
+export type SessionSummary = Schemas['SessionSummary'];
+export type SessionView = Schemas['SessionView'];
+export type ToolCallView = SessionView['toolCalls'][number];
+export type SessionEvent = Schemas['SessionEventEnvelope'];
 
-export interface SessionSummary {
-  sessionId: string;
-  automationId: string;
-  title: string | null;
-  status: string;
-  archivedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface MessageView {
-  messageId: string;
-  role: 'user' | 'assistant';
-  text: string;
-  createdAt: string;
-}
-
-export interface ToolCallView {
-  toolCallId: string;
-  toolName: string;
-  args: unknown;
-  status: string;
-  identity: 'caller' | 'organization' | null;
-  errorCode: string | null;
-}
-
-export interface SessionView extends SessionSummary {
-  latestTurn: { executionId: string; status: string; errorCode: string | null } | null;
-  messages: MessageView[];
-  toolCalls: ToolCallView[];
-  files: Array<{ fileId: string; name: string; mediaType: string; sizeBytes: number }>;
-}
+/** A session's name in lists and headings: its title, else the tail of its id (a UUIDv7's head is its timestamp). */
+export const sessionLabel = (session: { title: string | null; sessionId: string }): string => session.title ?? `Session …${session.sessionId.slice(-8)}`;

@@ -31,3 +31,10 @@ export function onLinkClick(event: MouseEvent): void {
   event.preventDefault();
   navigate(anchor.pathname + anchor.search);
 }
+
+/** Each page names itself in the tab and for screen readers. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Switchyard`;
+  }, [title]);
+}

@@ -1,6 +1,7 @@
 // The invitation link (/console/activate#token=svi_…): set the first password through the single-use API, then sign in.
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
+import { useTitle } from '../router';
 
 /** Reads the token once and drops the fragment from the address bar (and from history) so it is not shared by accident. */
 function takeToken(): string | null {
@@ -10,6 +11,7 @@ function takeToken(): string | null {
 }
 
 export function ActivatePage({ onSignedIn }: { onSignedIn: () => void }) {
+  useTitle('Activate your account');
   const [token] = useState(takeToken);
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');

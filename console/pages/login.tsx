@@ -1,8 +1,10 @@
 // Sign-in with email and password; a person in several organizations then names the one to work in.
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
+import { useTitle } from '../router';
 
 export function LoginPage({ onSignedIn }: { onSignedIn: () => void }) {
+  useTitle('Sign in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [orgId, setOrgId] = useState('');

@@ -1,11 +1,14 @@
 // One session, live: its messages (streaming text as message.delta arrives), tool calls and files.
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type SessionView, type ToolCallView } from '../api';
+import { api, ApiError, sessionLabel, type SessionView, type ToolCallView } from '../api';
 import { formatTime } from '../format';
+import { useTitle } from '../router';
 import { followSession, type SessionEvent, type StreamState } from '../stream';
 
 /** Text streaming in, by messageId, until the turn ends and the stored message replaces it. */
 type Drafts = Record<string, string>;
+/** A call known from the stream only (its arguments come with the reread). */
+type LiveCall = Pick<ToolCallView, 'toolCallId' | 'toolName' | 'status' | 'identity' | 'errorCode'> & { args?: unknown };
 
 const STATE_LABEL: Record<StreamState, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
 
@@ -13,9 +16,10 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [view, setView] = useState<SessionView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [drafts, setDrafts] = useState<Drafts>({});
-  const [running, setRunning] = useState<Record<string, ToolCallView>>({});
+  const [running, setRunning] = useState<Record<string, LiveCall>>({});
   const [notices, setNotices] = useState<string[]>([]);
   const [state, setState] = useState<StreamState>('connecting');
+  useTitle(view ? sessionLabel(view) : 'Session');
 
   useEffect(() => {
     let live = true;
@@ -66,10 +70,10 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
   if (error) return <main class="page"><p role="alert" class="error">{error}</p></main>;
   if (!view) return <main class="page"><p role="status">Loading session…</p></main>;
-  const calls = [...view.toolCalls, ...Object.values(running).filter((c) => !view.toolCalls.some((v) => v.toolCallId === c.toolCallId))];
+  const calls: LiveCall[] = [...view.toolCalls, ...Object.values(running).filter((c) => !view.toolCalls.some((v) => v.toolCallId === c.toolCallId))];
   return (
     <main class="page">
-      <h1>{view.title ?? `Session ${view.sessionId.slice(0, 8)}`}</h1>
+      <h1>{sessionLabel(view)}</h1>
       <p class="meta">
         <span class={`badge ${view.status}`}>{view.archivedAt ? 'archived' : view.status}</span>
         {view.latestTurn && <span>Turn: {view.latestTurn.status}{view.latestTurn.errorCode ? ` (${view.latestTurn.errorCode})` : ''}</span>}

@@ -1,13 +1,14 @@
 // The sessions list with filters (agent or flow, active or archived); refreshed while open so new sessions appear.
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type SessionSummary } from '../api';
+import { api, ApiError, sessionLabel, type SessionSummary } from '../api';
 import { formatTime } from '../format';
-import { onLinkClick } from '../router';
+import { onLinkClick, useTitle } from '../router';
 
 const REFRESH_MS = 5000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function SessionsPage() {
+  useTitle('Sessions');
   const [status, setStatus] = useState('active');
   const [automationId, setAutomationId] = useState('');
   const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
@@ -74,7 +75,7 @@ export function SessionsPage() {
         <ul class="list" aria-label="Sessions">
           {sessions.map((session) => (
             <li key={session.sessionId}>
-              <a href={`/console/sessions/${session.sessionId}`} onClick={onLinkClick}>{session.title ?? `Session ${session.sessionId.slice(0, 8)}`}</a>
+              <a href={`/console/sessions/${session.sessionId}`} onClick={onLinkClick}>{sessionLabel(session)}</a>
               <span class="meta">
                 <span class={`badge ${session.status}`}>{session.archivedAt ? 'archived' : session.status}</span>
                 <time dateTime={session.createdAt}>{formatTime(session.createdAt)}</time>

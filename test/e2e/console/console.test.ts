@@ -101,6 +101,30 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     });
   }
 
+  t.test('keyboard only: sign in and open a session without a pointer', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${server.url}/console`);
+    await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
+    t.equal(await page.title(), 'Sign in · Switchyard');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('list', { name: 'Sessions' }).getByRole('link').first().waitFor({ timeout: 15_000 });
+    let reached = false;
+    for (let tab = 0; tab < 12 && !reached; tab++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate<boolean>(`document.activeElement?.closest('ul[aria-label="Sessions"]') != null`);
+    }
+    t.ok(reached, 'Tab reaches the first session');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Messages' }).waitFor();
+    t.match(await page.title(), /^Session …[0-9a-f]{8} · Switchyard$/, 'the session page names itself');
+  });
+
   t.test('after a network drop the session page reconnects with Last-Event-ID and shows the missed turn once', async (t) => {
     const proxy = await startCutProxy(server.url);
     t.teardown(() => proxy.close());
