@@ -1,11 +1,11 @@
-// The sessions list with filters (agent or flow, active or archived); refreshed while open so new sessions appear.
+// The sessions list with filters (agent or flow by name, active or archived); refreshed while open so new sessions appear.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, sessionLabel, type SessionSummary } from '../api';
+import { useAutomations } from '../automations';
 import { formatTime } from '../format';
 import { onLinkClick, useTitle } from '../router';
 
 const REFRESH_MS = 5000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function SessionsPage() {
   useTitle('Sessions');
@@ -14,11 +14,12 @@ export function SessionsPage() {
   const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const automations = useAutomations();
 
   const query = (cursor?: string) => {
     const params = new URLSearchParams({ limit: '50' });
     if (status) params.set('status', status);
-    if (UUID.test(automationId.trim())) params.set('automationId', automationId.trim());
+    if (automationId) params.set('automationId', automationId);
     if (cursor) params.set('cursor', cursor);
     return api<{ sessions: SessionSummary[]; nextCursor: string | null }>('GET', `/agents/sessions?${params}`);
   };
@@ -49,7 +50,6 @@ export function SessionsPage() {
     setNextCursor(page.nextCursor);
   };
 
-  const badAutomation = automationId.trim() !== '' && !UUID.test(automationId.trim());
   return (
     <main class="page">
       <h1>Sessions</h1>
@@ -63,10 +63,14 @@ export function SessionsPage() {
           </select>
         </label>
         <label>
-          Agent or flow ID
-          <input value={automationId} placeholder="any" onInput={(e) => setAutomationId(e.currentTarget.value)} aria-invalid={badAutomation} />
+          Agent or flow
+          <select value={automationId} onChange={(e) => setAutomationId(e.currentTarget.value)}>
+            <option value="">All</option>
+            {[...automations.values()].map((a) => (
+              <option key={a.id} value={a.id}>{a.name} ({a.kind})</option>
+            ))}
+          </select>
         </label>
-        {badAutomation && <p class="error" role="alert">An agent or flow ID looks like 0b5f…-…; showing every agent meanwhile.</p>}
       </form>
       {error && <p role="alert" class="error">{error}</p>}
       {sessions === null && !error && <p role="status">Loading sessions…</p>}
@@ -77,6 +81,7 @@ export function SessionsPage() {
             <li key={session.sessionId}>
               <a href={`/console/sessions/${session.sessionId}`} onClick={onLinkClick}>{sessionLabel(session)}</a>
               <span class="meta">
+                {automations.get(session.automationId) && <span>{automations.get(session.automationId)!.name}</span>}
                 <span class={`badge ${session.status}`}>{session.archivedAt ? 'archived' : session.status}</span>
                 <time dateTime={session.createdAt}>{formatTime(session.createdAt)}</time>
               </span>

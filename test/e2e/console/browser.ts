@@ -28,8 +28,20 @@ export async function fitsViewport(page: Page): Promise<boolean> {
   return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 }
 
+/**
+ * Polls a page expression from here until it is true. Not page.waitForFunction: its in-page polling evaluates
+ * strings, which the console's CSP (no 'unsafe-eval') rightly refuses.
+ */
+export async function waitUntil(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate<boolean>(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Waits until the page's Messages list holds `count` settled (not streaming) items, or `atLeast` that many. */
 export async function settledMessages(page: Page, count: number, atLeast = false): Promise<void> {
   const items = `document.querySelectorAll('ol[aria-label="Messages"] > li:not([aria-busy])').length`;
-  await page.waitForFunction(`${items} ${atLeast ? '>=' : '==='} ${count}`, undefined, { timeout: 15_000 });
+  await waitUntil(page, `${items} ${atLeast ? '>=' : '==='} ${count}`);
 }

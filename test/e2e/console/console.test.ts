@@ -8,7 +8,7 @@ import { loadManifestFile } from '../../../runtime/manifest/load.js';
 import { bearer, call } from '../../helpers/http.js';
 import { startTestServer } from '../../helpers/server.js';
 import { startCutProxy } from './cut-proxy.js';
-import { chromiumPath, fitsViewport, launch, screenshot, settledMessages, SKIP_REASON } from './browser.js';
+import { chromiumPath, fitsViewport, launch, screenshot, settledMessages, SKIP_REASON, waitUntil } from './browser.js';
 
 const demoManifest = fileURLToPath(new URL('../../../examples/demo.workspace.json', import.meta.url));
 const WIDTHS = [360, 1440];
@@ -74,6 +74,15 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       t.ok((await sessions.count()) >= 1, 'the fired session appears in the list without a reload');
       await screenshot(page, 'sessions');
       t.ok(await fitsViewport(page), 'sessions: no sideways scrolling');
+
+      // Both subscribers' sessions are listed under their names; the filter narrows to one by name.
+      await sessions.nth(1).waitFor({ timeout: 15_000 });
+      const list = page.getByRole('list', { name: 'Sessions' });
+      await list.getByText('Handbook lookup').first().waitFor();
+      await page.getByLabel('Agent or flow').selectOption({ label: 'Handbook lookup (flow)' });
+      await waitUntil(page, `![...document.querySelectorAll('ul[aria-label="Sessions"] li')].some((li) => li.textContent.includes('Demo helper'))`);
+      t.ok((await list.getByText('Handbook lookup').count()) >= 1, 'the flow filter keeps the flow session');
+      await page.getByLabel('Agent or flow').selectOption({ label: 'All' });
 
       const agentSession = (fired.json.sessions as Array<{ sessionId: string }>)[0].sessionId;
       await page.goto(`${server.url}/console/sessions/${agentSession}`);
