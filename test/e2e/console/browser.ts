@@ -45,3 +45,14 @@ export async function settledMessages(page: Page, count: number, atLeast = false
   const items = `document.querySelectorAll('ol[aria-label="Messages"] > li:not([aria-busy])').length`;
   await waitUntil(page, `${items} ${atLeast ? '>=' : '==='} ${count}`);
 }
+
+/** Collects what the page reports as errors (a CSP violation, an uncaught exception) for a test to assert none. */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    // A refused sign-in answers 401: the browser logs the failed request, which is not a page error.
+    if (message.type() === 'error' && !/status of 40[14]/.test(message.text())) errors.push(message.text());
+  });
+  return errors;
+}

@@ -8,7 +8,7 @@ import { loadManifestFile } from '../../../runtime/manifest/load.js';
 import { bearer, call } from '../../helpers/http.js';
 import { startTestServer } from '../../helpers/server.js';
 import { startCutProxy } from './cut-proxy.js';
-import { chromiumPath, fitsViewport, launch, screenshot, settledMessages, SKIP_REASON, waitUntil } from './browser.js';
+import { chromiumPath, fitsViewport, launch, pageErrors, screenshot, settledMessages, SKIP_REASON, waitUntil } from './browser.js';
 
 const demoManifest = fileURLToPath(new URL('../../../examples/demo.workspace.json', import.meta.url));
 const WIDTHS = [360, 1440];
@@ -51,6 +51,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       const context = await browser.newContext({ viewport: { width, height: 900 } });
       t.teardown(() => context.close());
       const page = await context.newPage();
+      const errors = pageErrors(page);
       await page.goto(`${server.url}/`);
       await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
       await screenshot(page, 'sign-in');
@@ -106,7 +107,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
-      t.pass('signed out');
+      t.same(errors, [], 'no CSP violation or script error on any page');
     });
   }
 
@@ -179,6 +180,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     t.teardown(() => context.close());
     const page = await context.newPage();
+    const errors = pageErrors(page);
     await page.goto(link);
     await page.getByRole('heading', { name: 'Activate your account' }).waitFor();
     t.notMatch(page.url(), /token=/, 'the secret leaves the address bar');
@@ -197,6 +199,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     await page.getByRole('heading', { name: 'This invitation link cannot be used' }).waitFor();
     t.match(await page.getByRole('alert').textContent(), /already used, has expired/);
     await screenshot(page, 'activate-used');
+    t.same(errors, [], 'no CSP violation or script error');
     t.ok(await fitsViewport(page), 'activate-used: no sideways scrolling');
   });
 });
