@@ -31,6 +31,7 @@ function App() {
     navigate('/console', true);
   };
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
+  const known = sessionId !== undefined || ['/console', '/console/', '/console/sessions'].includes(path);
   return (
     <>
       <header class="bar">
@@ -41,8 +42,17 @@ function App() {
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
+      {!known ? <NotFound /> : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
     </>
+  );
+}
+
+function NotFound() {
+  return (
+    <main class="page">
+      <h1>Page not found</h1>
+      <p>The console has no page at this address. <a href="/console/sessions" onClick={onLinkClick}>Go to the sessions</a>.</p>
+    </main>
   );
 }
 

@@ -86,7 +86,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         <ol class="messages" aria-label="Messages">
           {view.messages.map((m) => (
             <li key={m.messageId} class={m.role}>
-              <span class="who">{m.role === 'user' ? 'User' : 'Agent'}</span>
+              <span class="who">{m.role === 'assistant' ? 'Agent' : m.author?.isYou ? 'You' : (m.author?.name ?? 'User')}</span>
               <p>{m.text}</p>
             </li>
           ))}

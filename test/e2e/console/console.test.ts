@@ -105,6 +105,10 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       await screenshot(page, 'session');
       t.ok(await fitsViewport(page), 'session: no sideways scrolling');
 
+      await page.goto(`${server.url}/console/no-such-page`);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await page.getByRole('link', { name: 'Go to the sessions' }).click();
+      await page.getByRole('heading', { name: 'Sessions' }).waitFor();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor();
       t.same(errors, [], 'no CSP violation or script error on any page');
