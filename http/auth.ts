@@ -39,6 +39,10 @@ export function requireApiKey(request: HttpRequest, services: Services): UserPri
   const acting = actingPrincipals.get(request);
   if (acting !== undefined) return acting;
   const token = bearerToken(request);
+  if (token === null && request.method === 'GET') {
+    const viewer = consoleViewer(request, services);
+    if (viewer) return viewer;
+  }
   const principal = token ? services.auth.apiKey(token) : null;
   if (!principal) throw notFound();
   services.keyLimiter.take(`key:${principal.credentialId}`);
@@ -72,6 +76,19 @@ export function requireManageCredential(request: HttpRequest, services: Services
   }
   if (token === null && cookieValue(request, SESSION_COOKIE) !== undefined) return requireConsole(request, services);
   return requireApiKey(request, services);
+}
+
+/**
+ * The web console reads sessions with its cookie (an EventSource cannot send a bearer): on a key route, a GET without
+ * an Authorization header accepts a valid console session. Reads only, so SameSite=Lax leaves no CSRF surface; a
+ * missing or stale cookie falls through to the uniform 404 (spec rule 6). See docs/decisions.md.
+ */
+function consoleViewer(request: HttpRequest, services: Services): UserPrincipal | null {
+  const secret = cookieValue(request, SESSION_COOKIE);
+  const session = secret ? services.auth.consoleSession(secret) : null;
+  if (!session || !session.orgId || !services.auth.isActiveMember(session.userId, session.orgId)) return null;
+  services.keyLimiter.take(`console:${session.sessionId}`);
+  return { kind: 'user', via: 'console', userId: session.userId, orgId: session.orgId, credentialId: session.sessionId };
 }
 
 /** Console routes: the `service_session` cookie with an organization selected; else 401. */

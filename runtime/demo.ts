@@ -10,6 +10,8 @@ import type { Store } from '../storage/store.js';
 const DEMO_REFS = { org: 'demo', user: 'demo-owner', trigger: 'demo-trigger' } as const;
 /** Only seedDemo names a key so: finding one marks a database the demo was seeded into. */
 const DEMO_KEY_NAME = 'demo (npm start)';
+/** The demo owner's console sign-in, as examples/demo.workspace.json sets it (the console test signs in with what the banner prints). */
+export const DEMO_SIGN_IN = { email: 'demo@switchyard.local', password: 'demo-password' } as const;
 
 export interface DemoSeed {
   apiKey: string;
@@ -77,6 +79,7 @@ export async function mintDemoKey(store: Store, demo: DemoWorkspace): Promise<De
       return [
         '',
         `Switchyard is running at ${baseUrl}  (API base: ${baseUrl}/api/v1)`,
+        `Web console: ${baseUrl}/console  (sign in as ${DEMO_SIGN_IN.email} / ${DEMO_SIGN_IN.password})`,
         `Demo API key (shown once; a new one is minted at each start): ${apiKey}`,
         '',
         'Fire the demo trigger (one agent and one flow subscribe to it):',

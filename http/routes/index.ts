@@ -4,6 +4,7 @@ import type { HttpMetrics } from '../metrics.js';
 import type { Route } from '../types.js';
 import { authoringRoutes } from './authoring.route.js';
 import { consoleRoutes } from './console.route.js';
+import { consoleAssetRoutes } from './console-assets.route.js';
 import { healthRoutes } from './health.route.js';
 import { knowledgeRoutes } from './knowledge.route.js';
 import { mcpRoutes } from './mcp.route.js';
@@ -49,6 +50,7 @@ export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   routes.push(...activationRoutes, ...partnerProvisioningRoutes, ...partnerLeaseRoutes, ...partnerWorkerRoutes, ...partnerEntitlementRoutes);
   routes.push(...partnerWorkerApprovalRoutes, ...partnerSupportRoutes, ...partnerTenantRoutes(routes));
   routes.push(...mcpRoutes);
+  routes.push(...consoleAssetRoutes);
   routes.push(openApiRoute(() => routes));
   return routes;
 }

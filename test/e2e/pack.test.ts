@@ -74,6 +74,7 @@ t.test('npm pack ships a whitelist; the installed tarball starts from an empty f
     'examples/workspace.json',
     'docs/workspace.schema.json',
     'docs/errors.md',
+    'dist/console/index.html',
   ]) {
     t.ok(files.includes(needed), `ships ${needed}`);
   }
@@ -104,5 +105,9 @@ t.test('npm pack ships a whitelist; the installed tarball starts from an empty f
   t.ok(server.demoKey, 'the demo workspace was found inside the installed package and seeded');
   const me = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${server.demoKey}` } });
   t.equal(me.status, 200, 'its demo key works');
+  const consolePage = await fetch(`${server.base}/console`);
+  t.match(consolePage.headers.get('content-type'), /text\/html/, 'the installed package serves the web console');
+  const script = /src="(\/console\/assets\/[^"]+)"/.exec(await consolePage.text())?.[1];
+  t.equal((await fetch(`${server.base}${script}`)).status, 200, 'with its hashed script');
   t.equal(await server.stop('SIGTERM'), 0, 'exits 0 on SIGTERM');
 });
