@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith, uuidParam } from '../validate.js';
+import { uuidParam } from '../validate.js';
 import { ApiKeyView, CreateApiKeyBody, manageDoc, NextCursor, NoContent, OrgKeysQuery, PageQuery } from './manage.schemas.js';
 import { managerOf } from './triggers-manage.route.js';
 
@@ -42,8 +42,8 @@ export const apiKeysRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of keys', schema: KeyPage }, 400: QUERY_400 },
     }),
-    handler({ caller, request }, services) {
-      return { status: 200, body: services.manage.apiKeys.listOwn(caller, parseWith(PageQuery, Object.fromEntries(request.query))) };
+    handler({ caller, query, request }, services) {
+      return { status: 200, body: services.manage.apiKeys.listOwn(caller, query) };
     },
   }),
   route({
@@ -55,8 +55,8 @@ export const apiKeysRoutes: Route<Services>[] = [
       query: OrgKeysQuery,
       responses: { 200: { description: 'a page of keys', schema: KeyPage }, 400: QUERY_400, 403: { description: 'FORBIDDEN: not an organization owner or admin' } },
     }),
-    handler({ caller, request }, services) {
-      return { status: 200, body: services.manage.apiKeys.listOrganization(caller, parseWith(OrgKeysQuery, Object.fromEntries(request.query))) };
+    handler({ caller, query, request }, services) {
+      return { status: 200, body: services.manage.apiKeys.listOrganization(caller, query) };
     },
   }),
   route({

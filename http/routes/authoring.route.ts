@@ -1,6 +1,6 @@
 // Authoring routes for integrations and agents (SPEC "Authoring"): `sv_` key or `svu_` token, strict bodies.
 import type { Services } from '../../runtime/services.js';
-import { requireAuthoringCredential } from '../auth.js';
+import { AUTHORING, mapCredential } from '../credentials.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { HttpRequest, Route, RouteDoc } from '../types.js';
 import {
@@ -40,10 +40,7 @@ export function authoringDoc<D extends RouteDoc>(doc: D): D {
 }
 
 /** The person the credential acts as, with membership re-read now (a disabled or removed user is refused). */
-export const authorOf = (request: HttpRequest, services: Services) => {
-  const principal = requireAuthoringCredential(request, services);
-  return { userId: principal.userId, orgId: principal.orgId };
-};
+export const authorOf = mapCredential(AUTHORING, (principal) => ({ userId: principal.userId, orgId: principal.orgId }));
 
 /** An authoring route: the caller is `authorOf` the credential, then the body `doc.body` names is parsed. */
 export const authoringRoute = guardedRoutes(authorOf);
@@ -58,7 +55,7 @@ export const authoringRoutes: Route<Services>[] = [
       query: IntegrationsQuery,
       responses: { 200: { description: 'matching integrations', schema: IntegrationListResponse } },
     }),
-    handler: ({ caller, request }, services) => ({ status: 200, body: { integrations: services.authoring.integrations.search(caller, request.query.get('q') ?? '') } }),
+    handler: ({ caller, query }, services) => ({ status: 200, body: { integrations: services.authoring.integrations.search(caller, query.q ?? '') } }),
   }),
   authoringRoute({
     method: 'GET',

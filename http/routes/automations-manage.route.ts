@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith, uuidParam } from '../validate.js';
+import { uuidParam } from '../validate.js';
 import { EmptyBody } from './authoring.schemas.js';
 import { AutomationListQuery, AutomationSummary, DescribeAutomationBody, manageDoc, NextCursor, PageQuery, RevisionSummary, RollbackBody } from './manage.schemas.js';
 import { managerOf } from './triggers-manage.route.js';
@@ -30,8 +30,7 @@ export const automationsManageRoutes: Route<Services>[] = [
         400: { description: 'VALIDATION: unknown query parameter, kind, domainId, archived, limit or cursor' },
       },
     }),
-    handler({ caller, request }, services) {
-      const query = parseWith(AutomationListQuery, Object.fromEntries(request.query));
+    handler({ caller, query, request }, services) {
       return { status: 200, body: services.manage.automations.list(caller, query) };
     },
   }),
@@ -48,9 +47,8 @@ export const automationsManageRoutes: Route<Services>[] = [
         403: { description: 'FORBIDDEN: not a member of the automation\'s domain' },
       },
     }),
-    handler({ caller, request }, services) {
-      const page = parseWith(PageQuery, Object.fromEntries(request.query));
-      return { status: 200, body: services.manage.automations.revisions(caller, uuidParam(request, 'id'), page) };
+    handler({ caller, query, request }, services) {
+      return { status: 200, body: services.manage.automations.revisions(caller, uuidParam(request, 'id'), query) };
     },
   }),
   route({

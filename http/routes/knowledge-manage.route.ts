@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith, uuidParam } from '../validate.js';
+import { uuidParam } from '../validate.js';
 import { ArticleResponse, EmptyBody } from './authoring.schemas.js';
 import { ArticleListQuery, ArticleSummary, manageDoc, NextCursor, NoContent } from './manage.schemas.js';
 import { managerOf } from './triggers-manage.route.js';
@@ -29,8 +29,7 @@ export const knowledgeManageRoutes: Route<Services>[] = [
         403: AUTHORITY_403,
       },
     }),
-    handler({ caller, request }, services) {
-      const query = parseWith(ArticleListQuery, Object.fromEntries(request.query));
+    handler({ caller, query, request }, services) {
       return { status: 200, body: services.manage.knowledge.listArticles(caller, uuidParam(request, 'baseId'), query) };
     },
   }),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { partnerSubjectSchema } from '../../runtime/partners/workers.service.js';
 import type { Services } from '../../runtime/services.js';
-import { requirePartnerKey } from '../partner-auth.js';
+import { PARTNER_KEY } from '../credentials.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
@@ -29,7 +29,7 @@ const RESPONSES = {
   404: { description: 'NOT_FOUND: organization, app (or worker) unknown or not this platform\'s (indistinguishable)' },
 };
 
-const partnerRoute = guardedRoutes(requirePartnerKey);
+const partnerRoute = guardedRoutes(PARTNER_KEY);
 
 export const partnerLeaseRoutes: Route<Services>[] = [
   partnerRoute({

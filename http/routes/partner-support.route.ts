@@ -2,16 +2,15 @@
 import { z } from 'zod';
 import { supportGrantBodySchema } from '../../runtime/partners/support-grants.service.js';
 import type { Services } from '../../runtime/services.js';
-import { requireConsole } from '../auth.js';
-import { requireLease } from '../partner-auth.js';
+import { CONSOLE, LEASE } from '../credentials.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { SupportGrantSchema, SupportSessionSchema } from './partner.schemas.js';
 
 const GrantAnswer = z.object({ grant: SupportGrantSchema });
 
-const consoleRoute = guardedRoutes(requireConsole);
-const leaseRoute = guardedRoutes(requireLease);
+const consoleRoute = guardedRoutes(CONSOLE);
+const leaseRoute = guardedRoutes(LEASE);
 
 export const partnerSupportRoutes: Route<Services>[] = [
   consoleRoute({

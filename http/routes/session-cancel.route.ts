@@ -1,7 +1,7 @@
 // Cancel a session's queued, running or suspended execution, an agent turn or a flow run (issue 13 item 1).
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
-import { requireApiKey } from '../auth.js';
+import { API_KEY } from '../credentials.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { uuidParam } from '../validate.js';
@@ -12,7 +12,7 @@ export const CancelBody = z.strictObject({
 
 export const CancelResponse = z.object({ executionId: z.uuid(), status: z.literal('cancelled') });
 
-const keyRoute = guardedRoutes(requireApiKey);
+const keyRoute = guardedRoutes(API_KEY);
 
 export const sessionCancelRoutes: Route<Services>[] = [
   keyRoute({

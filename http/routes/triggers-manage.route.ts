@@ -3,10 +3,10 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { UpdateTriggerBody } from '../../runtime/manage/trigger-update.schema.js';
-import { requireManageCredential } from '../auth.js';
+import { MANAGE, mapCredential } from '../credentials.js';
 import { guardedRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith, uuidParam } from '../validate.js';
+import { uuidParam } from '../validate.js';
 import { EmptyBody } from './authoring.schemas.js';
 import { manageDoc, NextCursor, NoContent, SubscriberSummary, TriggerListQuery } from './manage.schemas.js';
 import { baseUrlOf, TriggerRecord } from './triggers-admin.route.js';
@@ -14,10 +14,7 @@ import { baseUrlOf, TriggerRecord } from './triggers-admin.route.js';
 const BASE = '/api/v1/triggers';
 
 /** The person the credential acts as (membership re-read when it was checked). */
-export const managerOf = (...args: Parameters<typeof requireManageCredential>) => {
-  const principal = requireManageCredential(...args);
-  return { userId: principal.userId, orgId: principal.orgId };
-};
+export const managerOf = mapCredential(MANAGE, (principal) => ({ userId: principal.userId, orgId: principal.orgId }));
 
 const route = guardedRoutes(managerOf);
 const doc = <D extends Parameters<typeof manageDoc>[1]>(d: D) => manageDoc('triggers', d);
@@ -39,8 +36,7 @@ export const triggersManageRoutes: Route<Services>[] = [
         400: { description: 'VALIDATION: unknown query parameter, limit, type, domainId or cursor' },
       },
     }),
-    handler({ caller, request }, services) {
-      const query = parseWith(TriggerListQuery, Object.fromEntries(request.query));
+    handler({ caller, query, request }, services) {
       return { status: 200, body: services.manage.triggers.list(caller, query, baseUrlOf(request, services)) };
     },
   }),
