@@ -16,8 +16,8 @@ export interface GuardedCall<C, D extends RouteDoc> {
 }
 
 export interface GuardedRoute<S, C, D extends RouteDoc> extends Omit<DeclaredRoute<S>, 'doc' | 'handle' | 'credential' | 'handler'> {
-  /** The credential comes from the declaration (`declareRoutes(CREDENTIAL)`); the doc's security is derived from it. */
-  doc: D;
+  /** The security is the credential's (`declareRoutes(CREDENTIAL)`): a doc cannot state its own. */
+  doc: D & { security?: never };
   /** An empty request body counts as `{}` (bodies whose every field is optional); published as an optional body. */
   allowEmptyBody?: boolean;
   handler(call: GuardedCall<C, D>, services: S): Promise<HandlerReply> | HandlerReply;

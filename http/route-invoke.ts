@@ -8,7 +8,7 @@ import { isDeclaredRoute, type DeclaredRoute, type HandlerReply, type HttpReques
  * Calls a declared route in a fixed order, each step once: its credential; its UUID path params (else the uniform
  * 404); the Idempotency-Key when `doc.headers`
  * declares one (required unless optional there); a JSON Content-Type when the route requires one (415); its body
- * (`doc.body`; empty is `{}` when `doc.bodyOptional`) and query (`doc.query`); then its handler. The credential
+ * (`doc.body`, unless the route's protocol parses it; empty is `{}` when `doc.bodyOptional`) and query (`doc.query`); then its handler. The credential
  * comes first so an unauthenticated caller learns nothing from validation. A raw route gets the request as it is.
  */
 export async function invokeRoute<S>(route: Route<S>, request: HttpRequest, services: S): Promise<HandlerReply> {
@@ -18,8 +18,9 @@ export async function invokeRoute<S>(route: Route<S>, request: HttpRequest, serv
   for (const name of route.uuidParams ?? []) request.params[name] = uuidParam(request, name);
   const idempotencyKey = idempotencyKeyFor(route, request);
   if (route.requireJsonContentType === true) assertJsonContentType(request.headers['content-type']);
-  const json = doc.body ? readJson(request, { allowEmpty: doc.bodyOptional === true }) : undefined;
-  const body = doc.body ? parseWith(doc.body, json) : undefined;
+  const parsesBody = doc.body !== undefined && route.protocolBody !== true;
+  const json = parsesBody ? readJson(request, { allowEmpty: doc.bodyOptional === true }) : undefined;
+  const body = parsesBody ? parseWith(doc.body as NonNullable<typeof doc.body>, json) : undefined;
   const query = doc.query ? parseWith(doc.query, Object.fromEntries(request.query)) : undefined;
   return route.handle({ caller, body, json, query, idempotencyKey, params: request.params, request }, services);
 }

@@ -133,6 +133,11 @@ export interface DeclaredRoute<S = unknown> extends RouteBase {
   credential: Credential<S, any>;
   /** Path params that must be UUIDs: any other value is the uniform 404, checked before the body (lower-cased for the handler). */
   uuidParams?: readonly string[];
+  /**
+   * The route's protocol answers a malformed body in its own error format (MCP: JSON-RPC errors), so the kernel
+   * leaves the body to the handler; `doc.body` still documents it.
+   */
+  protocolBody?: boolean;
   /** Refuse a body whose Content-Type is not application/json with 415 (default: only a non-JSON type given is a 400). */
   requireJsonContentType?: boolean;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -29,7 +29,6 @@ export const SETUP_BODY_LIMIT = 2 * 1024 * 1024;
 export function authoringDoc<D extends RouteDoc>(doc: D): D {
   return {
     tags: ['authoring'],
-    security: ['apiKey', 'userToken'],
     ...doc,
     responses: {
       ...doc.responses,

@@ -12,7 +12,6 @@ export function manageRoute<D extends RouteDoc>(route: GuardedRoute<Services, Us
   return { ...guarded(route), tenant: true };
 }
 
-export const MANAGER_SECURITY: RouteDoc['security'] = ['cookie', 'apiKey', 'userToken'];
 
 /** The error answers every management route shares; `extra` adds or overrides. */
 export function manageErrors(extra: Record<number, ResponseDoc> = {}): Record<number, ResponseDoc> {

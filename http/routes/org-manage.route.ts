@@ -1,12 +1,12 @@
 // The organization itself (issue 13 item 6): members (invite, roles, disable) and domains (create, rename); Owner/Admin.
 import type { Services } from '../../runtime/services.js';
 import type { Route } from '../types.js';
-import { MANAGER_SECURITY, manageErrors, manageRoute } from './manage-route.js';
+import { manageErrors, manageRoute } from './manage-route.js';
 import { DomainAnswer, DomainBody, DomainListSchema, InviteAnswer, InviteBody, MemberAnswer, MemberPageSchema, MemberRolesBody, PageQuery } from './org-manage.schemas.js';
 import { linkBase } from './partner-provisioning.route.js';
 
 const ORG = '/api/v1/org';
-const doc = { tags: ['organization'], security: MANAGER_SECURITY };
+const doc = { tags: ['organization'] };
 
 const memberSwitch = (disabled: boolean) =>
   manageRoute({

@@ -24,7 +24,6 @@ const suspension = (suspended: boolean) =>
         : 'Resume a suspended customer: everything suspension stopped works again (nothing was deleted). Idempotent.',
       operationId: suspended ? 'suspendCustomer' : 'resumeCustomer',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'the customer\'s status after the change', schema: CustomerStatusSchema }, ...common },
     },
     handler: async ({ caller, params }, services) => ({
@@ -42,7 +41,6 @@ export const partnerCustomerRoutes: Route<Services>[] = [
       summary: 'This platform\'s customer organizations, oldest first, one page at a time (keyset cursor).',
       operationId: 'listCustomers',
       tags: ['partner'],
-      security: ['partnerKey'],
       query: PageQuery,
       responses: { 200: { description: 'a page of customers', schema: CustomerPageSchema }, 400: { description: 'VALIDATION: bad limit or cursor' }, 401: common[401] },
     },
@@ -60,7 +58,6 @@ export const partnerCustomerRoutes: Route<Services>[] = [
       summary: 'The support grants a customer gave this platform (active, expired and revoked), oldest first, paged.',
       operationId: 'listCustomerSupportGrants',
       tags: ['partner'],
-      security: ['partnerKey'],
       query: PageQuery,
       responses: { 200: { description: 'a page of grants', schema: SupportGrantPageSchema }, 400: { description: 'VALIDATION: bad limit or cursor' }, ...common },
     },

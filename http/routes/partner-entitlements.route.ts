@@ -21,7 +21,6 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       summary: 'Default, override and resolved standing of each agent and flow.',
       operationId: 'listEntitlements',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'entitlements', schema: z.object({ entitlements: z.array(EntitlementSchema) }) }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
     handler: ({ caller, params }, services) => ({ status: 200, body: { entitlements: services.partners.entitlements.list(caller, params.orgId ?? '') } }),
@@ -33,7 +32,6 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       summary: 'Set this customer\'s override { enabled } for one agent or flow.',
       operationId: 'setEntitlementOverride',
       tags: ['partner'],
-      security: ['partnerKey'],
       body: entitlementBodySchema,
       responses: { 200: { description: 'the entitlement', schema: ENTITLEMENT_ANSWER }, 400: { description: 'VALIDATION' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
@@ -49,7 +47,6 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       summary: 'Clear the override: the platform default applies again.',
       operationId: 'clearEntitlementOverride',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'the entitlement', schema: ENTITLEMENT_ANSWER }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
     async handler({ caller, params }, services) {

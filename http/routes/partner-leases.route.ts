@@ -35,7 +35,7 @@ export const partnerLeaseRoutes: Route<Services>[] = [
   partnerRoute({
     method: 'POST',
     path: '/api/partner/v1/token',
-    doc: { summary: 'Mint a one-hour app lease for { orgId, appId }.', operationId: 'mintAppLease', tags: ['partner'], security: ['partnerKey'], body: AppLeaseBody, responses: RESPONSES },
+    doc: { summary: 'Mint a one-hour app lease for { orgId, appId }.', operationId: 'mintAppLease', tags: ['partner'], body: AppLeaseBody, responses: RESPONSES },
     handler: async ({ caller, body }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.leases.mintAppLease(caller, body) }),
   }),
   partnerRoute({
@@ -45,7 +45,6 @@ export const partnerLeaseRoutes: Route<Services>[] = [
       summary: 'Mint a one-hour named-worker lease for { orgId, appId, partnerSubject }; it acts as the vouched person.',
       operationId: 'mintWorkerLease',
       tags: ['partner'],
-      security: ['partnerKey'],
       body: WorkerLeaseBody,
       responses: RESPONSES,
     },

@@ -33,7 +33,6 @@ export const partnerProvisioningRoutes: Route<Services>[] = [
       summary: 'Provision one customer organization (owner, domain, template agents and flows). Requires Idempotency-Key; replays for 7 days.',
       operationId: 'provisionCustomer',
       tags: ['partner'],
-      security: ['partnerKey'],
       headers: ProvisioningHeaders,
       body: provisioningBodySchema,
       responses: {
@@ -76,7 +75,6 @@ export const partnerProvisioningRoutes: Route<Services>[] = [
       summary: 'One of this platform\'s customers: the organization and the progress of its onboarding run.',
       operationId: 'getCustomer',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'organization, onboardingStatus, onboarding', schema: CustomerStatusSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown or another platform\'s organization (indistinguishable)' } },
     },
     handler: ({ caller, params }, services) => ({

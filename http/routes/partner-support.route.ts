@@ -20,7 +20,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       summary: 'Share one session with the organization\'s partner platform (Owner or Admin who can see it); returns the grantId to hand to support.',
       operationId: 'createSupportGrant',
       tags: ['console'],
-      security: ['cookie'],
       body: supportGrantBodySchema,
       responses: {
         201: { description: 'the grant', schema: GrantAnswer },
@@ -40,7 +39,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       summary: 'Revoke a support grant at once.',
       operationId: 'revokeSupportGrant',
       tags: ['console'],
-      security: ['cookie'],
       responses: { 200: { description: 'the revoked grant', schema: GrantAnswer }, 401: { description: 'UNAUTHORIZED' }, 403: { description: 'FORBIDDEN' }, 404: { description: 'NOT_FOUND' } },
     },
     handler: async ({ caller, params }, services) => ({ status: 200, body: { grant: await services.partners.supportGrants.revoke(caller, params.grantId ?? '') } }),
@@ -52,7 +50,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       summary: 'Read the one session a support grant shares, with any lease of that organization (no collection route).',
       operationId: 'readSupportSession',
       tags: ['partner'],
-      security: ['lease'],
       responses: { 200: { description: 'the shared session', schema: SupportSessionSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown, expired, revoked or another organization\'s grant (indistinguishable)' } },
     },
     handler: ({ caller, params }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.supportGrants.read(caller, params.grantId ?? '') }),

@@ -24,7 +24,6 @@ export const sessionCancelRoutes: Route<Services>[] = [
         'Cancel a queued, running or suspended turn (or a flow run): it settles as cancelled (stream turn.completed with outcome cancelled), an in-flight model or tool call is aborted, the caller-credential grant is deleted, a pending approval closes (its approvalId then gets 409) and the next queued message runs. Repeating the cancel of a cancelled execution answers 200 again.',
       operationId: 'cancelExecution',
       tags: ['conversations'],
-      security: ['apiKey'],
       body: CancelBody,
       responses: {
         200: { description: 'cancelled (also when this execution was already cancelled)', schema: CancelResponse },

@@ -38,7 +38,7 @@ function setup() {
     route({
       method: 'POST',
       path: '/things',
-      doc: { summary: 'create', body: Body, security: ['cookie'] },
+      doc: { summary: 'create', body: Body },
       handler: ({ caller, body }, w) => ({ status: 202, body: { who: caller.who, name: body.name }, after: () => w.afterRuns.push(body.name) }),
     }),
     route({
