@@ -36,6 +36,3 @@ export function declareRoutes<S, C>(credential: Credential<S, C>) {
     handle: handler as DeclaredRoute<S>['handle'],
   });
 }
-
-/** The older name of `declareRoutes`, kept for the route files that import it. */
-export const guardedRoutes = declareRoutes;

@@ -1,7 +1,7 @@
 // Authoring routes for integrations and agents (SPEC "Authoring"): `sv_` key or `svu_` token, strict bodies.
 import type { Services } from '../../runtime/services.js';
 import { AUTHORING, mapCredential } from '../credentials.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { HttpRequest, Route, RouteDoc } from '../types.js';
 import {
   AgentDetailResponse,
@@ -42,7 +42,7 @@ export function authoringDoc<D extends RouteDoc>(doc: D): D {
 export const authorOf = mapCredential(AUTHORING, (principal) => ({ userId: principal.userId, orgId: principal.orgId }));
 
 /** An authoring route: the caller is `authorOf` the credential, then the body `doc.body` names is parsed. */
-export const authoringRoute = guardedRoutes(authorOf);
+export const authoringRoute = declareRoutes(authorOf);
 
 export const authoringRoutes: Route<Services>[] = [
   authoringRoute({

@@ -2,10 +2,10 @@
 import type { UserPrincipal } from '../../runtime/auth/principal.js';
 import type { Services } from '../../runtime/services.js';
 import { MANAGER } from '../credentials.js';
-import { guardedRoutes, type GuardedRoute } from '../route-helpers.js';
+import { declareRoutes, type GuardedRoute } from '../route-helpers.js';
 import type { ResponseDoc, Route, RouteDoc } from '../types.js';
 
-const guarded = guardedRoutes(MANAGER);
+const guarded = declareRoutes(MANAGER);
 
 /** Console cookie, `sv_` key or `svu_` token; every route is also a customer-tenant route. */
 export function manageRoute<D extends RouteDoc>(route: GuardedRoute<Services, UserPrincipal, D>): Route<Services> {

@@ -1,13 +1,13 @@
 // A partner's customers (issue 13 item 6): paged list, suspend/resume, the support grants a customer gave.
 import type { Services } from '../../runtime/services.js';
 import { PARTNER_KEY } from '../credentials.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { CustomerPageSchema, PageQuery, SupportGrantPageSchema } from './org-manage.schemas.js';
 import { CustomerStatusSchema } from './partner.schemas.js';
 
 const ORG = '/api/partner/v1/organizations';
-const partnerRoute = guardedRoutes(PARTNER_KEY);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 const noStore = { 'cache-control': 'no-store' };
 const common = {
   401: { description: 'UNAUTHORIZED: missing, invalid or revoked svp_ key' },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { entitlementBodySchema } from '../../runtime/partners/entitlements.js';
 import type { Services } from '../../runtime/services.js';
 import { PARTNER_KEY } from '../credentials.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import { EntitlementSchema } from './partner.schemas.js';
 import type { Route } from '../types.js';
 
@@ -11,7 +11,7 @@ const ORG = '/api/partner/v1/organizations/:orgId';
 const ENTITLEMENT = `${ORG}/automations/:automationId/entitlement`;
 const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or automation (indistinguishable)' };
 const ENTITLEMENT_ANSWER = z.object({ entitlement: EntitlementSchema });
-const partnerRoute = guardedRoutes(PARTNER_KEY);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 
 export const partnerEntitlementRoutes: Route<Services>[] = [
   partnerRoute({

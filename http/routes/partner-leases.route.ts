@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { partnerSubjectSchema } from '../../runtime/partners/workers.service.js';
 import type { Services } from '../../runtime/services.js';
 import { PARTNER_KEY } from '../credentials.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
 // Ids are checked for ownership, not shape: a malformed id is the same neutral 404 as a foreign one.
@@ -29,7 +29,7 @@ const RESPONSES = {
   404: { description: 'NOT_FOUND: organization, app (or worker) unknown or not this platform\'s (indistinguishable)' },
 };
 
-const partnerRoute = guardedRoutes(PARTNER_KEY);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 
 export const partnerLeaseRoutes: Route<Services>[] = [
   partnerRoute({

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { supportGrantBodySchema } from '../../runtime/partners/support-grants.service.js';
 import type { Services } from '../../runtime/services.js';
 import { CONSOLE, LEASE } from '../credentials.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { SupportGrantSchema, SupportSessionSchema } from './partner.schemas.js';
 
 const GrantAnswer = z.object({ grant: SupportGrantSchema });
 
-const consoleRoute = guardedRoutes(CONSOLE);
-const leaseRoute = guardedRoutes(LEASE);
+const consoleRoute = declareRoutes(CONSOLE);
+const leaseRoute = declareRoutes(LEASE);
 
 export const partnerSupportRoutes: Route<Services>[] = [
   consoleRoute({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { vouchBodySchema } from '../../runtime/partners/workers.service.js';
 import { PARTNER_KEY } from '../credentials.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { WorkerSchema } from './partner.schemas.js';
 
@@ -11,7 +11,7 @@ const WorkerAnswer = z.object({ worker: WorkerSchema });
 
 const PATH = '/api/partner/v1/organizations/:orgId/workers';
 const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or mapping (indistinguishable)' };
-const partnerRoute = guardedRoutes(PARTNER_KEY);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 
 export const partnerWorkerRoutes: Route<Services>[] = [
   partnerRoute({

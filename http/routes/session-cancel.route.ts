@@ -2,9 +2,8 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { API_KEY } from '../credentials.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { uuidParam } from '../validate.js';
 
 export const CancelBody = z.strictObject({
   executionId: z.uuid().optional().describe('The execution to cancel; default: the session\'s oldest unsettled one (the one its queue waits on).'),
@@ -12,12 +11,13 @@ export const CancelBody = z.strictObject({
 
 export const CancelResponse = z.object({ executionId: z.uuid(), status: z.literal('cancelled') });
 
-const keyRoute = guardedRoutes(API_KEY);
+const keyRoute = declareRoutes(API_KEY);
 
 export const sessionCancelRoutes: Route<Services>[] = [
   keyRoute({
     method: 'POST',
     path: '/api/v1/agents/sessions/:sessionId/cancel',
+    uuidParams: ['sessionId'],
     allowEmptyBody: true,
     doc: {
       summary:
@@ -33,8 +33,8 @@ export const sessionCancelRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT: the execution already finished otherwise, or nothing is unsettled in the session' },
       },
     },
-    async handler({ caller, body, request }, services) {
-      const sessionId = uuidParam(request, 'sessionId');
+    async handler({ caller, body, params }, services) {
+      const sessionId = params.sessionId as string;
       return { status: 200, body: await services.sessions.cancels.cancel(caller, sessionId, body.executionId) };
     },
   }),
