@@ -5,10 +5,10 @@ import { parseWith, readJson, uuidParam } from './validate.js';
 import { isDeclaredRoute, type DeclaredRoute, type HandlerReply, type HttpRequest, type Route } from './types.js';
 
 /**
- * Calls a declared route in a fixed order, each step once: its credential; its UUID path params (else the uniform
- * 404); the Idempotency-Key when `doc.headers`
- * declares one (required unless optional there); a JSON Content-Type when the route requires one (415); its body
- * (`doc.body`, unless the route's protocol parses it; empty is `{}` when `doc.bodyOptional`) and query (`doc.query`); then its handler. The credential
+ * Calls a declared route in a fixed order, each step once (docs/lifecycle.md): its credential; its UUID path
+ * params (else the uniform 404); the Idempotency-Key when `doc.headers` declares one (required unless optional
+ * there); a JSON Content-Type when the route requires one (415); its body (`doc.body`, unless the route's protocol
+ * parses it; empty is `{}` when `doc.bodyOptional`) and query (`doc.query`); then its handler. The credential
  * comes first so an unauthenticated caller learns nothing from validation. A raw route gets the request as it is.
  */
 export async function invokeRoute<S>(route: Route<S>, request: HttpRequest, services: S): Promise<HandlerReply> {
