@@ -4,7 +4,9 @@ import type { JsonReply } from './types.js';
 
 export function errorReply(error: unknown): { reply: JsonReply; unexpected: boolean } {
   if (error instanceof AppError) {
-    return { reply: { status: error.status, headers: error.headers, body: error.toBody() }, unexpected: false };
+    // The runtime says how long to wait; naming it `Retry-After` is HTTP's business, so it happens here.
+    const headers = error.retryAfterSeconds === undefined ? error.headers : { ...error.headers, 'retry-after': String(error.retryAfterSeconds) };
+    return { reply: { status: error.status, headers, body: error.toBody() }, unexpected: false };
   }
   // Anything else is our fault: answer a generic 500 and never leak the cause (it may hold a secret).
   const internal = new AppError('INTERNAL', 'The service hit an unexpected error.');

@@ -1,11 +1,12 @@
-// The transport-neutral request lifecycle: rate limit -> route -> handler -> error envelope -> access log.
+// The transport-neutral request lifecycle (docs/lifecycle.md): rate limit -> route -> credential, body, query -> handler -> error envelope -> access log -> after.
 import type { Logger } from 'pino';
 import { AppError, notFound } from '../runtime/errors.js';
 import { errorReply } from './error-reply.js';
 import type { HttpMetrics } from './metrics.js';
 import type { TokenBuckets } from '../runtime/rate-limit.js';
 import type { Router } from './router.js';
-import { isStreamReply, type HttpRequest, type Reply } from './types.js';
+import { invokeRoute } from './route-invoke.js';
+import { isStreamReply, type HandlerReply, type HttpRequest, type Reply } from './types.js';
 
 export interface KernelDeps<S> {
   router: Router<S>;
@@ -39,6 +40,7 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
       const started = performance.now();
       let routeLabel = 'unmatched';
       let reply: Reply;
+      let after: (() => void) | undefined;
       try {
         if (!unlimited.has(request.path)) ipLimiter.take(`ip:${request.ip}`);
         const found = router.lookup(request.method, request.path);
@@ -54,7 +56,7 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
         if (request.body.length > bodyLimit) throw payloadTooLarge(bodyLimit);
         request.params = found.match.params;
         if (deps.jsonMaxDepth !== undefined) request.jsonMaxDepth = deps.jsonMaxDepth;
-        reply = await found.match.route.handler(request, services);
+        ({ after, ...reply } = await invokeRoute(found.match.route, request, services) as HandlerReply);
       } catch (error) {
         const { reply: failure, unexpected } = errorReply(error);
         if (unexpected) logger.error({ reqId: request.requestId, route: routeLabel, err: safeError(error) }, 'unexpected error');
@@ -64,12 +66,28 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
       metrics.observe(request.method, routeLabel, reply.status, ms / 1000);
       // The access log names the route pattern, never headers or the query string (they can carry secrets).
       logger.info({ reqId: request.requestId, method: request.method, route: routeLabel, status: reply.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      if (after !== undefined && reply.status < 400) runAfterReply(after, logger, request.requestId, routeLabel);
       if (isStreamReply(reply)) return metrics.trackStream(routeLabel, reply);
       reply.headers = { ...reply.headers, 'x-request-id': request.requestId };
       return reply;
     },
   };
   return { bodyLimitFor: kernel.bodyLimitFor, handle: (request) => metrics.traceRequest(request, () => kernel.handle(request)) };
+}
+
+/**
+ * The after-step: both adapters write the reply in the continuation of `await kernel.handle()` (a microtask), so a
+ * macrotask queued now runs once the reply is handed to the socket: a 202 goes out before the engine work it
+ * announces. A failure there is logged, never thrown (the client already has its answer).
+ */
+function runAfterReply(after: () => void, logger: Logger, reqId: string, route: string): void {
+  setImmediate(() => {
+    try {
+      after();
+    } catch (error) {
+      logger.error({ reqId, route, err: safeError(error) }, 'after-reply step failed');
+    }
+  });
 }
 
 export function payloadTooLarge(limit: number): AppError {

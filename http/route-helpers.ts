@@ -1,36 +1,38 @@
-// Route definitions of one shape: authenticate the caller, parse the body the doc publishes, call a service, reply.
+// The one way to declare a route: method, path, credential, schemas (in the doc) and handler together.
 import type { z, ZodType } from 'zod';
-import type { HttpRequest, Reply, Route, RouteDoc } from './types.js';
-import { parseBody } from './validate.js';
+import type { Credential, DeclaredRoute, HandlerReply, HttpRequest, RouteDoc } from './types.js';
 
-/** What a guarded handler gets: the authenticated caller, the parsed body (undefined when the doc has none), the path params. */
+type Parsed<T> = T extends ZodType ? z.output<T> : undefined;
+
+/** What a declared handler gets: the caller, `doc.body` and `doc.query` parsed, the path params, the raw request. */
 export interface GuardedCall<C, D extends RouteDoc> {
   readonly caller: C;
-  readonly body: D['body'] extends ZodType ? z.output<D['body']> : undefined;
+  readonly body: Parsed<D['body']>;
+  readonly query: Parsed<D['query']>;
+  readonly json: unknown;
+  readonly idempotencyKey: string | null;
   readonly params: Record<string, string>;
   readonly request: HttpRequest;
 }
 
-export interface GuardedRoute<S, C, D extends RouteDoc> extends Omit<Route<S>, 'doc' | 'handler'> {
-  doc: D;
-  /** An empty request body counts as `{}` (bodies whose every field is optional). */
+export interface GuardedRoute<S, C, D extends RouteDoc> extends Omit<DeclaredRoute<S>, 'doc' | 'handle' | 'credential' | 'handler'> {
+  /** The security is the credential's (`declareRoutes(CREDENTIAL)`): a doc cannot state its own. */
+  doc: D & { security?: never };
+  /** An empty request body counts as `{}` (bodies whose every field is optional); published as an optional body. */
   allowEmptyBody?: boolean;
-  handler(call: GuardedCall<C, D>, services: S): Promise<Reply> | Reply;
+  handler(call: GuardedCall<C, D>, services: S): Promise<HandlerReply> | HandlerReply;
 }
 
 /**
- * Route builder for one credential. The credential is checked before the body is read, so a caller without
- * one learns nothing about the body; the body parsed is `doc.body`, so the OpenAPI document and the parser
- * cannot disagree.
+ * Route declarer for one credential (http/credentials.ts). The kernel resolves the credential before it reads the
+ * body, so a caller without one learns nothing about the body; it parses `doc.body` and `doc.query`, so the
+ * OpenAPI document and the parser cannot disagree. The doc's security is the credential's.
  */
-export function guardedRoutes<S, C>(credential: (request: HttpRequest, services: S) => C) {
-  return <D extends RouteDoc>({ allowEmptyBody, handler, ...route }: GuardedRoute<S, C, D>): Route<S> => ({
+export function declareRoutes<S, C>(credential: Credential<S, C>) {
+  return <D extends RouteDoc>({ allowEmptyBody, handler, ...route }: GuardedRoute<S, C, D>): DeclaredRoute<S> => ({
     ...route,
-    doc: allowEmptyBody ? { ...route.doc, bodyOptional: true } : route.doc,
-    handler(request, services) {
-      const caller = credential(request, services);
-      const body = route.doc.body ? parseBody(request, route.doc.body, { allowEmpty: allowEmptyBody }) : undefined;
-      return handler({ caller, body: body as GuardedCall<C, D>['body'], params: request.params, request }, services);
-    },
+    doc: { ...route.doc, security: credential.security, ...(allowEmptyBody ? { bodyOptional: true } : {}) },
+    credential,
+    handle: handler as DeclaredRoute<S>['handle'],
   });
 }

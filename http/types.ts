@@ -78,7 +78,39 @@ export interface RouteDoc {
   security?: Array<'apiKey' | 'userToken' | 'cookie' | 'partnerKey' | 'lease'>;
 }
 
-export interface Route<S = unknown> {
+/** A reply a handler may follow with work that must not delay it (engine dispatch after a 202). */
+export type HandlerReply = Reply & {
+  /**
+   * Run by the kernel once, after the reply is handed to the transport, and only for a success (< 400). A route
+   * never schedules its own `setImmediate`: this is the one place work after the answer starts (docs/lifecycle.md).
+   */
+  after?: () => void;
+};
+
+/** Who may call a declared route: how the kernel resolves the caller, and the OpenAPI security it publishes. */
+export interface Credential<S, C> {
+  /** The security schemes of the OpenAPI document; `[]` is a public route. */
+  readonly security: NonNullable<RouteDoc['security']>;
+  /** Returns the caller or throws the credential's own error (uniform 404, 401). Runs before the body is read. */
+  resolve(request: HttpRequest, services: S): C;
+}
+
+/** What a declared handler gets: everything the kernel resolved and parsed from the route's declaration. */
+export interface RouteCall<C = unknown, B = unknown, Q = unknown> {
+  readonly caller: C;
+  /** `doc.body` parsed (undefined when the route has no body schema). */
+  readonly body: B;
+  /** `doc.query` parsed (undefined when the route has no query schema). */
+  readonly query: Q;
+  /** The body's JSON as sent, before the schema (a fingerprint of the request as the client wrote it). */
+  readonly json: unknown;
+  /** The Idempotency-Key header when `doc.headers` declares it (one value, pattern checked), else null. */
+  readonly idempotencyKey: string | null;
+  readonly params: Record<string, string>;
+  readonly request: HttpRequest;
+}
+
+interface RouteBase {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   doc: RouteDoc;
@@ -89,5 +121,37 @@ export interface Route<S = unknown> {
    * (http/routes/partner-tenant.route.ts). Only `/api/v1` routes whose credential honours `actAs` may set it.
    */
   tenant?: boolean;
-  handler(request: HttpRequest, services: S): Promise<Reply> | Reply;
 }
+
+/**
+ * The one shape of a route (http/route-helpers.ts `declareRoutes`): the kernel resolves `credential`, then parses
+ * `doc.body` (an empty body is `{}` when `doc.bodyOptional`) and `doc.query`, then calls `handle`. The OpenAPI
+ * document reads the same fields, so its security and request schemas are the ones enforced.
+ */
+export interface DeclaredRoute<S = unknown> extends RouteBase {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  credential: Credential<S, any>;
+  /** Path params that must be UUIDs: any other value is the uniform 404, checked before the body (lower-cased for the handler). */
+  uuidParams?: readonly string[];
+  /**
+   * The route's protocol answers a malformed body in its own error format (MCP: JSON-RPC errors), so the kernel
+   * leaves the body to the handler; `doc.body` still documents it.
+   */
+  protocolBody?: boolean;
+  /** Refuse a body whose Content-Type is not application/json with 415 (default: only a non-JSON type given is a 400). */
+  requireJsonContentType?: boolean;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handle(call: RouteCall<any, any, any>, services: S): Promise<HandlerReply> | HandlerReply;
+  handler?: never;
+}
+
+/** A route that reads the raw request itself (streams, MCP, signed inbound events): it authenticates and parses on its own. */
+export interface RawRoute<S = unknown> extends RouteBase {
+  handler(request: HttpRequest, services: S): Promise<HandlerReply> | HandlerReply;
+  credential?: never;
+  handle?: never;
+}
+
+export type Route<S = unknown> = DeclaredRoute<S> | RawRoute<S>;
+
+export const isDeclaredRoute = <S>(route: Route<S>): route is DeclaredRoute<S> => typeof (route as DeclaredRoute<S>).handle === 'function';

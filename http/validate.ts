@@ -30,10 +30,6 @@ export function parseWith<T extends ZodType>(schema: T, value: unknown): z.outpu
   throw validation('The request is not valid.', { issues: describeIssues(result.error) });
 }
 
-export function parseBody<T extends ZodType>(request: HttpRequest, schema: T, options: { allowEmpty?: boolean } = {}): z.output<T> {
-  return parseWith(schema, readJson(request, options));
-}
-
 export function describeIssues(error: z.ZodError): Array<{ path: string; message: string }> {
   return error.issues.map((issue) => ({
     path: issue.path.length ? issue.path.map(String).join('.') : '(body)',

@@ -36,18 +36,22 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export class AppError extends Error {
   readonly status: number;
+  /** Set by http/ code only (e.g. `Allow` on a 405); the runtime says "retry later" with `retryAfterSeconds`. */
   readonly headers: Record<string, string>;
+  /** How long a refused caller should wait; http/error-reply.ts turns it into `Retry-After` (the runtime names no header). */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
-    options: { status?: number; headers?: Record<string, string> } = {},
+    options: { status?: number; headers?: Record<string, string>; retryAfterSeconds?: number } = {},
   ) {
     super(message);
     this.name = 'AppError';
     this.status = options.status ?? ERROR_STATUS[code];
     this.headers = options.headers ?? {};
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   toBody(): { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } {

@@ -37,7 +37,7 @@ export class TokenBuckets {
     }
     const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / this.config.ratePerSecond));
     throw new AppError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After.', undefined, {
-      headers: { 'retry-after': String(retryAfter) },
+      retryAfterSeconds: retryAfter,
     });
   }
 

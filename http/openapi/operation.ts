@@ -1,6 +1,6 @@
 // One route -> one OpenAPI Operation Object: operationId, parameters, security, request body and responses.
 import type { ZodObject } from 'zod';
-import type { ResponseDoc, Route } from '../types.js';
+import { isDeclaredRoute, type ResponseDoc, type Route } from '../types.js';
 import { headerComponentName, type ResponseHeaderName } from './components.js';
 import type { JsonSchema, SchemaCollector } from './json-schema.js';
 
@@ -75,7 +75,8 @@ export function buildOperation(route: Route<unknown>, schemas: SchemaCollector, 
     ...(doc.tags ? { tags: doc.tags } : {}),
     ...(parameters.length ? { parameters } : {}),
     // An empty list says "public" explicitly; a missing one would inherit a document-level requirement.
-    security: (doc.security ?? []).map((name) => ({ [name]: [] })),
+    // A declared route publishes its credential's schemes: the ones the kernel enforces (http/credentials.ts).
+    security: ((isDeclaredRoute(route) ? route.credential.security : doc.security) ?? []).map((name) => ({ [name]: [] })),
     ...(doc.body ? { requestBody: { required: doc.bodyOptional !== true, content: { 'application/json': { schema: schemas.toSchema(doc.body, 'input') } } } } : {}),
     responses,
   };

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { ORGANIZATION_LIMITS } from '../../runtime/manifest/organization.schema.js';
 import type { Services } from '../../runtime/services.js';
 import { sessionCookie } from '../auth.js';
+import { PUBLIC } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
 
 const ActivateBody = z.strictObject({
   token: z.string().min(1).max(200),
@@ -12,7 +13,7 @@ const ActivateBody = z.strictObject({
 });
 
 export const activationRoutes: Route<Services>[] = [
-  {
+  declareRoutes(PUBLIC)({
     method: 'POST',
     path: '/api/v1/console/activate',
     doc: {
@@ -30,8 +31,7 @@ export const activationRoutes: Route<Services>[] = [
         404: { description: 'NOT_FOUND: unknown, used or expired link (indistinguishable)' },
       },
     },
-    async handler(request, services) {
-      const body = parseBody(request, ActivateBody);
+    async handler({ body, request }, services) {
       const result = await services.partners.activation.activate(body);
       const headers: Record<string, string> = { 'cache-control': 'no-store' };
       if (result.sessionSecret !== null) {
@@ -39,5 +39,5 @@ export const activationRoutes: Route<Services>[] = [
       }
       return { status: 200, headers, body: { userId: result.userId, orgId: result.orgId, signedIn: result.sessionSecret !== null } };
     },
-  },
+  }),
 ];

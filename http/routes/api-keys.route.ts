@@ -2,13 +2,12 @@
 // organization owners and admins list and revoke every key of their organization.
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith, uuidParam } from '../validate.js';
 import { ApiKeyView, CreateApiKeyBody, manageDoc, NextCursor, NoContent, OrgKeysQuery, PageQuery } from './manage.schemas.js';
 import { managerOf } from './triggers-manage.route.js';
 
-const route = guardedRoutes(managerOf);
+const route = declareRoutes(managerOf);
 const doc = <D extends Parameters<typeof manageDoc>[1]>(d: D) => manageDoc('api-keys', d);
 const KeyPage = z.object({ apiKeys: z.array(ApiKeyView), nextCursor: NextCursor });
 const QUERY_400 = { description: 'VALIDATION: unknown query parameter, limit, userId or cursor' };
@@ -42,8 +41,8 @@ export const apiKeysRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of keys', schema: KeyPage }, 400: QUERY_400 },
     }),
-    handler({ caller, request }, services) {
-      return { status: 200, body: services.manage.apiKeys.listOwn(caller, parseWith(PageQuery, Object.fromEntries(request.query))) };
+    handler({ caller, query }, services) {
+      return { status: 200, body: services.manage.apiKeys.listOwn(caller, query) };
     },
   }),
   route({
@@ -55,20 +54,21 @@ export const apiKeysRoutes: Route<Services>[] = [
       query: OrgKeysQuery,
       responses: { 200: { description: 'a page of keys', schema: KeyPage }, 400: QUERY_400, 403: { description: 'FORBIDDEN: not an organization owner or admin' } },
     }),
-    handler({ caller, request }, services) {
-      return { status: 200, body: services.manage.apiKeys.listOrganization(caller, parseWith(OrgKeysQuery, Object.fromEntries(request.query))) };
+    handler({ caller, query }, services) {
+      return { status: 200, body: services.manage.apiKeys.listOrganization(caller, query) };
     },
   }),
   route({
     method: 'DELETE',
     path: '/api/v1/api-keys/:keyId',
+    uuidParams: ['keyId'],
     doc: doc({
       operationId: 'revokeApiKey',
       summary: 'Revoke a key (idempotent): it stops at once, the very next request with it is refused. Own keys; any key of the organization for its owners and admins.',
       responses: { 204: NoContent, 403: { description: 'FORBIDDEN: another member\'s key, and the caller is not an organization owner or admin' } },
     }),
-    async handler({ caller, request }, services) {
-      await services.manage.apiKeys.revoke(caller, uuidParam(request, 'keyId'));
+    async handler({ caller, params }, services) {
+      await services.manage.apiKeys.revoke(caller, params.keyId as string);
       return { status: 204 };
     },
   }),

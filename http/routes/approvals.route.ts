@@ -2,14 +2,14 @@
 import type { Services } from '../../runtime/services.js';
 import type { DecisionRequest } from '../../runtime/sessions/approval.service.js';
 import { normalizeCallerCredentials } from '../../runtime/vault/index.js';
-import { requireApiKey, requireConsole } from '../auth.js';
-import type { HttpRequest, Route } from '../types.js';
-import { parseBody, uuidParam } from '../validate.js';
+import type { z } from 'zod';
+import { API_KEY, CONSOLE } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
+import type { Route } from '../types.js';
 import { ApprovalBody, ApprovalResponse } from './sessions.schemas.js';
 
 /** The turn-approval body as the approval service takes it; shared by every route that decides a turn approval. */
-export function decisionOf(request: HttpRequest): DecisionRequest {
-  const body = parseBody(request, ApprovalBody);
+export function decisionOf(body: z.output<typeof ApprovalBody>): DecisionRequest {
   return {
     decision: body.decision,
     approvalId: body.approvalId?.toLowerCase(),
@@ -29,38 +29,36 @@ const RESPONSES = {
 };
 
 export const approvalsRoutes: Route<Services>[] = [
-  {
+  declareRoutes(API_KEY)({
     method: 'POST',
     path: '/api/v1/agents/sessions/:sessionId/turn-approval',
+    uuidParams: ['sessionId'],
     doc: {
       summary: 'Approve or reject the write-tool call a turn waits on.',
       operationId: 'decideTurnApproval',
       tags: ['conversations'],
-      security: ['apiKey'],
       body: ApprovalBody,
       responses: RESPONSES,
     },
-    async handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      return { status: 200, body: await services.sessions.approvals.decide(principal, sessionId, decisionOf(request)) };
-    },
-  },
-  {
+    handler: async ({ caller, params, body }, services) => ({
+      status: 200,
+      body: await services.sessions.approvals.decide(caller, params.sessionId as string, decisionOf(body)),
+    }),
+  }),
+  declareRoutes(CONSOLE)({
     method: 'POST',
     path: '/api/v1/sessions/:id/turn-approval',
+    uuidParams: ['id'],
     doc: {
       summary: 'The console\'s turn approval (service_session cookie); same contract as the personal-key route.',
       operationId: 'consoleDecideTurnApproval',
       tags: ['console'],
-      security: ['cookie'],
       body: ApprovalBody,
       responses: { ...RESPONSES, 401: { description: 'UNAUTHORIZED: no console session' } },
     },
-    async handler(request, services) {
-      const principal = requireConsole(request, services);
-      const sessionId = uuidParam(request, 'id');
-      return { status: 200, body: await services.sessions.approvals.decide(principal, sessionId, decisionOf(request)) };
-    },
-  },
+    handler: async ({ caller, params, body }, services) => ({
+      status: 200,
+      body: await services.sessions.approvals.decide(caller, params.id as string, decisionOf(body)),
+    }),
+  }),
 ];

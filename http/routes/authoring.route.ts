@@ -1,7 +1,7 @@
 // Authoring routes for integrations and agents (SPEC "Authoring"): `sv_` key or `svu_` token, strict bodies.
 import type { Services } from '../../runtime/services.js';
-import { requireAuthoringCredential } from '../auth.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { AUTHORING, mapCredential } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { HttpRequest, Route, RouteDoc } from '../types.js';
 import {
   AgentDetailResponse,
@@ -29,7 +29,6 @@ export const SETUP_BODY_LIMIT = 2 * 1024 * 1024;
 export function authoringDoc<D extends RouteDoc>(doc: D): D {
   return {
     tags: ['authoring'],
-    security: ['apiKey', 'userToken'],
     ...doc,
     responses: {
       ...doc.responses,
@@ -40,13 +39,10 @@ export function authoringDoc<D extends RouteDoc>(doc: D): D {
 }
 
 /** The person the credential acts as, with membership re-read now (a disabled or removed user is refused). */
-export const authorOf = (request: HttpRequest, services: Services) => {
-  const principal = requireAuthoringCredential(request, services);
-  return { userId: principal.userId, orgId: principal.orgId };
-};
+export const authorOf = mapCredential(AUTHORING, (principal) => ({ userId: principal.userId, orgId: principal.orgId }));
 
 /** An authoring route: the caller is `authorOf` the credential, then the body `doc.body` names is parsed. */
-export const authoringRoute = guardedRoutes(authorOf);
+export const authoringRoute = declareRoutes(authorOf);
 
 export const authoringRoutes: Route<Services>[] = [
   authoringRoute({
@@ -58,7 +54,7 @@ export const authoringRoutes: Route<Services>[] = [
       query: IntegrationsQuery,
       responses: { 200: { description: 'matching integrations', schema: IntegrationListResponse } },
     }),
-    handler: ({ caller, request }, services) => ({ status: 200, body: { integrations: services.authoring.integrations.search(caller, request.query.get('q') ?? '') } }),
+    handler: ({ caller, query }, services) => ({ status: 200, body: { integrations: services.authoring.integrations.search(caller, query.q ?? '') } }),
   }),
   authoringRoute({
     method: 'GET',

@@ -56,7 +56,8 @@ export const MembershipBody = z.strictObject({ articleId: z.uuid() });
 /** Action routes take no fields; a body, if sent, must be `{}`. */
 export const EmptyBody = z.strictObject({});
 
-export const IntegrationsQuery = z.object({ q: z.string().max(200).optional() });
+/** The bound applies to the trimmed term (the kernel parses the query with this schema). */
+export const IntegrationsQuery = z.object({ q: z.string().trim().max(200).optional() });
 
 // Responses (documentation in /api/v1/openapi.json).
 const Span = z.object({ start: z.number().int(), end: z.number().int() }).nullable();

@@ -2,16 +2,15 @@
 // rename/describe, roll the published pointer back, archive/unarchive. Reading needs a domain role; changes edit_automation.
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith, uuidParam } from '../validate.js';
 import { EmptyBody } from './authoring.schemas.js';
 import { AutomationListQuery, AutomationSummary, DescribeAutomationBody, manageDoc, NextCursor, PageQuery, RevisionSummary, RollbackBody } from './manage.schemas.js';
 import { managerOf } from './triggers-manage.route.js';
 
 const BASE = '/api/v1/authoring/automations';
 
-const route = guardedRoutes(managerOf);
+const route = declareRoutes(managerOf);
 const doc = <D extends Parameters<typeof manageDoc>[1]>(d: D) => manageDoc('automations', d);
 
 const EDIT_403 = { description: 'FORBIDDEN: not an editor or owner of the automation\'s domain' };
@@ -30,14 +29,14 @@ export const automationsManageRoutes: Route<Services>[] = [
         400: { description: 'VALIDATION: unknown query parameter, kind, domainId, archived, limit or cursor' },
       },
     }),
-    handler({ caller, request }, services) {
-      const query = parseWith(AutomationListQuery, Object.fromEntries(request.query));
+    handler({ caller, query }, services) {
       return { status: 200, body: services.manage.automations.list(caller, query) };
     },
   }),
   route({
     method: 'GET',
     path: `${BASE}/:id/revisions`,
+    uuidParams: ['id'],
     doc: doc({
       operationId: 'listAutomationRevisions',
       summary: 'Revision history, newest first: an agent\'s published revisions (who, when, change note) or a flow\'s versions; `current` marks the published one.',
@@ -48,28 +47,29 @@ export const automationsManageRoutes: Route<Services>[] = [
         403: { description: 'FORBIDDEN: not a member of the automation\'s domain' },
       },
     }),
-    handler({ caller, request }, services) {
-      const page = parseWith(PageQuery, Object.fromEntries(request.query));
-      return { status: 200, body: services.manage.automations.revisions(caller, uuidParam(request, 'id'), page) };
+    handler({ caller, query, params }, services) {
+      return { status: 200, body: services.manage.automations.revisions(caller, params.id as string, query) };
     },
   }),
   route({
     method: 'PATCH',
     path: `${BASE}/:id`,
+    uuidParams: ['id'],
     doc: doc({
       operationId: 'describeAutomation',
       summary: 'Rename an agent or flow or change its description (null clears it); no new revision, the published pointer stays.',
       body: DescribeAutomationBody,
       responses: { 200: summaryOk('the automation'), 400: { description: 'VALIDATION: unknown field, empty body, or a bound exceeded' }, 403: EDIT_403 },
     }),
-    handler: async ({ caller, body, request }, services) => ({
+    handler: async ({ caller, body, params }, services) => ({
       status: 200,
-      body: await services.manage.automations.describe(caller, uuidParam(request, 'id'), body),
+      body: await services.manage.automations.describe(caller, params.id as string, body),
     }),
   }),
   route({
     method: 'POST',
     path: `${BASE}/:id/rollback`,
+    uuidParams: ['id'],
     doc: doc({
       operationId: 'rollbackAutomation',
       summary:
@@ -83,15 +83,16 @@ export const automationsManageRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT (details.reason automation_archived): unarchive first' },
       },
     }),
-    handler: async ({ caller, body, request }, services) => ({
+    handler: async ({ caller, body, params }, services) => ({
       status: 200,
-      body: await services.manage.automations.rollback(caller, uuidParam(request, 'id'), body.revision),
+      body: await services.manage.automations.rollback(caller, params.id as string, body.revision),
     }),
   }),
   ...(['archive', 'unarchive'] as const).map((action) =>
     route({
       method: 'POST',
       path: `${BASE}/:id/${action}`,
+      uuidParams: ['id'],
       allowEmptyBody: true,
       doc: doc({
         operationId: `${action}Automation`,
@@ -103,9 +104,9 @@ export const automationsManageRoutes: Route<Services>[] = [
         body: EmptyBody,
         responses: { 200: summaryOk('the automation'), 400: { description: 'VALIDATION: the body must be empty or {}' }, 403: EDIT_403 },
       }),
-      handler: async ({ caller, request }, services) => ({
+      handler: async ({ caller, params }, services) => ({
         status: 200,
-        body: await services.manage.automations.setArchived(caller, uuidParam(request, 'id'), action === 'archive'),
+        body: await services.manage.automations.setArchived(caller, params.id as string, action === 'archive'),
       }),
     }),
   ),

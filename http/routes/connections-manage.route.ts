@@ -1,11 +1,11 @@
 // An organization's connections (issue 13 item 6): list, add, rotate, remove; secrets sealed by the vault, never returned.
 import type { Services } from '../../runtime/services.js';
 import type { Route } from '../types.js';
-import { MANAGER_SECURITY, manageErrors, manageRoute } from './manage-route.js';
+import { manageErrors, manageRoute } from './manage-route.js';
 import { ConnectionAnswer, ConnectionBody, ConnectionListSchema, RotateBody } from './org-manage.schemas.js';
 
 const BASE = '/api/v1/org/connections';
-const doc = { tags: ['organization'], security: MANAGER_SECURITY };
+const doc = { tags: ['organization'] };
 
 export const connectionsManageRoutes: Route<Services>[] = [
   manageRoute({

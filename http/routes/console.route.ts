@@ -2,8 +2,12 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { SESSION_COOKIE, cookieValue, sessionCookie } from '../auth.js';
+import { credential, PUBLIC } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
+
+/** The session cookie as sent (possibly none): signing out and minting a token let the sign-in service judge it. */
+const sessionCookieRoute = declareRoutes(credential(['cookie'], (request) => cookieValue(request, SESSION_COOKIE)));
 
 const LoginBody = z.strictObject({
   email: z.string().trim().min(3).max(320),
@@ -16,7 +20,7 @@ const TokenResponse = z.object({ token: z.string(), expiresAt: z.iso.datetime() 
 const LoginResponse = z.object({ userId: z.uuid(), orgId: z.uuid().nullable() });
 
 export const consoleRoutes: Route<Services>[] = [
-  {
+  declareRoutes(PUBLIC)({
     method: 'POST',
     path: '/api/v1/console/login',
     doc: {
@@ -30,8 +34,7 @@ export const consoleRoutes: Route<Services>[] = [
         401: { description: 'UNAUTHORIZED: wrong email or password' },
       },
     },
-    async handler(request, services) {
-      const body = parseBody(request, LoginBody);
+    async handler({ body, request }, services) {
       const session = await services.signIn.login(body);
       const maxAgeSeconds = Math.floor(services.config.consoleSessionTtlMs / 1000);
       return {
@@ -40,36 +43,33 @@ export const consoleRoutes: Route<Services>[] = [
         body: { userId: session.userId, orgId: session.orgId },
       };
     },
-  },
-  {
+  }),
+  sessionCookieRoute({
     method: 'POST',
     path: '/api/v1/console/logout',
     doc: {
       summary: 'Sign out: deletes the console session and clears the cookie.',
       operationId: 'consoleLogout',
       tags: ['console'],
-      security: ['cookie'],
       responses: { 204: { description: 'signed out (also without a session: signing out is idempotent)', headers: ['Set-Cookie'] } },
     },
-    async handler(request, services) {
-      const secret = cookieValue(request, SESSION_COOKIE);
+    async handler({ caller: secret, request }, services) {
       if (secret) await services.signIn.logout(secret);
       return { status: 204, headers: { 'set-cookie': sessionCookie('', { secure: request.secure, maxAgeSeconds: 0 }) } };
     },
-  },
-  {
+  }),
+  sessionCookieRoute({
     method: 'POST',
     path: '/api/v1/auth/token',
     doc: {
       summary: 'Mint a one-hour svu_ user access token from the browser session cookie (no API key accepted).',
       operationId: 'mintUserToken',
       tags: ['auth'],
-      security: ['cookie'],
       responses: { 200: { description: 'token', schema: TokenResponse }, 401: { description: 'UNAUTHORIZED: no cookie, or no organization selected' } },
     },
-    async handler(request, services) {
-      const issued = await services.signIn.issueUserToken(cookieValue(request, SESSION_COOKIE));
+    async handler({ caller: secret }, services) {
+      const issued = await services.signIn.issueUserToken(secret);
       return { status: 200, headers: { 'cache-control': 'no-store' }, body: issued };
     },
-  },
+  }),
 ];

@@ -1,6 +1,8 @@
 // POST /api/v1/events/:triggerId: a provider delivers an event to an event trigger (Standard Webhooks signature).
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
+import { PUBLIC } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
 const DeliveryAnswer = z.object({
@@ -18,8 +20,11 @@ const DeliveryHeaders = z.object({
   'webhook-signature': z.string().describe('Space-separated `v1,<base64 HMAC-SHA256>` signatures with the endpointSecret.'),
 });
 
+/** Public to the kernel: the Standard Webhooks signature over the raw body is the credential, checked by the service. */
+const signedRoute = declareRoutes(PUBLIC);
+
 export const eventDeliveryRoutes: Route<Services>[] = [
-  {
+  signedRoute({
     method: 'POST',
     path: '/api/v1/events/:triggerId',
     doc: {
@@ -36,11 +41,10 @@ export const eventDeliveryRoutes: Route<Services>[] = [
         404: { description: 'NOT_FOUND: no active event trigger has this id' },
       },
     },
-    async handler(request, services) {
-      const answer = await services.eventDeliveries.deliver(request.params.triggerId, request.headers, request.body);
-      // After the kernel wrote this reply: the 202 goes out before any engine work.
-      setImmediate(answer.dispatch);
-      return { status: 202, body: answer.body };
+    async handler({ params, request }, services) {
+      const answer = await services.eventDeliveries.deliver(params.triggerId ?? '', request.headers, request.body);
+      // The kernel's after-step: the 202 goes out before any engine work.
+      return { status: 202, body: answer.body, after: answer.dispatch };
     },
-  },
+  }),
 ];

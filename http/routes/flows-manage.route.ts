@@ -1,11 +1,11 @@
 // Flows from their JSON definition (issue 13 item 6): create, read, add a version, publish; edit_automation in the domain.
 import type { Services } from '../../runtime/services.js';
 import type { Route } from '../types.js';
-import { MANAGER_SECURITY, manageErrors, manageRoute } from './manage-route.js';
+import { manageErrors, manageRoute } from './manage-route.js';
 import { FlowAnswer, FlowCreateBody, FlowPublishBody, FlowReadAnswer, FlowVersionAnswer, FlowVersionBody } from './org-manage.schemas.js';
 
 const BASE = '/api/v1/flows';
-const doc = { tags: ['authoring'], security: MANAGER_SECURITY };
+const doc = { tags: ['authoring'] };
 const invalid = { 400: { description: 'VALIDATION: the body\'s shape' }, 422: { description: 'VALIDATION: the definition\'s problems (unknown tools, template references), details.issues' } };
 
 export const flowsManageRoutes: Route<Services>[] = [

@@ -1,18 +1,17 @@
 // The shape every management route shares (issue 13 item 6): the manager credential, mirrored for customer tenants.
 import type { UserPrincipal } from '../../runtime/auth/principal.js';
 import type { Services } from '../../runtime/services.js';
-import { requireManager } from '../auth.js';
-import { guardedRoutes, type GuardedRoute } from '../route-helpers.js';
+import { MANAGER } from '../credentials.js';
+import { declareRoutes, type GuardedRoute } from '../route-helpers.js';
 import type { ResponseDoc, Route, RouteDoc } from '../types.js';
 
-const guarded = guardedRoutes(requireManager);
+const guarded = declareRoutes(MANAGER);
 
 /** Console cookie, `sv_` key or `svu_` token; every route is also a customer-tenant route. */
 export function manageRoute<D extends RouteDoc>(route: GuardedRoute<Services, UserPrincipal, D>): Route<Services> {
   return { ...guarded(route), tenant: true };
 }
 
-export const MANAGER_SECURITY: RouteDoc['security'] = ['cookie', 'apiKey', 'userToken'];
 
 /** The error answers every management route shares; `extra` adds or overrides. */
 export function manageErrors(extra: Record<number, ResponseDoc> = {}): Record<number, ResponseDoc> {

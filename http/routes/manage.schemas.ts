@@ -16,7 +16,6 @@ export const NextCursor = z.string().nullable().describe('Pass as cursor for the
 export function manageDoc<D extends RouteDoc>(tag: string, doc: D): D {
   return {
     tags: [tag],
-    security: ['cookie', 'apiKey', 'userToken'],
     ...doc,
     responses: {
       ...doc.responses,

@@ -10,6 +10,8 @@ import type { UserPrincipal } from '../../runtime/auth/principal.js';
 import { AppError, notFound } from '../../runtime/errors.js';
 import type { Services } from '../../runtime/services.js';
 import { requireApiKey } from '../auth.js';
+import { credential } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import { rpcHttpError } from '../mcp/json-rpc.js';
 import { assertAllowedOrigin, refuseCredentialsInUrl } from '../mcp/mcp-guards.js';
 import { handleMcpPost } from '../mcp/mcp-post.js';
@@ -46,6 +48,9 @@ function gate(request: HttpRequest, services: Services): UserPrincipal {
   return requireApiKey(request, services);
 }
 
+/** The same gate on every method, resolved by the kernel as the route's credential. */
+const mcpRoute = declareRoutes(credential(['apiKey'], gate));
+
 const COMMON_RESPONSES = {
   400: {
     description: 'VALIDATION: a credential in the URL; or a JSON-RPC error body: bad MCP-Protocol-Version, missing Mcp-Session-Id, -32700, -32600',
@@ -56,14 +61,14 @@ const COMMON_RESPONSES = {
 };
 
 export const mcpRoutes: Route<Services>[] = [
-  {
+  mcpRoute({
     method: 'POST',
     path: PATH,
+    protocolBody: true,
     doc: {
       summary: 'MCP Streamable HTTP (protocol 2025-06-18, 2025-03-26 accepted): initialize, ping, tools/list, tools/call; published agents as tools.',
       operationId: 'mcpPost',
       tags: ['mcp'],
-      security: ['apiKey'],
       headers: SessionHeaders,
       body: JsonRpcBody,
       responses: {
@@ -79,40 +84,34 @@ export const mcpRoutes: Route<Services>[] = [
         415: { description: 'a JSON-RPC error: Content-Type is not application/json', schema: JsonRpcMessage },
       },
     },
-    handler(request, services) {
-      return handleMcpPost(request, services, gate(request, services));
-    },
-  },
-  {
+    handler: ({ caller, request }, services) => handleMcpPost(request, services, caller),
+  }),
+  mcpRoute({
     method: 'GET',
     path: PATH,
     doc: {
       summary: 'No server-to-client stream: this server sends nothing unprompted (405, as Streamable HTTP allows).',
       operationId: 'mcpGet',
       tags: ['mcp'],
-      security: ['apiKey'],
       responses: { 405: { description: 'METHOD_NOT_ALLOWED', headers: ['Allow'] }, ...COMMON_RESPONSES },
     },
-    handler(request, services) {
-      gate(request, services);
+    handler() {
       throw new AppError('METHOD_NOT_ALLOWED', 'This MCP server offers no server-to-client stream; POST messages instead.', undefined, {
         headers: { allow: 'POST, DELETE' },
       });
     },
-  },
-  {
+  }),
+  mcpRoute({
     method: 'DELETE',
     path: PATH,
     doc: {
       summary: 'End the MCP session named by Mcp-Session-Id; later requests with it get 404. Agent sessions it started are untouched.',
       operationId: 'mcpDelete',
       tags: ['mcp'],
-      security: ['apiKey'],
       headers: EndHeaders,
       responses: { 204: { description: 'ended' }, ...COMMON_RESPONSES },
     },
-    handler(request, services) {
-      const principal = gate(request, services);
+    handler({ caller: principal, request }, services) {
       const version = request.headers['mcp-protocol-version']?.trim();
       if (version !== undefined && !isSupportedVersion(version)) return rpcHttpError(400, -32000, 'Bad Request: unsupported MCP-Protocol-Version.');
       const id = request.headers['mcp-session-id'];
@@ -122,5 +121,5 @@ export const mcpRoutes: Route<Services>[] = [
       services.mcp.sessions.end(session);
       return { status: 204 };
     },
-  },
+  }),
 ];

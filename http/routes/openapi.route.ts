@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { buildOpenApi } from '../openapi/document.js';
+import { PUBLIC } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { PROBE_PATHS } from './health.route.js';
 import { OUTBOUND_WEBHOOKS } from './webhook-payload.schemas.js';
@@ -12,7 +14,7 @@ export const serviceOpenApi = (routes: readonly Route<Services>[]): Record<strin
 
 export function openApiRoute(allRoutes: () => Route<Services>[]): Route<Services> {
   let cached: string | null = null;
-  return {
+  return declareRoutes(PUBLIC)({
     method: 'GET',
     path: '/api/v1/openapi.json',
     doc: {
@@ -25,5 +27,5 @@ export function openApiRoute(allRoutes: () => Route<Services>[]): Route<Services
       cached ??= JSON.stringify(serviceOpenApi(allRoutes()));
       return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: cached };
     },
-  };
+  });
 }

@@ -1,14 +1,13 @@
 // A partner's customers (issue 13 item 6): paged list, suspend/resume, the support grants a customer gave.
 import type { Services } from '../../runtime/services.js';
-import { requirePartnerKey } from '../partner-auth.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { PARTNER_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith } from '../validate.js';
 import { CustomerPageSchema, PageQuery, SupportGrantPageSchema } from './org-manage.schemas.js';
 import { CustomerStatusSchema } from './partner.schemas.js';
 
 const ORG = '/api/partner/v1/organizations';
-const partnerRoute = guardedRoutes(requirePartnerKey);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 const noStore = { 'cache-control': 'no-store' };
 const common = {
   401: { description: 'UNAUTHORIZED: missing, invalid or revoked svp_ key' },
@@ -25,7 +24,6 @@ const suspension = (suspended: boolean) =>
         : 'Resume a suspended customer: everything suspension stopped works again (nothing was deleted). Idempotent.',
       operationId: suspended ? 'suspendCustomer' : 'resumeCustomer',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'the customer\'s status after the change', schema: CustomerStatusSchema }, ...common },
     },
     handler: async ({ caller, params }, services) => ({
@@ -43,12 +41,11 @@ export const partnerCustomerRoutes: Route<Services>[] = [
       summary: 'This platform\'s customer organizations, oldest first, one page at a time (keyset cursor).',
       operationId: 'listCustomers',
       tags: ['partner'],
-      security: ['partnerKey'],
       query: PageQuery,
       responses: { 200: { description: 'a page of customers', schema: CustomerPageSchema }, 400: { description: 'VALIDATION: bad limit or cursor' }, 401: common[401] },
     },
-    handler({ caller, request }, services) {
-      const page = services.management.customers.list(caller.partnerId, parseWith(PageQuery, Object.fromEntries(request.query)));
+    handler({ caller, query, request }, services) {
+      const page = services.management.customers.list(caller.partnerId, query);
       return { status: 200, headers: noStore, body: { customers: page.items, nextCursor: page.nextCursor } };
     },
   }),
@@ -61,12 +58,11 @@ export const partnerCustomerRoutes: Route<Services>[] = [
       summary: 'The support grants a customer gave this platform (active, expired and revoked), oldest first, paged.',
       operationId: 'listCustomerSupportGrants',
       tags: ['partner'],
-      security: ['partnerKey'],
       query: PageQuery,
       responses: { 200: { description: 'a page of grants', schema: SupportGrantPageSchema }, 400: { description: 'VALIDATION: bad limit or cursor' }, ...common },
     },
-    handler({ caller, params, request }, services) {
-      const page = services.management.customers.supportGrants(caller.partnerId, params.orgId ?? '', parseWith(PageQuery, Object.fromEntries(request.query)));
+    handler({ caller, query, params, request }, services) {
+      const page = services.management.customers.supportGrants(caller.partnerId, params.orgId ?? '', query);
       return { status: 200, headers: noStore, body: { grants: page.items, nextCursor: page.nextCursor } };
     },
   }),

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { entitlementBodySchema } from '../../runtime/partners/entitlements.js';
 import type { Services } from '../../runtime/services.js';
-import { requirePartnerKey } from '../partner-auth.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { PARTNER_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import { EntitlementSchema } from './partner.schemas.js';
 import type { Route } from '../types.js';
 
@@ -11,7 +11,7 @@ const ORG = '/api/partner/v1/organizations/:orgId';
 const ENTITLEMENT = `${ORG}/automations/:automationId/entitlement`;
 const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or automation (indistinguishable)' };
 const ENTITLEMENT_ANSWER = z.object({ entitlement: EntitlementSchema });
-const partnerRoute = guardedRoutes(requirePartnerKey);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 
 export const partnerEntitlementRoutes: Route<Services>[] = [
   partnerRoute({
@@ -21,7 +21,6 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       summary: 'Default, override and resolved standing of each agent and flow.',
       operationId: 'listEntitlements',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'entitlements', schema: z.object({ entitlements: z.array(EntitlementSchema) }) }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
     handler: ({ caller, params }, services) => ({ status: 200, body: { entitlements: services.partners.entitlements.list(caller, params.orgId ?? '') } }),
@@ -33,7 +32,6 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       summary: 'Set this customer\'s override { enabled } for one agent or flow.',
       operationId: 'setEntitlementOverride',
       tags: ['partner'],
-      security: ['partnerKey'],
       body: entitlementBodySchema,
       responses: { 200: { description: 'the entitlement', schema: ENTITLEMENT_ANSWER }, 400: { description: 'VALIDATION' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
@@ -49,7 +47,6 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       summary: 'Clear the override: the platform default applies again.',
       operationId: 'clearEntitlementOverride',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'the entitlement', schema: ENTITLEMENT_ANSWER }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
     async handler({ caller, params }, services) {

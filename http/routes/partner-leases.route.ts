@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { partnerSubjectSchema } from '../../runtime/partners/workers.service.js';
 import type { Services } from '../../runtime/services.js';
-import { requirePartnerKey } from '../partner-auth.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { PARTNER_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
 // Ids are checked for ownership, not shape: a malformed id is the same neutral 404 as a foreign one.
@@ -29,13 +29,13 @@ const RESPONSES = {
   404: { description: 'NOT_FOUND: organization, app (or worker) unknown or not this platform\'s (indistinguishable)' },
 };
 
-const partnerRoute = guardedRoutes(requirePartnerKey);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 
 export const partnerLeaseRoutes: Route<Services>[] = [
   partnerRoute({
     method: 'POST',
     path: '/api/partner/v1/token',
-    doc: { summary: 'Mint a one-hour app lease for { orgId, appId }.', operationId: 'mintAppLease', tags: ['partner'], security: ['partnerKey'], body: AppLeaseBody, responses: RESPONSES },
+    doc: { summary: 'Mint a one-hour app lease for { orgId, appId }.', operationId: 'mintAppLease', tags: ['partner'], body: AppLeaseBody, responses: RESPONSES },
     handler: async ({ caller, body }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.leases.mintAppLease(caller, body) }),
   }),
   partnerRoute({
@@ -45,7 +45,6 @@ export const partnerLeaseRoutes: Route<Services>[] = [
       summary: 'Mint a one-hour named-worker lease for { orgId, appId, partnerSubject }; it acts as the vouched person.',
       operationId: 'mintWorkerLease',
       tags: ['partner'],
-      security: ['partnerKey'],
       body: WorkerLeaseBody,
       responses: RESPONSES,
     },

@@ -1,16 +1,11 @@
 // POST /api/partner/v1/organizations (idempotent provisioning) and GET …/organizations/:orgId (onboarding state).
 import { z } from 'zod';
 import { customerStatus } from '../../runtime/partners/customer-status.js';
-import {
-  assertJsonContentType,
-  provisioningBodySchema,
-  provisioningFingerprint,
-  provisioningKeyOf,
-} from '../../runtime/partners/provisioning-request.js';
+import { provisioningBodySchema, provisioningFingerprint } from '../../runtime/partners/provisioning-request.js';
 import type { Services } from '../../runtime/services.js';
-import { requirePartnerKey } from '../partner-auth.js';
+import { PARTNER_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { HttpRequest, Route } from '../types.js';
-import { parseWith, readJson } from '../validate.js';
 import { IdempotencyKeyHeader } from './triggers-fire.route.js';
 import { CustomerStatusSchema, ProvisioningOutcomeSchema } from './partner.schemas.js';
 
@@ -26,15 +21,18 @@ export function linkBase(request: HttpRequest, services: Services): string {
   return `${request.secure ? 'https' : 'http'}://${host}`;
 }
 
+const partnerRoute = declareRoutes(PARTNER_KEY);
+
 export const partnerProvisioningRoutes: Route<Services>[] = [
-  {
+  partnerRoute({
     method: 'POST',
     path: `${BASE}/organizations`,
+    // Provisioning rule 6: the key, then the media type, then the body are refused before any claim exists.
+    requireJsonContentType: true,
     doc: {
       summary: 'Provision one customer organization (owner, domain, template agents and flows). Requires Idempotency-Key; replays for 7 days.',
       operationId: 'provisionCustomer',
       tags: ['partner'],
-      security: ['partnerKey'],
       headers: ProvisioningHeaders,
       body: provisioningBodySchema,
       responses: {
@@ -54,18 +52,13 @@ export const partnerProvisioningRoutes: Route<Services>[] = [
         500: { description: 'PROVISIONING_FAILED: details carry the organization and its onboarding state' },
       },
     },
-    async handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      // Provisioning rule 6: every malformed header and body is refused here, before any claim exists.
-      const idempotencyKey = provisioningKeyOf(request);
-      assertJsonContentType(request.headers['content-type']);
-      const raw = readJson(request);
-      const body = parseWith(provisioningBodySchema, raw);
+    async handler({ caller, idempotencyKey, body, json, request }, services) {
       const result = await services.partners.provisioning.provision({
-        principal,
-        idempotencyKey,
+        principal: caller,
+        // Required by ProvisioningHeaders: the kernel refused a request without one.
+        idempotencyKey: idempotencyKey as string,
         body,
-        fingerprint: provisioningFingerprint(raw),
+        fingerprint: provisioningFingerprint(json),
         linkBase: linkBase(request, services),
       });
       const orgId = (result.body as { organization?: { id?: string } }).organization?.id;
@@ -74,20 +67,20 @@ export const partnerProvisioningRoutes: Route<Services>[] = [
       if (result.replayed) headers['idempotency-replayed'] = 'true';
       return { status: result.status, headers, body: result.body };
     },
-  },
-  {
+  }),
+  partnerRoute({
     method: 'GET',
     path: `${BASE}/organizations/:orgId`,
     doc: {
       summary: 'One of this platform\'s customers: the organization and the progress of its onboarding run.',
       operationId: 'getCustomer',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'organization, onboardingStatus, onboarding', schema: CustomerStatusSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown or another platform\'s organization (indistinguishable)' } },
     },
-    handler(request, services) {
-      const principal = requirePartnerKey(request, services);
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: customerStatus(services.store.repos, principal.partnerId, request.params.orgId ?? '') };
-    },
-  },
+    handler: ({ caller, params }, services) => ({
+      status: 200,
+      headers: { 'cache-control': 'no-store' },
+      body: customerStatus(services.store.repos, caller.partnerId, params.orgId ?? ''),
+    }),
+  }),
 ];

@@ -2,16 +2,15 @@
 import { z } from 'zod';
 import { supportGrantBodySchema } from '../../runtime/partners/support-grants.service.js';
 import type { Services } from '../../runtime/services.js';
-import { requireConsole } from '../auth.js';
-import { requireLease } from '../partner-auth.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { CONSOLE, LEASE } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { SupportGrantSchema, SupportSessionSchema } from './partner.schemas.js';
 
 const GrantAnswer = z.object({ grant: SupportGrantSchema });
 
-const consoleRoute = guardedRoutes(requireConsole);
-const leaseRoute = guardedRoutes(requireLease);
+const consoleRoute = declareRoutes(CONSOLE);
+const leaseRoute = declareRoutes(LEASE);
 
 export const partnerSupportRoutes: Route<Services>[] = [
   consoleRoute({
@@ -21,7 +20,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       summary: 'Share one session with the organization\'s partner platform (Owner or Admin who can see it); returns the grantId to hand to support.',
       operationId: 'createSupportGrant',
       tags: ['console'],
-      security: ['cookie'],
       body: supportGrantBodySchema,
       responses: {
         201: { description: 'the grant', schema: GrantAnswer },
@@ -41,7 +39,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       summary: 'Revoke a support grant at once.',
       operationId: 'revokeSupportGrant',
       tags: ['console'],
-      security: ['cookie'],
       responses: { 200: { description: 'the revoked grant', schema: GrantAnswer }, 401: { description: 'UNAUTHORIZED' }, 403: { description: 'FORBIDDEN' }, 404: { description: 'NOT_FOUND' } },
     },
     handler: async ({ caller, params }, services) => ({ status: 200, body: { grant: await services.partners.supportGrants.revoke(caller, params.grantId ?? '') } }),
@@ -53,7 +50,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       summary: 'Read the one session a support grant shares, with any lease of that organization (no collection route).',
       operationId: 'readSupportSession',
       tags: ['partner'],
-      security: ['lease'],
       responses: { 200: { description: 'the shared session', schema: SupportSessionSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown, expired, revoked or another organization\'s grant (indistinguishable)' } },
     },
     handler: ({ caller, params }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.supportGrants.read(caller, params.grantId ?? '') }),

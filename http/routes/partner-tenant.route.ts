@@ -2,7 +2,8 @@
 /*
  * Each tenant route IS the /api/v1 route: same handler, schema and rules. The wrapper authenticates the partner
  * (its `svp_` key, or an app lease of that organization), resolves the person the subject header names, and
- * hands that principal to the handler (http/auth.ts `actAs`), whose `requireApiKey` then answers with it. So
+ * hands that principal to the route's own credential (http/auth.ts `actAs`), which then answers with it: for a
+ * declared route the tenant step runs inside the credential the kernel resolves; for a raw route, before its handler. So
  * visibility, execute, drive, approval, entitlement and caller-credential rules are the personal-key ones.
  */
 import { z } from 'zod';
@@ -12,7 +13,7 @@ import { actAs } from '../auth.js';
 import { requireTenantCaller } from '../partner-auth.js';
 import { derivedOperationId } from '../openapi/operation.js';
 import { SESSION_LIFECYCLE_PATHS } from './session-lifecycle.route.js';
-import type { HttpRequest, Route } from '../types.js';
+import { isDeclaredRoute, type Credential, type HttpRequest, type Route, type RouteDoc } from '../types.js';
 
 const V1 = '/api/v1';
 export const TENANT_BASE = '/api/partner/v1/organizations/:orgId';
@@ -44,29 +45,52 @@ function subjectOf(request: HttpRequest): string | undefined {
 
 const capitalize = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
 
+/** Authenticates the partner and resolves the X-Service-Subject person, whom the route's own credential then answers with. */
+function actAsSubject(request: HttpRequest, services: Services): void {
+  const orgId = request.params.orgId ?? '';
+  const caller = requireTenantCaller(request, services, orgId);
+  actAs(request, resolveTenantSubject(services.store, caller, orgId, subjectOf(request)));
+}
+
+const TENANT_SECURITY: NonNullable<RouteDoc['security']> = ['partnerKey', 'lease'];
+
+function tenantDoc(route: Route<Services>): RouteDoc {
+  return {
+    ...route.doc,
+    summary: `${route.doc.summary} Acts as the provisioned person named by X-Service-Subject.`,
+    operationId: `tenant${capitalize(route.doc.operationId ?? derivedOperationId(route.method, route.path))}`,
+    headers: route.doc.headers ? route.doc.headers.extend(SubjectHeader.shape) : SubjectHeader,
+    responses: {
+      ...route.doc.responses,
+      401: { description: 'UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization' },
+      404: { description: 'NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route\'s own 404' },
+    },
+    tags: ['partner-tenant'],
+    security: TENANT_SECURITY,
+  };
+}
+
 function tenantRoute(route: Route<Services>): Route<Services> {
+  const common = { tenant: false, path: TENANT_BASE + route.path.slice(V1.length), doc: tenantDoc(route) };
+  if (isDeclaredRoute(route)) {
+    // The tenant credential runs where the route's own would: once, in the kernel, before the body is read.
+    const own = route.credential;
+    const credential: Credential<Services, unknown> = {
+      security: TENANT_SECURITY,
+      resolve(request, services) {
+        actAsSubject(request, services);
+        return own.resolve(request, services);
+      },
+    };
+    return { ...route, ...common, credential };
+  }
+  const { handler } = route;
   return {
     ...route,
-    tenant: false,
-    path: TENANT_BASE + route.path.slice(V1.length),
-    doc: {
-      ...route.doc,
-      summary: `${route.doc.summary} Acts as the provisioned person named by X-Service-Subject.`,
-      operationId: `tenant${capitalize(route.doc.operationId ?? derivedOperationId(route.method, route.path))}`,
-      headers: route.doc.headers ? route.doc.headers.extend(SubjectHeader.shape) : SubjectHeader,
-      responses: {
-        ...route.doc.responses,
-        401: { description: 'UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization' },
-        404: { description: 'NOT_FOUND: unknown organization, X-Service-Subject missing, repeated or naming nobody here, or the route\'s own 404' },
-      },
-      tags: ['partner-tenant'],
-      security: ['partnerKey', 'lease'],
-    },
+    ...common,
     handler(request, services) {
-      const orgId = request.params.orgId ?? '';
-      const caller = requireTenantCaller(request, services, orgId);
-      actAs(request, resolveTenantSubject(services.store, caller, orgId, subjectOf(request)));
-      return route.handler(request, services);
+      actAsSubject(request, services);
+      return handler(request, services);
     },
   };
 }

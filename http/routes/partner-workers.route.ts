@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { vouchBodySchema } from '../../runtime/partners/workers.service.js';
-import { requirePartnerKey } from '../partner-auth.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { PARTNER_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { WorkerSchema } from './partner.schemas.js';
 
@@ -11,7 +11,7 @@ const WorkerAnswer = z.object({ worker: WorkerSchema });
 
 const PATH = '/api/partner/v1/organizations/:orgId/workers';
 const NEUTRAL_404 = { description: 'NOT_FOUND: unknown or another platform\'s organization or mapping (indistinguishable)' };
-const partnerRoute = guardedRoutes(requirePartnerKey);
+const partnerRoute = declareRoutes(PARTNER_KEY);
 
 export const partnerWorkerRoutes: Route<Services>[] = [
   partnerRoute({
@@ -21,7 +21,6 @@ export const partnerWorkerRoutes: Route<Services>[] = [
       summary: 'Active worker mappings of this customer.',
       operationId: 'listWorkers',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 200: { description: 'workers', schema: z.object({ workers: z.array(WorkerSchema) }) }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
     handler: ({ caller, params }, services) => ({ status: 200, body: { workers: services.partners.workers.list(caller, params.orgId ?? '') } }),
@@ -33,7 +32,6 @@ export const partnerWorkerRoutes: Route<Services>[] = [
       summary: 'Vouch a named worker: partnerSubject and domain roles (and approver standing); re-vouching an active subject replaces its roles.',
       operationId: 'vouchWorker',
       tags: ['partner'],
-      security: ['partnerKey'],
       body: vouchBodySchema,
       responses: {
         201: { description: 'mapping created', schema: WorkerAnswer },
@@ -56,7 +54,6 @@ export const partnerWorkerRoutes: Route<Services>[] = [
       summary: 'Revoke a mapping: its leases stop at once.',
       operationId: 'revokeWorker',
       tags: ['partner'],
-      security: ['partnerKey'],
       responses: { 204: { description: 'revoked' }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
     async handler({ caller, params }, services) {

@@ -1,27 +1,26 @@
 // Session list, paged messages and tool calls, and lifecycle (rename, outcome, archive, delete) with an `sv_` key.
 import type { Services } from '../../runtime/services.js';
-import { requireApiKey } from '../auth.js';
-import type { HttpRequest, Route, RouteDoc } from '../types.js';
-import { parseBody, parseWith, uuidParam } from '../validate.js';
+import { API_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
+import type { Route, RouteDoc } from '../types.js';
 import { EmptyBody, MessagesPage, PageQuery, SessionPatchBody, SessionsPage, SessionsQuery, ToolCallsPage } from './session-lifecycle.schemas.js';
 import { SessionViewSchema } from './session-view.schemas.js';
 
 const KEY_404 = { description: 'NOT_FOUND: missing or invalid key, unknown id, another organization\'s session, or one the key owner cannot see (uniform)' };
 const MANAGE_403 = { description: 'FORBIDDEN: visible, but the key owner may not manage it (canManage is false)' };
 const SESSION = '/api/v1/agents/sessions/:sessionId';
-const DOC = { tags: ['conversations'], security: ['apiKey'] } satisfies Partial<RouteDoc>;
+const DOC = { tags: ['conversations'] } satisfies Partial<RouteDoc>;
+const keyRoute = declareRoutes(API_KEY);
 
 const epochOf = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
 
-function pageQuery(request: HttpRequest) {
-  return parseWith(PageQuery, Object.fromEntries(request.query));
-}
-
 function archiveRoute(archived: boolean): Route<Services> {
   const verb = archived ? 'archive' : 'unarchive';
-  return {
+  return keyRoute({
     method: 'POST',
     path: `${SESSION}/${verb}`,
+    uuidParams: ['sessionId'],
+    allowEmptyBody: true,
     doc: {
       ...DOC,
       summary: archived
@@ -29,20 +28,17 @@ function archiveRoute(archived: boolean): Route<Services> {
         : 'Unarchive the session: it takes messages again; session.changed `unarchived`. Idempotent.',
       operationId: `${verb}Session`,
       body: EmptyBody,
-      bodyOptional: true,
       responses: { 200: { description: 'the session after the change', schema: SessionViewSchema }, 400: { description: 'VALIDATION: a field was sent' }, 403: MANAGE_403, 404: KEY_404 },
     },
-    async handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      parseBody(request, EmptyBody, { allowEmpty: true });
-      return { status: 200, body: await services.sessions.lifecycle.setArchived(principal, sessionId, archived) };
-    },
-  };
+    handler: async ({ caller, params }, services) => ({
+      status: 200,
+      body: await services.sessions.lifecycle.setArchived(caller, params.sessionId as string, archived),
+    }),
+  });
 }
 
 export const sessionLifecycleRoutes: Route<Services>[] = [
-  {
+  keyRoute({
     method: 'GET',
     path: '/api/v1/agents/sessions',
     doc: {
@@ -52,10 +48,8 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
       query: SessionsQuery,
       responses: { 200: { description: 'a page of sessions', schema: SessionsPage }, 400: { description: 'VALIDATION: a filter, limit or cursor' }, 404: KEY_404 },
     },
-    handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const query = parseWith(SessionsQuery, Object.fromEntries(request.query));
-      const page = services.sessions.list.list(principal, {
+    handler({ caller, query }, services) {
+      const page = services.sessions.list.list(caller, {
         ...query,
         automationId: query.automationId?.toLowerCase(),
         createdFrom: epochOf(query.createdFrom),
@@ -63,10 +57,11 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
       });
       return { status: 200, headers: { 'cache-control': 'no-store' }, body: page };
     },
-  },
-  {
+  }),
+  keyRoute({
     method: 'PATCH',
     path: SESSION,
+    uuidParams: ['sessionId'],
     doc: {
       ...DOC,
       summary: 'Rename the session and/or record its outcome (resolved, unresolved, escalated; null clears); session.changed `renamed` / `outcome_set`.',
@@ -80,18 +75,17 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT: the session is archived (details.reason session_archived)' },
       },
     },
-    async handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      const body = parseBody(request, SessionPatchBody);
-      return { status: 200, body: await services.sessions.lifecycle.update(principal, sessionId, body) };
-    },
-  },
+    handler: async ({ caller, params, body }, services) => ({
+      status: 200,
+      body: await services.sessions.lifecycle.update(caller, params.sessionId as string, body),
+    }),
+  }),
   archiveRoute(true),
   archiveRoute(false),
-  {
+  keyRoute({
     method: 'DELETE',
     path: SESSION,
+    uuidParams: ['sessionId'],
     doc: {
       ...DOC,
       summary: 'Delete the session and its audit trail; session.changed `deleted` ends open streams. Refused while a turn is unfinished.',
@@ -103,15 +97,15 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT: a turn is queued, running or waiting for approval (details.reason turn_in_progress)' },
       },
     },
-    async handler(request, services) {
-      const principal = requireApiKey(request, services);
-      await services.sessions.lifecycle.remove(principal, uuidParam(request, 'sessionId'));
+    async handler({ caller, params }, services) {
+      await services.sessions.lifecycle.remove(caller, params.sessionId as string);
       return { status: 204 };
     },
-  },
-  {
+  }),
+  keyRoute({
     method: 'GET',
     path: `${SESSION}/messages`,
+    uuidParams: ['sessionId'],
     doc: {
       ...DOC,
       summary: 'The session\'s messages (as in the session read), newest first, by cursor: for sessions too long to read at once.',
@@ -119,15 +113,16 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of messages', schema: MessagesPage }, 400: { description: 'VALIDATION: limit or cursor' }, 404: KEY_404 },
     },
-    handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: services.sessions.list.messages(principal, sessionId, pageQuery(request)) };
-    },
-  },
-  {
+    handler: ({ caller, params, query }, services) => ({
+      status: 200,
+      headers: { 'cache-control': 'no-store' },
+      body: services.sessions.list.messages(caller, params.sessionId as string, query),
+    }),
+  }),
+  keyRoute({
     method: 'GET',
     path: `${SESSION}/tool-calls`,
+    uuidParams: ['sessionId'],
     doc: {
       ...DOC,
       summary: 'The session\'s tool calls (as in the session read), newest first, by cursor.',
@@ -135,12 +130,12 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of tool calls', schema: ToolCallsPage }, 400: { description: 'VALIDATION: limit or cursor' }, 404: KEY_404 },
     },
-    handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: services.sessions.list.toolCalls(principal, sessionId, pageQuery(request)) };
-    },
-  },
+    handler: ({ caller, params, query }, services) => ({
+      status: 200,
+      headers: { 'cache-control': 'no-store' },
+      body: services.sessions.list.toolCalls(caller, params.sessionId as string, query),
+    }),
+  }),
 ];
 
 /** Mirrored for customer tenants (partner-tenant.route.ts). */

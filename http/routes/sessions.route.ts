@@ -2,10 +2,10 @@
 import { AppError } from '../../runtime/errors.js';
 import type { Services } from '../../runtime/services.js';
 import { normalizeCallerCredentials } from '../../runtime/vault/index.js';
-import { requireApiKey } from '../auth.js';
+import { API_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import { lastEventIdOf, sseReply } from '../sse.js';
 import type { HttpRequest, Route } from '../types.js';
-import { parseBody, uuidParam } from '../validate.js';
 import { z } from 'zod';
 import { SessionEventEnvelopeSchema, SessionViewSchema } from './session-view.schemas.js';
 import { AppendResponse, MessageBody, OpenBody, OpenResponse } from './sessions.schemas.js';
@@ -16,15 +16,15 @@ const StreamHeaders = z.object({
 });
 
 
-function messageRequest(request: HttpRequest) {
-  const body = parseBody(request, MessageBody);
+function messageRequest(body: z.output<typeof MessageBody>) {
   return { message: body.message, callerCredentials: body.callerCredentials && normalizeCallerCredentials(body.callerCredentials) };
 }
 
-function openRequest(request: HttpRequest) {
-  const body = parseBody(request, OpenBody);
+function openRequest(body: z.output<typeof OpenBody>) {
   return { message: body.message, visibility: body.visibility, callerCredentials: body.callerCredentials && normalizeCallerCredentials(body.callerCredentials) };
 }
+
+const keyRoute = declareRoutes(API_KEY);
 
 const KEY_404 = { description: 'NOT_FOUND: missing or invalid key, unknown id, or another organization\'s id (uniform)' };
 
@@ -41,14 +41,14 @@ function contentDisposition(name: string): string {
 }
 
 export const sessionsRoutes: Route<Services>[] = [
-  {
+  keyRoute({
     method: 'POST',
     path: '/api/v1/agents/:automationId/sessions',
+    uuidParams: ['automationId'],
     doc: {
       summary: 'Open a session on a published agent with its first message; the turn is queued (202 after the rows commit). `visibility: personal` opens a chat only you can see.',
       operationId: 'openSession',
       tags: ['conversations'],
-      security: ['apiKey'],
       body: OpenBody,
       responses: {
         202: { description: 'accepted: the session and its first turn are durable', schema: OpenResponse },
@@ -58,22 +58,19 @@ export const sessionsRoutes: Route<Services>[] = [
         422: { description: 'CALLER_CREDENTIALS_REQUIRED: the agent binds an integration at caller identity and no credential was sent' },
       },
     },
-    async handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const automationId = uuidParam(request, 'automationId');
-      const body = openRequest(request);
-      const opened = await services.sessions.conversations.open(principal, automationId, body);
-      return { status: 202, body: opened };
-    },
-  },
-  {
+    handler: async ({ caller, params, body }, services) => ({
+      status: 202,
+      body: await services.sessions.conversations.open(caller, params.automationId as string, openRequest(body)),
+    }),
+  }),
+  keyRoute({
     method: 'POST',
     path: '/api/v1/agents/sessions/:sessionId/messages',
+    uuidParams: ['sessionId'],
     doc: {
       summary: 'Append a message; its turn runs after every earlier turn of the session has settled.',
       operationId: 'appendMessage',
       tags: ['conversations'],
-      security: ['apiKey'],
       body: MessageBody,
       responses: {
         200: { description: 'queued', schema: AppendResponse },
@@ -83,37 +80,35 @@ export const sessionsRoutes: Route<Services>[] = [
         422: { description: 'CALLER_CREDENTIALS_REQUIRED' },
       },
     },
-    async handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      const body = messageRequest(request);
-      return { status: 200, body: await services.sessions.conversations.append(principal, sessionId, body) };
-    },
-  },
-  {
+    handler: async ({ caller, params, body }, services) => ({
+      status: 200,
+      body: await services.sessions.conversations.append(caller, params.sessionId as string, messageRequest(body)),
+    }),
+  }),
+  keyRoute({
     method: 'GET',
     path: '/api/v1/agents/sessions/:sessionId',
+    uuidParams: ['sessionId'],
     doc: {
       summary: 'Session details for the caller: canParticipate, canManage, readOnlyReason, messages with authors, tool calls, files, pending approval.',
       operationId: 'getSession',
       tags: ['conversations'],
-      security: ['apiKey'],
       responses: { 200: { description: 'session', schema: SessionViewSchema }, 404: KEY_404 },
     },
-    handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: services.sessions.view(principal, sessionId) };
-    },
-  },
-  {
+    handler: ({ caller, params }, services) => ({
+      status: 200,
+      headers: { 'cache-control': 'no-store' },
+      body: services.sessions.view(caller, params.sessionId as string),
+    }),
+  }),
+  keyRoute({
     method: 'GET',
     path: '/api/v1/agents/sessions/:sessionId/stream',
+    uuidParams: ['sessionId'],
     doc: {
       summary: 'Server-Sent Events: retry, snapshot, then live events (Last-Event-ID replays what was missed); visibility suffices.',
       operationId: 'streamSession',
       tags: ['conversations'],
-      security: ['apiKey'],
       headers: StreamHeaders,
       responses: {
         200: {
@@ -125,10 +120,9 @@ export const sessionsRoutes: Route<Services>[] = [
         406: { description: 'NOT_ACCEPTABLE: Accept excludes text/event-stream' },
       },
     },
-    handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const sessionId = uuidParam(request, 'sessionId');
-      services.sessions.visible(principal, sessionId);
+    handler({ caller, params, request }, services) {
+      const sessionId = params.sessionId as string;
+      services.sessions.visible(caller, sessionId);
       if (!acceptsEventStream(request)) throw new AppError('NOT_ACCEPTABLE', 'This route answers text/event-stream only.');
       return sseReply({
         sessionId,
@@ -140,20 +134,19 @@ export const sessionsRoutes: Route<Services>[] = [
         onError: (error) => services.logger.error({ sessionId, err: error instanceof Error ? error.name : typeof error }, 'stream snapshot failed'),
       });
     },
-  },
-  {
+  }),
+  keyRoute({
     method: 'GET',
     path: '/api/v1/agents/sessions/:sessionId/files/:fileId',
+    uuidParams: ['sessionId', 'fileId'],
     doc: {
       summary: 'Download a file a tool returned during the session (announced by file.added).',
       operationId: 'downloadSessionFile',
       tags: ['conversations'],
-      security: ['apiKey'],
       responses: { 200: { description: 'the file, as an attachment, with its own media type', contentType: 'application/octet-stream', headers: ['Content-Disposition'] }, 404: KEY_404 },
     },
-    handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const file = services.sessions.file(principal, uuidParam(request, 'sessionId'), uuidParam(request, 'fileId'));
+    handler({ caller, params }, services) {
+      const file = services.sessions.file(caller, params.sessionId as string, params.fileId as string);
       return {
         status: 200,
         headers: {
@@ -165,5 +158,5 @@ export const sessionsRoutes: Route<Services>[] = [
         body: file.content,
       };
     },
-  },
+  }),
 ];

@@ -4,8 +4,9 @@ import type { UserPrincipal } from '../../runtime/auth/principal.js';
 import type { Services } from '../../runtime/services.js';
 import { RUNS_PAGE_DEFAULT, RUNS_PAGE_MAX } from '../../runtime/triggers/run-history.js';
 import { bearerToken, cookieValue, requireApiKey, requireConsole, SESSION_COOKIE } from '../auth.js';
+import { credential } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { HttpRequest, Route } from '../types.js';
-import { parseWith } from '../validate.js';
 
 const RunsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(RUNS_PAGE_MAX).default(RUNS_PAGE_DEFAULT),
@@ -42,10 +43,11 @@ function requireKeyOrConsole(request: HttpRequest, services: Services): UserPrin
 
 const TRIGGER_404 = { description: 'NOT_FOUND: missing or invalid key, unknown or another organization\'s trigger or run (uniform)' };
 
-const READ_DOC = { tags: ['triggers'], security: ['apiKey', 'cookie'] as Array<'apiKey' | 'cookie'> };
+const READ_DOC = { tags: ['triggers'] };
+const readRoute = declareRoutes(credential(['apiKey', 'cookie'], requireKeyOrConsole));
 
 export const triggerRunsRoutes: Route<Services>[] = [
-  {
+  readRoute({
     method: 'GET',
     path: '/api/v1/triggers/:triggerId/runs',
     doc: {
@@ -59,13 +61,9 @@ export const triggerRunsRoutes: Route<Services>[] = [
         404: TRIGGER_404,
       },
     },
-    handler(request, services) {
-      const caller = requireKeyOrConsole(request, services);
-      const query = parseWith(RunsQuery, Object.fromEntries(request.query));
-      return { status: 200, body: services.triggerRuns.list(caller, request.params.triggerId, query) };
-    },
-  },
-  {
+    handler: ({ caller, params, query }, services) => ({ status: 200, body: services.triggerRuns.list(caller, params.triggerId ?? '', query) }),
+  }),
+  readRoute({
     method: 'GET',
     path: '/api/v1/triggers/:triggerId/runs/:runId',
     doc: {
@@ -74,9 +72,6 @@ export const triggerRunsRoutes: Route<Services>[] = [
       operationId: 'getTriggerRun',
       responses: { 200: { description: 'the firing', schema: Run }, 404: TRIGGER_404 },
     },
-    handler(request, services) {
-      const caller = requireKeyOrConsole(request, services);
-      return { status: 200, body: services.triggerRuns.get(caller, request.params.triggerId, request.params.runId) };
-    },
-  },
+    handler: ({ caller, params }, services) => ({ status: 200, body: services.triggerRuns.get(caller, params.triggerId ?? '', params.runId ?? '') }),
+  }),
 ];

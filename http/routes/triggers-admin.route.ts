@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { CreateTriggerBody } from '../../runtime/triggers/trigger-create.schema.js';
-import { requireConsole } from '../auth.js';
+import { CONSOLE } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { HttpRequest, Route } from '../types.js';
-import { parseBody } from '../validate.js';
 
 export const TriggerRecord = z.object({
   id: z.uuid(),
@@ -28,7 +28,7 @@ export function baseUrlOf(request: HttpRequest, services: Services): string | nu
 }
 
 export const triggersAdminRoutes: Route<Services>[] = [
-  {
+  declareRoutes(CONSOLE)({
     method: 'POST',
     path: '/api/v1/triggers',
     doc: {
@@ -37,7 +37,6 @@ export const triggersAdminRoutes: Route<Services>[] = [
         'An event trigger without endpointSecret gets one minted and returned once.',
       operationId: 'createTrigger',
       tags: ['triggers'],
-      security: ['cookie'],
       body: CreateTriggerBody,
       responses: {
         201: { description: 'created', schema: z.object({ trigger: TriggerRecord, endpointSecret: z.string().optional() }) },
@@ -48,11 +47,9 @@ export const triggersAdminRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT (details.reason automation_archived): a subscriber is archived' },
       },
     },
-    async handler(request, services) {
-      const caller = requireConsole(request, services);
-      const body = parseBody(request, CreateTriggerBody);
+    async handler({ caller, body, request }, services) {
       const created = await services.triggerAdmin.create(caller, body, baseUrlOf(request, services));
       return { status: 201, headers: { 'cache-control': 'no-store' }, body: created };
     },
-  },
+  }),
 ];

@@ -1,10 +1,10 @@
 // POST /api/v1/triggers/fire (sv_ key): fan one event out to a trigger's subscribers, with fire idempotency.
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
-import { fireBodySchema, IDEMPOTENCY_KEY_PATTERN, idempotencyKeyOf } from '../../runtime/triggers/fire-request.js';
-import { requireApiKey } from '../auth.js';
+import { fireBodySchema, IDEMPOTENCY_KEY_PATTERN } from '../../runtime/triggers/fire-request.js';
+import { API_KEY } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody } from '../validate.js';
 
 const FireResponse = z.object({
   runId: z.uuid(),
@@ -16,15 +16,16 @@ export const IdempotencyKeyHeader = z.object({
   'Idempotency-Key': z.string().regex(IDEMPOTENCY_KEY_PATTERN).optional().describe('1-128 of A-Z a-z 0-9 . _ : -; sent once, one value.'),
 });
 
+const keyRoute = declareRoutes(API_KEY);
+
 export const triggersFireRoutes: Route<Services>[] = [
-  {
+  keyRoute({
     method: 'POST',
     path: '/api/v1/triggers/fire',
     doc: {
       summary: 'Fire an active API trigger: one session per subscriber start. Optional Idempotency-Key header (wins over body idempotencyKey).',
       operationId: 'fireTrigger',
       tags: ['triggers'],
-      security: ['apiKey'],
       headers: IdempotencyKeyHeader,
       body: fireBodySchema,
       responses: {
@@ -35,15 +36,12 @@ export const triggersFireRoutes: Route<Services>[] = [
         409: { description: 'IDEMPOTENCY_IN_PROGRESS (Retry-After: 2) or IDEMPOTENCY_KEY_REUSED', headers: ['Retry-After'] },
       },
     },
-    async handler(request, services) {
-      const principal = requireApiKey(request, services);
-      const body = parseBody(request, fireBodySchema);
-      const key = idempotencyKeyOf(request, body.idempotencyKey);
-      const answer = await services.fire.fire(principal, body, key, request.requestId);
-      // setImmediate runs after the kernel has written this reply: the 202 goes out before any engine work.
-      setImmediate(answer.dispatch);
+    async handler({ caller, body, idempotencyKey, request }, services) {
+      // Rule 6: the header (parsed by the kernel) wins over the body's idempotencyKey.
+      const answer = await services.fire.fire(caller, body, idempotencyKey ?? body.idempotencyKey ?? null, request.requestId);
       const headers: Record<string, string> = answer.replayed ? { 'idempotency-replayed': 'true' } : {};
-      return { status: 202, headers, body: answer.body };
+      // The kernel's after-step: the 202 goes out before any engine work.
+      return { status: 202, headers, body: answer.body, after: answer.dispatch };
     },
-  },
+  }),
 ];

@@ -3,10 +3,9 @@
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
 import { UpdateTriggerBody } from '../../runtime/manage/trigger-update.schema.js';
-import { requireManageCredential } from '../auth.js';
-import { guardedRoutes } from '../route-helpers.js';
+import { MANAGE, mapCredential } from '../credentials.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseWith, uuidParam } from '../validate.js';
 import { EmptyBody } from './authoring.schemas.js';
 import { manageDoc, NextCursor, NoContent, SubscriberSummary, TriggerListQuery } from './manage.schemas.js';
 import { baseUrlOf, TriggerRecord } from './triggers-admin.route.js';
@@ -14,12 +13,9 @@ import { baseUrlOf, TriggerRecord } from './triggers-admin.route.js';
 const BASE = '/api/v1/triggers';
 
 /** The person the credential acts as (membership re-read when it was checked). */
-export const managerOf = (...args: Parameters<typeof requireManageCredential>) => {
-  const principal = requireManageCredential(...args);
-  return { userId: principal.userId, orgId: principal.orgId };
-};
+export const managerOf = mapCredential(MANAGE, (principal) => ({ userId: principal.userId, orgId: principal.orgId }));
 
-const route = guardedRoutes(managerOf);
+const route = declareRoutes(managerOf);
 const doc = <D extends Parameters<typeof manageDoc>[1]>(d: D) => manageDoc('triggers', d);
 
 const Detail = z.object({ trigger: TriggerRecord, subscribers: z.array(SubscriberSummary).describe('In firing order.') });
@@ -39,27 +35,28 @@ export const triggersManageRoutes: Route<Services>[] = [
         400: { description: 'VALIDATION: unknown query parameter, limit, type, domainId or cursor' },
       },
     }),
-    handler({ caller, request }, services) {
-      const query = parseWith(TriggerListQuery, Object.fromEntries(request.query));
+    handler({ caller, query, request }, services) {
       return { status: 200, body: services.manage.triggers.list(caller, query, baseUrlOf(request, services)) };
     },
   }),
   route({
     method: 'GET',
     path: `${BASE}/:triggerId`,
+    uuidParams: ['triggerId'],
     doc: doc({
       operationId: 'getTrigger',
       summary: 'One trigger with its configuration (never a secret), next scheduled run, and its subscribers in firing order.',
       responses: { 200: detailOk('the trigger'), 403: { description: 'FORBIDDEN: not a member of the trigger\'s domain' } },
     }),
-    handler: ({ caller, request }, services) => ({
+    handler: ({ caller, request, params }, services) => ({
       status: 200,
-      body: services.manage.triggers.read(caller, uuidParam(request, 'triggerId'), baseUrlOf(request, services)),
+      body: services.manage.triggers.read(caller, params.triggerId as string, baseUrlOf(request, services)),
     }),
   }),
   route({
     method: 'PATCH',
     path: `${BASE}/:triggerId`,
+    uuidParams: ['triggerId'],
     doc: doc({
       operationId: 'updateTrigger',
       summary:
@@ -72,15 +69,16 @@ export const triggersManageRoutes: Route<Services>[] = [
         403: EDIT_403,
       },
     }),
-    handler: async ({ caller, body, request }, services) => ({
+    handler: async ({ caller, body, request, params }, services) => ({
       status: 200,
-      body: await services.manage.triggers.update(caller, uuidParam(request, 'triggerId'), body, baseUrlOf(request, services)),
+      body: await services.manage.triggers.update(caller, params.triggerId as string, body, baseUrlOf(request, services)),
     }),
   }),
   ...(['pause', 'resume'] as const).map((action) =>
     route({
       method: 'POST',
       path: `${BASE}/:triggerId/${action}`,
+      uuidParams: ['triggerId'],
       allowEmptyBody: true,
       doc: doc({
         operationId: `${action}Trigger`,
@@ -91,28 +89,30 @@ export const triggersManageRoutes: Route<Services>[] = [
         body: EmptyBody,
         responses: { 200: detailOk('the trigger'), 400: { description: 'VALIDATION: the body must be empty or {}' }, 403: EDIT_403 },
       }),
-      handler: async ({ caller, request }, services) => ({
+      handler: async ({ caller, request, params }, services) => ({
         status: 200,
-        body: await services.manage.triggers.setActive(caller, uuidParam(request, 'triggerId'), action === 'resume', baseUrlOf(request, services)),
+        body: await services.manage.triggers.setActive(caller, params.triggerId as string, action === 'resume', baseUrlOf(request, services)),
       }),
     }),
   ),
   route({
     method: 'DELETE',
     path: `${BASE}/:triggerId`,
+    uuidParams: ['triggerId'],
     doc: doc({
       operationId: 'deleteTrigger',
       summary: 'Delete a trigger with its subscriptions, Run history and event delivery log; a schedule\'s pending tick is removed.',
       responses: { 204: NoContent, 403: EDIT_403 },
     }),
-    async handler({ caller, request }, services) {
-      await services.manage.triggers.remove(caller, uuidParam(request, 'triggerId'));
+    async handler({ caller, params }, services) {
+      await services.manage.triggers.remove(caller, params.triggerId as string);
       return { status: 204 };
     },
   }),
   route({
     method: 'PUT',
     path: `${BASE}/:triggerId/subscribers/:automationId`,
+    uuidParams: ['triggerId', 'automationId'],
     allowEmptyBody: true,
     doc: doc({
       operationId: 'addTriggerSubscriber',
@@ -125,22 +125,23 @@ export const triggersManageRoutes: Route<Services>[] = [
         409: { description: 'CONFLICT (details.reason automation_archived): an archived automation cannot subscribe' },
       },
     }),
-    handler: async ({ caller, request }, services) => ({
+    handler: async ({ caller, request, params }, services) => ({
       status: 200,
-      body: await services.manage.triggers.addSubscriber(caller, uuidParam(request, 'triggerId'), uuidParam(request, 'automationId'), baseUrlOf(request, services)),
+      body: await services.manage.triggers.addSubscriber(caller, params.triggerId as string, params.automationId as string, baseUrlOf(request, services)),
     }),
   }),
   route({
     method: 'DELETE',
     path: `${BASE}/:triggerId/subscribers/:automationId`,
+    uuidParams: ['triggerId', 'automationId'],
     doc: doc({
       operationId: 'removeTriggerSubscriber',
       summary: 'Unsubscribe an automation (idempotent for an automation of the organization that is not subscribed).',
       responses: { 200: detailOk('the trigger with its subscribers'), 403: EDIT_403 },
     }),
-    handler: async ({ caller, request }, services) => ({
+    handler: async ({ caller, request, params }, services) => ({
       status: 200,
-      body: await services.manage.triggers.removeSubscriber(caller, uuidParam(request, 'triggerId'), uuidParam(request, 'automationId'), baseUrlOf(request, services)),
+      body: await services.manage.triggers.removeSubscriber(caller, params.triggerId as string, params.automationId as string, baseUrlOf(request, services)),
     }),
   }),
 ];

@@ -4,10 +4,10 @@ import type { Services } from '../../runtime/services.js';
 import { WEBHOOK_EVENT_TYPES } from '../../runtime/webhooks/run-payload.js';
 import { DELIVERIES_PAGE_DEFAULT, DELIVERIES_PAGE_MAX, type DeliveryView, type WebhookView } from '../../runtime/webhooks/webhook-endpoints.service.js';
 import { WEBHOOK_URL_MAX_LENGTH } from '../../runtime/webhooks/webhook-url.js';
-import { requireConsole } from '../auth.js';
+import { CONSOLE } from '../credentials.js';
 import type { Same } from '../openapi/same-type.js';
+import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
-import { parseBody, parseWith } from '../validate.js';
 
 const RegisterBody = z.strictObject({
   url: z.string().min(1).max(WEBHOOK_URL_MAX_LENGTH),
@@ -50,10 +50,11 @@ void documented;
 
 const UNAUTHORIZED = { description: 'UNAUTHORIZED: no console session with an organization selected' };
 
-const DOC = { tags: ['webhooks'], security: ['cookie'] as Array<'cookie'> };
+const DOC = { tags: ['webhooks'] };
+const consoleRoute = declareRoutes(CONSOLE);
 
 export const webhooksRoutes: Route<Services>[] = [
-  {
+  consoleRoute({
     method: 'POST',
     path: '/api/v1/webhooks',
     doc: {
@@ -68,13 +69,9 @@ export const webhooksRoutes: Route<Services>[] = [
         403: { description: 'FORBIDDEN: not an organization owner or admin' },
       },
     },
-    async handler(request, services) {
-      const caller = requireConsole(request, services);
-      const body = parseBody(request, RegisterBody);
-      return { status: 201, headers: { 'cache-control': 'no-store' }, body: await services.webhooks.register(caller, body) };
-    },
-  },
-  {
+    handler: async ({ caller, body }, services) => ({ status: 201, headers: { 'cache-control': 'no-store' }, body: await services.webhooks.register(caller, body) }),
+  }),
+  consoleRoute({
     method: 'GET',
     path: '/api/v1/webhooks',
     doc: {
@@ -83,11 +80,9 @@ export const webhooksRoutes: Route<Services>[] = [
       operationId: 'listWebhooks',
       responses: { 200: { description: 'endpoints', schema: z.object({ webhooks: z.array(Webhook) }) }, 401: UNAUTHORIZED },
     },
-    handler(request, services) {
-      return { status: 200, body: services.webhooks.list(requireConsole(request, services)) };
-    },
-  },
-  {
+    handler: ({ caller }, services) => ({ status: 200, body: services.webhooks.list(caller) }),
+  }),
+  consoleRoute({
     method: 'DELETE',
     path: '/api/v1/webhooks/:webhookId',
     doc: {
@@ -96,12 +91,12 @@ export const webhooksRoutes: Route<Services>[] = [
       operationId: 'deleteWebhook',
       responses: { 204: { description: 'deleted' }, 401: UNAUTHORIZED, 404: { description: 'NOT_FOUND' } },
     },
-    async handler(request, services) {
-      await services.webhooks.remove(requireConsole(request, services), request.params.webhookId);
+    async handler({ caller, params }, services) {
+      await services.webhooks.remove(caller, params.webhookId ?? '');
       return { status: 204 };
     },
-  },
-  {
+  }),
+  consoleRoute({
     method: 'GET',
     path: '/api/v1/webhooks/:webhookId/deliveries',
     doc: {
@@ -116,10 +111,6 @@ export const webhooksRoutes: Route<Services>[] = [
         404: { description: 'NOT_FOUND' },
       },
     },
-    handler(request, services) {
-      const caller = requireConsole(request, services);
-      const query = parseWith(DeliveriesQuery, Object.fromEntries(request.query));
-      return { status: 200, body: services.webhooks.deliveries(caller, request.params.webhookId, query) };
-    },
-  },
+    handler: ({ caller, params, query }, services) => ({ status: 200, body: services.webhooks.deliveries(caller, params.webhookId ?? '', query) }),
+  }),
 ];

@@ -79,7 +79,7 @@ export function createAdmission(config: AdmissionConfig, now: () => number = () 
           'OVERLOADED',
           'The service is at capacity: work already queued would take longer than the configured limit. Retry after the time given.',
           { queuedExecutions: queued, limitSeconds: config.queueLimitSeconds },
-          { headers: { 'retry-after': String(retryAfter) } },
+          { retryAfterSeconds: retryAfter },
         );
       }
       queued += n;

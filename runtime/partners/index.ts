@@ -5,7 +5,7 @@ export { createPartnerAuthenticator, type PartnerAuthenticator } from './partner
 export { customerOf } from './customer-of.js';
 export { customerStatus, type CustomerStatus } from './customer-status.js';
 export { CLIENT_SEGMENT_RULES, clientSegmentProblem, type SegmentProblem } from './client-segment.js';
-export { PROVISIONING_LIMITS, assertJsonContentType, provisioningBodySchema, provisioningFingerprint, provisioningKeyOf, type ProvisioningBody } from './provisioning-request.js';
+export { PROVISIONING_LIMITS, provisioningBodySchema, provisioningFingerprint, type ProvisioningBody } from './provisioning-request.js';
 export {
   CLAIM_EXPIRY_TIMER,
   CLAIM_LEASE_TIMER,

@@ -189,7 +189,7 @@ export function createProvisioningClaims(deps: {
             throw outcomeUnknownError();
           case 'in-progress':
             throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'The original request with this Idempotency-Key is still running; retry the identical request.', undefined, {
-              headers: { 'retry-after': '2' },
+              retryAfterSeconds: 2,
             });
           case 'key-reused':
             throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
@@ -202,7 +202,7 @@ export function createProvisioningClaims(deps: {
         throw error;
       }
     }
-    throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'The Idempotency-Key is contended; retry the identical request.', undefined, { headers: { 'retry-after': '2' } });
+    throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'The Idempotency-Key is contended; retry the identical request.', undefined, { retryAfterSeconds: 2 });
   }
 
   /** Settles the claim this request holds; the lease timer is no longer needed. */

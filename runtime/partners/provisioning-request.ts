@@ -1,9 +1,7 @@
-// The provisioning request: headers and body as validated before any claim, and its logical fingerprint.
+// The provisioning request: the body as validated before any claim, and its logical fingerprint (headers: http/request-headers.ts).
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { canonicalJson } from '../manifest/canonical-json.js';
-import { AppError, validation } from '../errors.js';
-import { idempotencyKeyOf, type KeyHeaders } from '../triggers/fire-request.js';
 
 /** Bounds we chose where the spec is silent (docs/decisions.md "Provisioning request fields"). */
 export const PROVISIONING_LIMITS = Object.freeze({ nameMaxLength: 200, emailMaxLength: 320, segmentMaxLength: 255 });
@@ -34,21 +32,6 @@ export const provisioningBodySchema = z.strictObject({
 });
 
 export type ProvisioningBody = z.output<typeof provisioningBodySchema>;
-
-/** Rule 1: the key is required here (unlike fire), one header, one value, 1-128 of the allowed characters. */
-export function provisioningKeyOf(request: KeyHeaders): string {
-  const key = idempotencyKeyOf(request, undefined);
-  if (key === null) throw validation('The Idempotency-Key header is required.', { issues: [{ path: 'Idempotency-Key', message: 'required' }] });
-  return key;
-}
-
-/** `Content-Type: application/json` is required (415 otherwise); a charset parameter is fine. */
-export function assertJsonContentType(contentType: string | undefined): void {
-  const essence = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (essence !== 'application/json') {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
-  }
-}
 
 /**
  * Rule 2, "byte-equivalent logical request": the JSON value as sent (after it validated), encoded with sorted keys.

@@ -30,7 +30,7 @@ import type { ClaimSweeper } from './claim-sweeper.js';
 /** How long a claim may stay in progress before another request may take it over (machine lease). */
 export const CLAIM_LEASE_MS = 60_000;
 /** SPEC Limits: `Retry-After: 2` on IDEMPOTENCY_IN_PROGRESS. */
-export const RETRY_AFTER_SECONDS = '2';
+export const RETRY_AFTER_SECONDS = 2;
 
 export interface ClaimRequest {
   /** The key owner's organization (SPEC Limits: fire keys are scoped to it). */
@@ -50,7 +50,7 @@ export class ClaimRaced extends Error {
 
 export function inProgressError(): AppError {
   return new AppError('IDEMPOTENCY_IN_PROGRESS', 'The original request with this Idempotency-Key is still running; retry the identical request.', undefined, {
-    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
   });
 }
 

@@ -1,11 +1,10 @@
-// The fire request as the spec writes it: body schema (unknown fields stripped) and the Idempotency-Key rules.
+// The fire request as the spec writes it: body schema (unknown fields stripped) and the Idempotency-Key pattern.
 import * as z from 'zod';
-import { validation } from '../errors.js';
 import { callerCredentialExpiresAtSchema, callerCredentialsSchema } from '../vault/index.js';
 
 /** SPEC Limits: 1–128 characters of letters, digits, `.`, `_`, `:`, `-`. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-const KEY_RULE = 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"';
+export const KEY_RULE = 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -28,27 +27,3 @@ export const fireBodySchema = z.object({
 });
 
 export type FireBody = z.output<typeof fireBodySchema>;
-
-export interface KeyHeaders {
-  headers: Record<string, string>;
-  headerCounts: Record<string, number>;
-}
-
-/**
- * Rule 6: the header wins over the body's `idempotencyKey`. A repeated header, or one value carrying a list
- * (comma-separated), is refused: we could not tell which key the client meant.
- */
-export function idempotencyKeyOf(request: KeyHeaders, bodyKey: string | undefined): string | null {
-  const count = request.headerCounts['idempotency-key'] ?? 0;
-  if (count > 1) throw validation('Send the Idempotency-Key header once.', { issues: [{ path: 'Idempotency-Key', message: 'repeated header' }] });
-  const raw = request.headers['idempotency-key'];
-  if (raw === undefined) return bodyKey ?? null;
-  const value = raw.trim();
-  if (value.includes(',')) {
-    throw validation('Idempotency-Key must carry one key.', { issues: [{ path: 'Idempotency-Key', message: 'comma-separated values are not allowed' }] });
-  }
-  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
-    throw validation('Idempotency-Key is not valid.', { issues: [{ path: 'Idempotency-Key', message: KEY_RULE }] });
-  }
-  return value;
-}

@@ -5,6 +5,7 @@ import { apiKeysRoutes } from '../../../http/routes/api-keys.route.js';
 import { automationsManageRoutes } from '../../../http/routes/automations-manage.route.js';
 import { knowledgeManageRoutes } from '../../../http/routes/knowledge-manage.route.js';
 import { triggersManageRoutes } from '../../../http/routes/triggers-manage.route.js';
+import { invokeRoute } from '../../../http/route-invoke.js';
 import type { HttpRequest, JsonReply } from '../../../http/types.js';
 import { startManageServer } from './manage-fixture.js';
 
@@ -31,17 +32,17 @@ t.test('with a partner bearer and an acting person, the routes act as that perso
   };
   const find = (routes: typeof apiKeysRoutes, method: string, path: string) => routes.find((r) => r.method === method && r.path === path)!;
 
-  const keys = (await find(apiKeysRoutes, 'GET', '/api/v1/api-keys').handler(request('GET', '/api/v1/api-keys', {}, 'bob'), services)) as JsonReply;
+  const keys = (await invokeRoute(find(apiKeysRoutes, 'GET', '/api/v1/api-keys'), request('GET', '/api/v1/api-keys', {}, 'bob'), services)) as JsonReply;
   t.equal(keys.status, 200);
   t.same((keys.body as any).apiKeys.map((k: any) => k.name), ['bob-key'], 'bob\'s own keys');
 
-  const triggers = (await find(triggersManageRoutes, 'GET', '/api/v1/triggers').handler(request('GET', '/api/v1/triggers', {}, 'bob'), services)) as JsonReply;
+  const triggers = (await invokeRoute(find(triggersManageRoutes, 'GET', '/api/v1/triggers'), request('GET', '/api/v1/triggers', {}, 'bob'), services)) as JsonReply;
   t.ok((triggers.body as any).triggers.length > 0);
 
   const archive = find(automationsManageRoutes, 'POST', '/api/v1/authoring/automations/:id/archive');
-  await t.rejects(Promise.resolve().then(() => archive.handler(request('POST', '/x', { id: f.refs.lookup! }, 'bob'), services)), { code: 'FORBIDDEN' }, 'an operator is refused as with a key');
+  await t.rejects(Promise.resolve().then(() => invokeRoute(archive, request('POST', '/x', { id: f.refs.lookup! }, 'bob'), services)), { code: 'FORBIDDEN' }, 'an operator is refused as with a key');
 
   const list = find(knowledgeManageRoutes, 'GET', '/api/v1/authoring/knowledge-bases/:baseId/articles');
-  const articles = (await list.handler(request('GET', '/x', { baseId: f.refs.playbook! }, 'eve'), services)) as JsonReply;
+  const articles = (await invokeRoute(list, request('GET', '/x', { baseId: f.refs.playbook! }, 'eve'), services)) as JsonReply;
   t.equal((articles.body as any).articles.length, 2, 'an organization admin reads the organization-wide base');
 });

@@ -12,8 +12,8 @@ t.test('refuses with 429 OVERLOADED and Retry-After once queued work exceeds rat
   const admission = createAdmission({ queueLimitSeconds: 2, queueMaxExecutions: 1_000, initialRatePerSecond: 10 }, c.now);
   admission.admit(20);
   t.equal(admission.stats().queued, 20);
-  t.throws(() => admission.admit(1), { code: 'OVERLOADED', status: 429, headers: { 'retry-after': '1' } });
-  t.throws(() => admission.admit(31), { code: 'OVERLOADED', headers: { 'retry-after': '4' } }, 'Retry-After grows with the excess: 31 over at 10/s');
+  t.throws(() => admission.admit(1), { code: 'OVERLOADED', status: 429, retryAfterSeconds: 1 });
+  t.throws(() => admission.admit(31), { code: 'OVERLOADED', retryAfterSeconds: 4 }, 'Retry-After grows with the excess: 31 over at 10/s');
   t.equal(admission.stats().queued, 20, 'a refused request adds nothing');
   t.equal(admission.stats().refused, 2);
   admission.admit(0);

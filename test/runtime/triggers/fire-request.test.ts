@@ -1,7 +1,8 @@
 // Pure parts of a fire request: Idempotency-Key header rules, the body schema, and the agent message (SPEC Trigger firing 2, 6).
 import t from 'tap';
 import { AGENT_MESSAGE_MAX, agentMessageFor, renderPayload } from '../../../runtime/triggers/agent-message.js';
-import { fireBodySchema, idempotencyKeyOf } from '../../../runtime/triggers/fire-request.js';
+import { fireBodySchema } from '../../../runtime/triggers/fire-request.js';
+import { idempotencyKeyOf } from '../../../http/request-headers.js';
 
 const req = (headers: Record<string, string>, counts: Record<string, number> = {}) => ({
   headers,
