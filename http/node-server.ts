@@ -157,9 +157,11 @@ export function createNodeServer(options: HttpServerOptions): HttpServer {
     },
     listen(host, port) {
       return new Promise((resolve, reject) => {
-        server.once('error', reject);
+        // The same message as the uWS adapter's, whichever adapter runs (the CLI prints it as is).
+        const failed = (error: NodeJS.ErrnoException) => reject(new Error(`could not listen on ${host}:${port} (${error.code ?? error.message})`));
+        server.once('error', failed);
         server.listen(port, host, () => {
-          server.off('error', reject);
+          server.off('error', failed);
           listened = true;
           resolve((server.address() as AddressInfo).port);
         });
