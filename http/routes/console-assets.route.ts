@@ -73,6 +73,9 @@ export const consoleAssetRoutes: Route<Services>[] = [
   pageRoute('/console', 'consolePage', 'The web console (sign-in, sessions).'),
   pageRoute('/console/:page', 'consoleSubPage', 'A web console page (activate, sessions, organizations).'),
   pageRoute('/console/sessions/:sessionId', 'consoleSessionPage', "The web console's live session page."),
+  // Every deeper console page (a trigger's runs, an agent's setup, a knowledge article…) is the same document.
+  pageRoute('/console/:page/:id', 'consoleItemPage', 'A web console page for one item (a trigger, an agent, a module).'),
+  pageRoute('/console/:page/:id/:view', 'consoleItemViewPage', "A web console page for one view of an item (a trigger's runs)."),
   {
     method: 'GET',
     path: '/console/assets/:file',
