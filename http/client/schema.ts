@@ -2633,6 +2633,96 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        AddConnection201: {
+            connection: components["schemas"]["Connection"];
+        };
+        AddConnectionBody: {
+            integrationId: string;
+            /**
+             * Format: uuid
+             * @description Absent: the connection serves the whole organization.
+             */
+            domainId?: string;
+            secret: {
+                token?: string;
+                fields?: {
+                    [key: string]: string;
+                };
+            };
+        };
+        AddFlowVersion200: {
+            flow: components["schemas"]["ManagedFlow"];
+            /** @description false: the definition equals the latest version, none was added. */
+            created: boolean;
+        };
+        AddFlowVersionBody: {
+            /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
+            definition: {
+                inputs: {
+                    /** @constant */
+                    type: "object";
+                    properties?: {
+                        [key: string]: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                    };
+                    required?: string[];
+                } & {
+                    [key: string]: unknown;
+                };
+                steps: components["schemas"]["FlowStep"][];
+                output?: components["schemas"]["JsonValue"];
+                bindings?: {
+                    [key: string]: "service" | "caller_preferred" | "caller_required";
+                };
+            };
+            publish?: boolean;
+        };
+        AddModuleArticle201: {
+            /** Format: uuid */
+            moduleId: string;
+            /** Format: uuid */
+            articleId: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AddModuleArticleBody: {
+            /** Format: uuid */
+            articleId: string;
+        };
+        AppendMessage200: {
+            /** Format: uuid */
+            executionId: string;
+        };
+        AppendMessageBody: {
+            message: string;
+            callerCredentials?: {
+                integrations: {
+                    [key: string]: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                        /** @default true */
+                        fallbackAllowed: boolean;
+                    };
+                };
+            };
+        };
+        ArchiveSessionBody: Record<string, unknown>;
+        CancelExecution200: {
+            /** Format: uuid */
+            executionId: string;
+            /** @constant */
+            status: "cancelled";
+        };
+        CancelExecutionBody: {
+            /**
+             * Format: uuid
+             * @description The execution to cancel; default: the session's oldest unsettled one (the one its queue waits on).
+             */
+            executionId?: string;
+        };
         Connection: {
             /** Format: uuid */
             connectionId: string;
@@ -2643,6 +2733,124 @@ export interface components {
             createdAt: string;
             rotatedAt: string | null;
         };
+        CreateAgent201: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            domainId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            kind: "agent" | "flow";
+        };
+        CreateAgentBody: {
+            /** Format: uuid */
+            domainId: string;
+            name: string;
+            description?: string | null;
+            /** @constant */
+            kind?: "agent";
+            initialSetup?: {
+                principles?: string;
+                procedure?: string;
+                model?: string;
+                approvalTools?: string[];
+            };
+        };
+        CreateApiKey201: {
+            apiKey: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description "sv_…" and the last four characters. */
+                hint: string;
+                /** Format: uuid */
+                userId: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description To the minute; null when never used. */
+                lastUsedAt: string | null;
+                revokedAt: string | null;
+            };
+            /** @description The sv_ key, shown once. */
+            secret: string;
+        };
+        CreateApiKeyBody: {
+            /** @description What the key is for (1–120 characters). */
+            name: string;
+        };
+        CreateArticle201: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            baseId: string;
+            title: string;
+            draftBody: string | null;
+            published: boolean;
+            publishedBody: string | null;
+            publishedAt: string | null;
+        };
+        CreateArticleBody: {
+            title: string;
+            draftBody?: string | null;
+        };
+        CreateDomain201: {
+            domain: components["schemas"]["ManagedDomain"];
+        };
+        CreateDomainBody: {
+            name: string;
+        };
+        CreateFlow201: {
+            flow: components["schemas"]["ManagedFlow"];
+        };
+        CreateFlowBody: {
+            /** Format: uuid */
+            domainId: string;
+            name: string;
+            description?: string | null;
+            /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
+            definition: {
+                inputs: {
+                    /** @constant */
+                    type: "object";
+                    properties?: {
+                        [key: string]: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                    };
+                    required?: string[];
+                } & {
+                    [key: string]: unknown;
+                };
+                steps: components["schemas"]["FlowStep"][];
+                output?: components["schemas"]["JsonValue"];
+                bindings?: {
+                    [key: string]: "service" | "caller_preferred" | "caller_required";
+                };
+            };
+            /** @description Publish version 1 at once. */
+            publish?: boolean;
+        };
+        CreateKnowledgeModule201: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "domain" | "org";
+            domainId: string | null;
+            name: string;
+            description: string | null;
+        };
+        CreateKnowledgeModuleBody: {
+            /** @enum {string} */
+            kind: "domain" | "org";
+            /** Format: uuid */
+            domainId?: string;
+            name: string;
+            description?: string | null;
+        };
+        CreateSupportGrant201: {
+            grant: components["schemas"]["SupportGrant"];
+        };
         CustomerSummary: {
             /** Format: uuid */
             id: string;
@@ -2652,6 +2860,58 @@ export interface components {
             suspendedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        DecideTurnApproval200: {
+            /** @constant */
+            ok: true;
+            /** Format: uuid */
+            approvalId: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+        };
+        DecideTurnApprovalBody: {
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            /** Format: uuid */
+            approvalId?: string;
+            comment?: string;
+            callerCredentials?: {
+                integrations: {
+                    [key: string]: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                        /** @default true */
+                        fallbackAllowed: boolean;
+                    };
+                };
+            };
+            editedArgs?: {
+                [key: string]: unknown;
+            };
+        };
+        DescribeAutomation200: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "agent" | "flow";
+            /** Format: uuid */
+            domainId: string;
+            name: string;
+            description: string | null;
+            /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
+            publishedRevision: number | null;
+            archived: boolean;
+            archivedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DescribeAutomationBody: {
+            name?: string;
+            description?: string | null;
         };
         Entitlement: {
             /** Format: uuid */
@@ -2687,6 +2947,37 @@ export interface components {
                 };
             };
         };
+        FireTrigger202: {
+            /** Format: uuid */
+            runId: string;
+            sessions: {
+                /** Format: uuid */
+                automationId: string;
+                /** Format: uuid */
+                sessionId: string;
+            }[];
+        };
+        FireTriggerBody: {
+            /** Format: uuid */
+            triggerId: string;
+            /** @description Default {}. A Flow receives it verbatim; an Agent receives input.prompt, else the payload as text. */
+            input?: Record<string, unknown>;
+            callerCredentials?: {
+                integrations: {
+                    [key: string]: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                        /** @default true */
+                        fallbackAllowed: boolean;
+                    };
+                };
+            };
+            /** Format: date-time */
+            callerCredentialExpiresAt?: string;
+            idempotencyKey?: string;
+        };
         FlowStep: {
             id: string;
             tool: string;
@@ -2699,6 +2990,143 @@ export interface components {
             if: string;
             then: components["schemas"]["FlowStep"][];
             else?: components["schemas"]["FlowStep"][];
+        };
+        GetAutomation200: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            domainId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            kind: "agent" | "flow";
+            setup: {
+                principles: string;
+                procedure: string;
+                model: string;
+                approvalTools: string[];
+            } | null;
+            hasUnpublishedChanges: boolean;
+            published: {
+                revision: number;
+                setup: {
+                    principles: string;
+                    procedure: string;
+                    model: string;
+                    approvalTools: string[];
+                };
+                belt: {
+                    integrationId: string;
+                    /** @enum {string} */
+                    identityMode: "service" | "caller_preferred" | "caller_required";
+                }[];
+                changeNote: string | null;
+                /** Format: date-time */
+                publishedAt: string;
+            } | null;
+        };
+        GetIntegration200: {
+            id: string;
+            name: string;
+            description: string;
+            tools: {
+                name: string;
+                reference: string;
+                description: string;
+                isReadonly: boolean;
+                inputSchema: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        GetKnowledgeModule200: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "domain" | "org";
+            domainId: string | null;
+            name: string;
+            description: string | null;
+            articleIds: string[];
+        };
+        GetTrigger200: {
+            trigger: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                type: "schedule" | "api" | "event";
+                /** Format: uuid */
+                domainId: string;
+                name: string;
+                active: boolean;
+                subscribers: string[];
+                config: {
+                    [key: string]: unknown;
+                };
+                deliveryUrl?: string;
+                createdBy: string | null;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            /** @description In firing order. */
+            subscribers: {
+                /** Format: uuid */
+                automationId: string;
+                /** @enum {string} */
+                kind: "agent" | "flow";
+                name: string;
+                /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
+                published: boolean;
+                archived: boolean;
+            }[];
+        };
+        GetTriggerRun200: {
+            /** Format: uuid */
+            runId: string;
+            /** Format: uuid */
+            triggerId: string;
+            /** @enum {string} */
+            source: "api" | "schedule" | "event";
+            firedBy: string | null;
+            /** @enum {string} */
+            outcome: "succeeded" | "partial" | "failed" | "skipped";
+            /** Format: date-time */
+            acceptedAt: string;
+            idempotencyKey: string | null;
+            unusedCredentialIntegrationIds: string[];
+            subscribers: {
+                /** Format: uuid */
+                automationId: string;
+                name: string | null;
+                kind: string | null;
+                /** @enum {string} */
+                status: "started" | "skipped" | "failed";
+                code: string | null;
+                reason: string | null;
+                sessionId: string | null;
+            }[];
+        };
+        InviteMember201: {
+            member: components["schemas"]["Member"];
+            /** @description Single-use activation link, shown only in this answer; null when the email already had an account with a password. */
+            invitationLink: string | null;
+            invitationExpiresAt: string | null;
+        };
+        InviteMemberBody: {
+            /** Format: email */
+            email: string;
+            name: string;
+            /**
+             * @default member
+             * @enum {string}
+             */
+            orgRole: "owner" | "admin" | "member";
+            domainRoles?: {
+                /** Format: uuid */
+                domainId: string;
+                /** @description null removes the person from the domain. */
+                role: ("owner" | "editor" | "operator" | "viewer") | null;
+            }[];
         };
         JsonRpcMessage: {
             /** @constant */
@@ -2718,6 +3146,197 @@ export interface components {
             };
         };
         JsonValue: JsonValue;
+        ListApiKeys200: {
+            apiKeys: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description "sv_…" and the last four characters. */
+                hint: string;
+                /** Format: uuid */
+                userId: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description To the minute; null when never used. */
+                lastUsedAt: string | null;
+                revokedAt: string | null;
+            }[];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListArticles200: {
+            articles: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                baseId: string;
+                title: string;
+                published: boolean;
+                publishedAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListAutomationRevisions200: {
+            revisions: {
+                /** @description Agent revision or flow version. */
+                revision: number;
+                /** Format: date-time */
+                createdAt: string;
+                publishedBy: string | null;
+                changeNote: string | null;
+                /** @description The revision the published pointer names (kept while archived). */
+                current: boolean;
+            }[];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListAutomations200: {
+            automations: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "agent" | "flow";
+                /** Format: uuid */
+                domainId: string;
+                name: string;
+                description: string | null;
+                /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
+                publishedRevision: number | null;
+                archived: boolean;
+                archivedAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListConnections200: {
+            connections: components["schemas"]["Connection"][];
+        };
+        ListDomains200: {
+            domains: components["schemas"]["ManagedDomain"][];
+        };
+        ListKnowledgeBases200: {
+            bases: {
+                /** Format: uuid */
+                id: string;
+                domainId: string | null;
+                name: string;
+            }[];
+        };
+        ListKnowledgeModules200: {
+            modules: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "domain" | "org";
+                domainId: string | null;
+                name: string;
+                description: string | null;
+            }[];
+        };
+        ListMembers200: {
+            members: components["schemas"]["Member"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListSessionMessages200: {
+            messages: {
+                /** Format: uuid */
+                messageId: string;
+                executionId: string | null;
+                /** @enum {string} */
+                role: "user" | "assistant";
+                text: string;
+                /** Format: date-time */
+                createdAt: string;
+                author?: {
+                    /** Format: uuid */
+                    userId: string;
+                    name: string | null;
+                    isYou: boolean;
+                };
+            }[];
+            /** @description Pass as cursor for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListSessions200: {
+            sessions: components["schemas"]["SessionSummary"][];
+            /** @description Pass as cursor for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListSessionToolCalls200: {
+            toolCalls: {
+                toolCallId: string;
+                executionId: string;
+                toolName: string;
+                args: unknown;
+                edited: boolean;
+                status: string;
+                identity: ("caller" | "organization") | null;
+                errorCode: string | null;
+            }[];
+            /** @description Pass as cursor for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListTriggerRuns200: {
+            runs: {
+                /** Format: uuid */
+                runId: string;
+                /** Format: uuid */
+                triggerId: string;
+                /** @enum {string} */
+                source: "api" | "schedule" | "event";
+                firedBy: string | null;
+                /** @enum {string} */
+                outcome: "succeeded" | "partial" | "failed" | "skipped";
+                /** Format: date-time */
+                acceptedAt: string;
+                idempotencyKey: string | null;
+                unusedCredentialIntegrationIds: string[];
+                subscribers: {
+                    /** Format: uuid */
+                    automationId: string;
+                    name: string | null;
+                    kind: string | null;
+                    /** @enum {string} */
+                    status: "started" | "skipped" | "failed";
+                    code: string | null;
+                    reason: string | null;
+                    sessionId: string | null;
+                }[];
+            }[];
+            nextCursor: string | null;
+        };
+        ListTriggers200: {
+            triggers: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                type: "schedule" | "api" | "event";
+                /** Format: uuid */
+                domainId: string;
+                name: string;
+                active: boolean;
+                subscribers: string[];
+                config: {
+                    [key: string]: unknown;
+                };
+                deliveryUrl?: string;
+                createdBy: string | null;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         ManagedDomain: {
             /** Format: uuid */
             domainId: string;
@@ -2759,6 +3378,62 @@ export interface components {
             }[];
             /** Format: date-time */
             createdAt: string;
+        };
+        MintAppLease200: {
+            token: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @enum {string} */
+            kind: "app" | "worker";
+            /** Format: uuid */
+            orgId: string;
+            /** Format: uuid */
+            appId: string;
+            partnerSubject?: string;
+            /** Format: uuid */
+            mappingId?: string;
+            /** Format: uuid */
+            userId?: string;
+        };
+        OpenSession202: {
+            /** Format: uuid */
+            sessionId: string;
+            /** Format: uuid */
+            executionId: string;
+        };
+        OpenSessionBody: {
+            message: string;
+            callerCredentials?: {
+                integrations: {
+                    [key: string]: {
+                        token?: string;
+                        fields?: {
+                            [key: string]: string;
+                        };
+                        /** @default true */
+                        fallbackAllowed: boolean;
+                    };
+                };
+            };
+            /**
+             * @description `domain` (default): the domain's members see it; `personal`: only you.
+             * @enum {string}
+             */
+            visibility?: "domain" | "personal";
+        };
+        PatchSetup200: {
+            setup: {
+                principles: string;
+                procedure: string;
+                model: string;
+                approvalTools: string[];
+            };
+        };
+        PatchSetupBody: {
+            principles?: string;
+            procedure?: string;
+            model?: string;
+            approvalTools?: string[];
         };
         PendingApproval: {
             /** Format: uuid */
@@ -2828,6 +3503,38 @@ export interface components {
             /** Format: date-time */
             provisionedAt: string;
         };
+        PublishArticleBody: Record<string, unknown>;
+        PublishAutomation201: {
+            revision: number;
+            belt: {
+                integrationId: string;
+                /** @enum {string} */
+                identityMode: "service" | "caller_preferred" | "caller_required";
+            }[];
+        };
+        PublishAutomationBody: {
+            changeNote?: string | null;
+        };
+        PublishFlowBody: {
+            version: number;
+        };
+        ReadFlow200: {
+            flow: components["schemas"]["ManagedFlow"];
+            /** @description The latest version's definition. */
+            definition: unknown;
+        };
+        RollbackAutomationBody: {
+            /** @description An earlier (or any) published revision or version. */
+            revision: number;
+        };
+        RotateConnectionBody: {
+            secret: {
+                token?: string;
+                fields?: {
+                    [key: string]: string;
+                };
+            };
+        };
         RunCompletedWebhook: {
             /** @constant */
             type: "trigger.run.completed";
@@ -2863,6 +3570,19 @@ export interface components {
                     errorCode: string | null;
                 }[];
             };
+        };
+        SearchIntegrations200: {
+            integrations: {
+                id: string;
+                name: string;
+                description: string;
+                tools: {
+                    name: string;
+                    reference: string;
+                    description: string;
+                    isReadonly: boolean;
+                }[];
+            }[];
         };
         SessionEvent: {
             /** @constant */
@@ -3062,6 +3782,32 @@ export interface components {
             pendingApproval: components["schemas"]["PendingApproval"] | null;
             pendingApprovalId: string | null;
         };
+        SetEntitlementOverride200: {
+            entitlement: components["schemas"]["Entitlement"];
+        };
+        SetKnowledgeSelection200: {
+            /** @enum {string} */
+            mode: "none" | "org" | "domain" | "modules";
+            moduleIds: string[];
+        };
+        SetKnowledgeSelectionBody: {
+            /** @enum {string} */
+            mode: "none" | "org" | "domain" | "modules";
+            moduleIds?: string[];
+        };
+        SetMemberRoles200: {
+            member: components["schemas"]["Member"];
+        };
+        SetMemberRolesBody: {
+            /** @enum {string} */
+            orgRole?: "owner" | "admin" | "member";
+            domainRoles?: {
+                /** Format: uuid */
+                domainId: string;
+                /** @description null removes the person from the domain. */
+                role: ("owner" | "editor" | "operator" | "viewer") | null;
+            }[];
+        };
         SupportGrant: {
             /** Format: uuid */
             grantId: string;
@@ -3074,6 +3820,83 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
             revokedAt: string | null;
+        };
+        SuspendCustomer200: {
+            organization: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                clientSegment: string | null;
+                directLoginDisabled: boolean;
+                /** @description Set while the platform suspended this customer (POST …/suspend). */
+                suspendedAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            /** @enum {string} */
+            onboardingStatus: "pending" | "running" | "completed" | "failed";
+            onboarding: {
+                /** Format: uuid */
+                runId: string;
+                /** @enum {string} */
+                status: "pending" | "running" | "completed" | "failed";
+                steps: {
+                    /** @enum {string} */
+                    step: "organization" | "owner" | "domain" | "automations";
+                    /** @enum {string} */
+                    status: "completed" | "failed";
+                }[];
+                error: string | null;
+                /** Format: date-time */
+                updatedAt: string;
+            } | null;
+        };
+        UpdateArticleBody: {
+            title?: string;
+            draftBody?: string | null;
+        };
+        UpdateSessionBody: {
+            title?: string | null;
+            outcome?: ("resolved" | "unresolved" | "escalated") | null;
+        };
+        UpdateTriggerBody: {
+            name?: string;
+            cron?: string;
+            timezone?: string | null;
+            input?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            eventFilter?: {
+                field: string;
+                /** @enum {string} */
+                operator: "equals" | "not-equals" | ">" | "<" | "contains";
+                value: components["schemas"]["JsonValue"];
+            } | null;
+        };
+        VerifyAutomation200: {
+            findings: {
+                kind: string;
+                span: {
+                    start: number;
+                    end: number;
+                } | null;
+                detail: string;
+                proposal: string | null;
+            }[];
+            plannedBelt: {
+                integrationId: string;
+                /** @enum {string} */
+                identityMode: "service" | "caller_preferred" | "caller_required";
+            }[];
+            warnings: {
+                /** @enum {string} */
+                kind: "empty_belt" | "unreferenced_tool_id";
+                span: {
+                    start: number;
+                    end: number;
+                } | null;
+                detail: string;
+            }[];
         };
         Worker: {
             /** Format: uuid */
@@ -3487,19 +4310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        integrations: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            tools: {
-                                name: string;
-                                reference: string;
-                                description: string;
-                                isReadonly: boolean;
-                            }[];
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SearchIntegrations200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -3563,20 +4374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string;
-                        tools: {
-                            name: string;
-                            reference: string;
-                            description: string;
-                            isReadonly: boolean;
-                            inputSchema: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetIntegration200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -3647,28 +4445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        automations: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            description: string | null;
-                            /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                            publishedRevision: number | null;
-                            archived: boolean;
-                            archivedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListAutomations200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, kind, domainId, archived, limit or cursor */
@@ -3733,20 +4510,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    domainId: string;
-                    name: string;
-                    description?: string | null;
-                    /** @constant */
-                    kind?: "agent";
-                    initialSetup?: {
-                        principles?: string;
-                        procedure?: string;
-                        model?: string;
-                        approvalTools?: string[];
-                    };
-                };
+                "application/json": components["schemas"]["CreateAgentBody"];
             };
         };
         responses: {
@@ -3758,16 +4522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                    };
+                    "application/json": components["schemas"]["CreateAgent201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -3841,40 +4596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        setup: {
-                            principles: string;
-                            procedure: string;
-                            model: string;
-                            approvalTools: string[];
-                        } | null;
-                        hasUnpublishedChanges: boolean;
-                        published: {
-                            revision: number;
-                            setup: {
-                                principles: string;
-                                procedure: string;
-                                model: string;
-                                approvalTools: string[];
-                            };
-                            belt: {
-                                integrationId: string;
-                                /** @enum {string} */
-                                identityMode: "service" | "caller_preferred" | "caller_required";
-                            }[];
-                            changeNote: string | null;
-                            /** Format: date-time */
-                            publishedAt: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["GetAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -3941,10 +4663,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string | null;
-                };
+                "application/json": components["schemas"]["DescribeAutomationBody"];
             };
         };
         responses: {
@@ -3955,24 +4674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field, empty body, or a bound exceeded */
@@ -4049,12 +4751,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    principles?: string;
-                    procedure?: string;
-                    model?: string;
-                    approvalTools?: string[];
-                };
+                "application/json": components["schemas"]["PatchSetupBody"];
             };
         };
         responses: {
@@ -4065,14 +4762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        setup: {
-                            principles: string;
-                            procedure: string;
-                            model: string;
-                            approvalTools: string[];
-                        };
-                    };
+                    "application/json": components["schemas"]["PatchSetup200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4146,31 +4836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        findings: {
-                            kind: string;
-                            span: {
-                                start: number;
-                                end: number;
-                            } | null;
-                            detail: string;
-                            proposal: string | null;
-                        }[];
-                        plannedBelt: {
-                            integrationId: string;
-                            /** @enum {string} */
-                            identityMode: "service" | "caller_preferred" | "caller_required";
-                        }[];
-                        warnings: {
-                            /** @enum {string} */
-                            kind: "empty_belt" | "unreferenced_tool_id";
-                            span: {
-                                start: number;
-                                end: number;
-                            } | null;
-                            detail: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["VerifyAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4237,9 +4903,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    changeNote?: string | null;
-                };
+                "application/json": components["schemas"]["PublishAutomationBody"];
             };
         };
         responses: {
@@ -4250,14 +4914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        revision: number;
-                        belt: {
-                            integrationId: string;
-                            /** @enum {string} */
-                            identityMode: "service" | "caller_preferred" | "caller_required";
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PublishAutomation201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4341,11 +4998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "none" | "org" | "domain" | "modules";
-                        moduleIds: string[];
-                    };
+                    "application/json": components["schemas"]["SetKnowledgeSelection200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4412,11 +5065,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    mode: "none" | "org" | "domain" | "modules";
-                    moduleIds?: string[];
-                };
+                "application/json": components["schemas"]["SetKnowledgeSelectionBody"];
             };
         };
         responses: {
@@ -4427,11 +5076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "none" | "org" | "domain" | "modules";
-                        moduleIds: string[];
-                    };
+                    "application/json": components["schemas"]["SetKnowledgeSelection200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4503,17 +5148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        modules: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "domain" | "org";
-                            domainId: string | null;
-                            name: string;
-                            description: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ListKnowledgeModules200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4568,14 +5203,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    kind: "domain" | "org";
-                    /** Format: uuid */
-                    domainId?: string;
-                    name: string;
-                    description?: string | null;
-                };
+                "application/json": components["schemas"]["CreateKnowledgeModuleBody"];
             };
         };
         responses: {
@@ -4587,15 +5215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "domain" | "org";
-                        domainId: string | null;
-                        name: string;
-                        description: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateKnowledgeModule201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4669,16 +5289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "domain" | "org";
-                        domainId: string | null;
-                        name: string;
-                        description: string | null;
-                        articleIds: string[];
-                    };
+                    "application/json": components["schemas"]["GetKnowledgeModule200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4817,10 +5428,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    articleId: string;
-                };
+                "application/json": components["schemas"]["AddModuleArticleBody"];
             };
         };
         responses: {
@@ -4831,14 +5439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        moduleId: string;
-                        /** Format: uuid */
-                        articleId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["AddModuleArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4920,14 +5521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        bases: {
-                            /** Format: uuid */
-                            id: string;
-                            domainId: string | null;
-                            name: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ListKnowledgeBases200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -4998,23 +5592,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        articles: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            baseId: string;
-                            title: string;
-                            published: boolean;
-                            publishedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListArticles200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, published, limit or cursor */
@@ -5091,10 +5669,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title: string;
-                    draftBody?: string | null;
-                };
+                "application/json": components["schemas"]["CreateArticleBody"];
             };
         };
         responses: {
@@ -5106,17 +5681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -5190,17 +5755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -5339,10 +5894,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title?: string;
-                    draftBody?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateArticleBody"];
             };
         };
         responses: {
@@ -5353,17 +5905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -5430,7 +5972,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -5441,17 +5983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -5528,11 +6060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        members: components["schemas"]["Member"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListMembers200"];
                 };
             };
             /** @description VALIDATION: bad limit or cursor */
@@ -5607,22 +6135,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    name: string;
-                    /**
-                     * @default member
-                     * @enum {string}
-                     */
-                    orgRole?: "owner" | "admin" | "member";
-                    domainRoles?: {
-                        /** Format: uuid */
-                        domainId: string;
-                        /** @description null removes the person from the domain. */
-                        role: ("owner" | "editor" | "operator" | "viewer") | null;
-                    }[];
-                };
+                "application/json": components["schemas"]["InviteMemberBody"];
             };
         };
         responses: {
@@ -5633,12 +6146,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                        /** @description Single-use activation link, shown only in this answer; null when the email already had an account with a password. */
-                        invitationLink: string | null;
-                        invitationExpiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["InviteMember201"];
                 };
             };
             /** @description VALIDATION */
@@ -5725,16 +6233,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    orgRole?: "owner" | "admin" | "member";
-                    domainRoles?: {
-                        /** Format: uuid */
-                        domainId: string;
-                        /** @description null removes the person from the domain. */
-                        role: ("owner" | "editor" | "operator" | "viewer") | null;
-                    }[];
-                };
+                "application/json": components["schemas"]["SetMemberRolesBody"];
             };
         };
         responses: {
@@ -5745,9 +6244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                    };
+                    "application/json": components["schemas"]["SetMemberRoles200"];
                 };
             };
             /** @description VALIDATION */
@@ -5841,9 +6338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                    };
+                    "application/json": components["schemas"]["SetMemberRoles200"];
                 };
             };
             /** @description UNAUTHORIZED: no console session (and no bearer credential) */
@@ -5927,9 +6422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                    };
+                    "application/json": components["schemas"]["SetMemberRoles200"];
                 };
             };
             /** @description UNAUTHORIZED: no console session (and no bearer credential) */
@@ -6011,9 +6504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        domains: components["schemas"]["ManagedDomain"][];
-                    };
+                    "application/json": components["schemas"]["ListDomains200"];
                 };
             };
             /** @description UNAUTHORIZED: no console session (and no bearer credential) */
@@ -6078,9 +6569,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateDomainBody"];
             };
         };
         responses: {
@@ -6091,9 +6580,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        domain: components["schemas"]["ManagedDomain"];
-                    };
+                    "application/json": components["schemas"]["CreateDomain201"];
                 };
             };
             /** @description VALIDATION */
@@ -6180,9 +6667,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateDomainBody"];
             };
         };
         responses: {
@@ -6193,9 +6678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        domain: components["schemas"]["ManagedDomain"];
-                    };
+                    "application/json": components["schemas"]["CreateDomain201"];
                 };
             };
             /** @description VALIDATION */
@@ -6287,9 +6770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        connections: components["schemas"]["Connection"][];
-                    };
+                    "application/json": components["schemas"]["ListConnections200"];
                 };
             };
             /** @description UNAUTHORIZED: no console session (and no bearer credential) */
@@ -6354,20 +6835,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    integrationId: string;
-                    /**
-                     * Format: uuid
-                     * @description Absent: the connection serves the whole organization.
-                     */
-                    domainId?: string;
-                    secret: {
-                        token?: string;
-                        fields?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["AddConnectionBody"];
             };
         };
         responses: {
@@ -6378,9 +6846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        connection: components["schemas"]["Connection"];
-                    };
+                    "application/json": components["schemas"]["AddConnection201"];
                 };
             };
             /** @description VALIDATION: also an unknown integration */
@@ -6457,14 +6923,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    secret: {
-                        token?: string;
-                        fields?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["RotateConnectionBody"];
             };
         };
         responses: {
@@ -6475,9 +6934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        connection: components["schemas"]["Connection"];
-                    };
+                    "application/json": components["schemas"]["AddConnection201"];
                 };
             };
             /** @description VALIDATION */
@@ -6624,34 +7081,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    domainId: string;
-                    name: string;
-                    description?: string | null;
-                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
-                    definition: {
-                        inputs: {
-                            /** @constant */
-                            type: "object";
-                            properties?: {
-                                [key: string]: {
-                                    [key: string]: components["schemas"]["JsonValue"];
-                                };
-                            };
-                            required?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        steps: components["schemas"]["FlowStep"][];
-                        output?: components["schemas"]["JsonValue"];
-                        bindings?: {
-                            [key: string]: "service" | "caller_preferred" | "caller_required";
-                        };
-                    };
-                    /** @description Publish version 1 at once. */
-                    publish?: boolean;
-                };
+                "application/json": components["schemas"]["CreateFlowBody"];
             };
         };
         responses: {
@@ -6662,9 +7092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                    };
+                    "application/json": components["schemas"]["CreateFlow201"];
                 };
             };
             /** @description VALIDATION: the body's shape */
@@ -6758,11 +7186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                        /** @description The latest version's definition. */
-                        definition: unknown;
-                    };
+                    "application/json": components["schemas"]["ReadFlow200"];
                 };
             };
             /** @description UNAUTHORIZED: no console session (and no bearer credential) */
@@ -6829,29 +7253,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
-                    definition: {
-                        inputs: {
-                            /** @constant */
-                            type: "object";
-                            properties?: {
-                                [key: string]: {
-                                    [key: string]: components["schemas"]["JsonValue"];
-                                };
-                            };
-                            required?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        steps: components["schemas"]["FlowStep"][];
-                        output?: components["schemas"]["JsonValue"];
-                        bindings?: {
-                            [key: string]: "service" | "caller_preferred" | "caller_required";
-                        };
-                    };
-                    publish?: boolean;
-                };
+                "application/json": components["schemas"]["AddFlowVersionBody"];
             };
         };
         responses: {
@@ -6862,11 +7264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                        /** @description false: the definition equals the latest version, none was added. */
-                        created: boolean;
-                    };
+                    "application/json": components["schemas"]["AddFlowVersion200"];
                 };
             };
             /** @description VALIDATION: the body's shape */
@@ -6953,9 +7351,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    version: number;
-                };
+                "application/json": components["schemas"]["PublishFlowBody"];
             };
         };
         responses: {
@@ -6966,9 +7362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                    };
+                    "application/json": components["schemas"]["CreateFlow201"];
                 };
             };
             /** @description VALIDATION: also a version that does not exist */
@@ -7243,36 +7637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        organization: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            clientSegment: string | null;
-                            directLoginDisabled: boolean;
-                            /** @description Set while the platform suspended this customer (POST …/suspend). */
-                            suspendedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @enum {string} */
-                        onboardingStatus: "pending" | "running" | "completed" | "failed";
-                        onboarding: {
-                            /** Format: uuid */
-                            runId: string;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "completed" | "failed";
-                            steps: {
-                                /** @enum {string} */
-                                step: "organization" | "owner" | "domain" | "automations";
-                                /** @enum {string} */
-                                status: "completed" | "failed";
-                            }[];
-                            error: string | null;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["SuspendCustomer200"];
                 };
             };
             /** @description UNAUTHORIZED: missing, invalid or revoked svp_ key */
@@ -7336,36 +7701,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        organization: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            clientSegment: string | null;
-                            directLoginDisabled: boolean;
-                            /** @description Set while the platform suspended this customer (POST …/suspend). */
-                            suspendedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @enum {string} */
-                        onboardingStatus: "pending" | "running" | "completed" | "failed";
-                        onboarding: {
-                            /** Format: uuid */
-                            runId: string;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "completed" | "failed";
-                            steps: {
-                                /** @enum {string} */
-                                step: "organization" | "owner" | "domain" | "automations";
-                                /** @enum {string} */
-                                status: "completed" | "failed";
-                            }[];
-                            error: string | null;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["SuspendCustomer200"];
                 };
             };
             /** @description UNAUTHORIZED: missing, invalid or revoked svp_ key */
@@ -7505,26 +7841,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    message: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    /**
-                     * @description `domain` (default): the domain's members see it; `personal`: only you.
-                     * @enum {string}
-                     */
-                    visibility?: "domain" | "personal";
-                };
+                "application/json": components["schemas"]["OpenSessionBody"];
             };
         };
         responses: {
@@ -7535,12 +7852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        sessionId: string;
-                        /** Format: uuid */
-                        executionId: string;
-                    };
+                    "application/json": components["schemas"]["OpenSession202"];
                 };
             };
             /** @description VALIDATION */
@@ -7628,26 +7940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        messages: {
-                            /** Format: uuid */
-                            messageId: string;
-                            executionId: string | null;
-                            /** @enum {string} */
-                            role: "user" | "assistant";
-                            text: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            author?: {
-                                /** Format: uuid */
-                                userId: string;
-                                name: string | null;
-                                isYou: boolean;
-                            };
-                        }[];
-                        /** @description Pass as cursor for the next (older) page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListSessionMessages200"];
                 };
             };
             /** @description VALIDATION: limit or cursor */
@@ -7704,21 +7997,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    message: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["AppendMessageBody"];
             };
         };
         responses: {
@@ -7729,10 +8008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        executionId: string;
-                    };
+                    "application/json": components["schemas"]["AppendMessage200"];
                 };
             };
             /** @description VALIDATION */
@@ -7935,10 +8211,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title?: string | null;
-                    outcome?: ("resolved" | "unresolved" | "escalated") | null;
-                };
+                "application/json": components["schemas"]["UpdateSessionBody"];
             };
         };
         responses: {
@@ -8148,28 +8421,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    decision: "approved" | "rejected";
-                    /** Format: uuid */
-                    approvalId?: string;
-                    comment?: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    editedArgs?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["DecideTurnApprovalBody"];
             };
         };
         responses: {
@@ -8180,14 +8432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** Format: uuid */
-                        approvalId: string;
-                        /** @enum {string} */
-                        decision: "approved" | "rejected";
-                    };
+                    "application/json": components["schemas"]["DecideTurnApproval200"];
                 };
             };
             /** @description VALIDATION (editedArgs with "rejected", comment over 2,000, editedArgs not fitting the tool) */
@@ -8264,28 +8509,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    decision: "approved" | "rejected";
-                    /** Format: uuid */
-                    approvalId?: string;
-                    comment?: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    editedArgs?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["DecideTurnApprovalBody"];
             };
         };
         responses: {
@@ -8296,14 +8520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** Format: uuid */
-                        approvalId: string;
-                        /** @enum {string} */
-                        decision: "approved" | "rejected";
-                    };
+                    "application/json": components["schemas"]["DecideTurnApproval200"];
                 };
             };
             /** @description VALIDATION (editedArgs with "rejected", comment over 2,000, editedArgs not fitting the tool) */
@@ -8390,13 +8607,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The execution to cancel; default: the session's oldest unsettled one (the one its queue waits on).
-                     */
-                    executionId?: string;
-                };
+                "application/json": components["schemas"]["CancelExecutionBody"];
             };
         };
         responses: {
@@ -8407,12 +8618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        executionId: string;
-                        /** @constant */
-                        status: "cancelled";
-                    };
+                    "application/json": components["schemas"]["CancelExecution200"];
                 };
             };
             /** @description VALIDATION */
@@ -8506,11 +8712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        sessions: components["schemas"]["SessionSummary"][];
-                        /** @description Pass as cursor for the next (older) page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListSessions200"];
                 };
             };
             /** @description VALIDATION: a filter, limit or cursor */
@@ -8567,7 +8769,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["ArchiveSessionBody"];
             };
         };
         responses: {
@@ -8645,7 +8847,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["ArchiveSessionBody"];
             };
         };
         responses: {
@@ -8734,20 +8936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        toolCalls: {
-                            toolCallId: string;
-                            executionId: string;
-                            toolName: string;
-                            args: unknown;
-                            edited: boolean;
-                            status: string;
-                            identity: ("caller" | "organization") | null;
-                            errorCode: string | null;
-                        }[];
-                        /** @description Pass as cursor for the next (older) page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListSessionToolCalls200"];
                 };
             };
             /** @description VALIDATION: limit or cursor */
@@ -8805,27 +8994,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    triggerId: string;
-                    /** @description Default {}. A Flow receives it verbatim; an Agent receives input.prompt, else the payload as text. */
-                    input?: Record<string, unknown>;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    /** Format: date-time */
-                    callerCredentialExpiresAt?: string;
-                    idempotencyKey?: string;
-                };
+                "application/json": components["schemas"]["FireTriggerBody"];
             };
         };
         responses: {
@@ -8837,16 +9006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        runId: string;
-                        sessions: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** Format: uuid */
-                            sessionId: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["FireTrigger202"];
                 };
             };
             /** @description VALIDATION (body, or a repeated / comma-separated / malformed Idempotency-Key) */
@@ -8934,35 +9094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        runs: {
-                            /** Format: uuid */
-                            runId: string;
-                            /** Format: uuid */
-                            triggerId: string;
-                            /** @enum {string} */
-                            source: "api" | "schedule" | "event";
-                            firedBy: string | null;
-                            /** @enum {string} */
-                            outcome: "succeeded" | "partial" | "failed" | "skipped";
-                            /** Format: date-time */
-                            acceptedAt: string;
-                            idempotencyKey: string | null;
-                            unusedCredentialIntegrationIds: string[];
-                            subscribers: {
-                                /** Format: uuid */
-                                automationId: string;
-                                name: string | null;
-                                kind: string | null;
-                                /** @enum {string} */
-                                status: "started" | "skipped" | "failed";
-                                code: string | null;
-                                reason: string | null;
-                                sessionId: string | null;
-                            }[];
-                        }[];
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListTriggerRuns200"];
                 };
             };
             /** @description VALIDATION: limit or cursor */
@@ -9027,32 +9159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        runId: string;
-                        /** Format: uuid */
-                        triggerId: string;
-                        /** @enum {string} */
-                        source: "api" | "schedule" | "event";
-                        firedBy: string | null;
-                        /** @enum {string} */
-                        outcome: "succeeded" | "partial" | "failed" | "skipped";
-                        /** Format: date-time */
-                        acceptedAt: string;
-                        idempotencyKey: string | null;
-                        unusedCredentialIntegrationIds: string[];
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            name: string | null;
-                            kind: string | null;
-                            /** @enum {string} */
-                            status: "started" | "skipped" | "failed";
-                            code: string | null;
-                            reason: string | null;
-                            sessionId: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTriggerRun200"];
                 };
             };
             /** @description NOT_FOUND: missing or invalid key, unknown or another organization's trigger or run (uniform) */
@@ -9111,28 +9218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        triggers: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListTriggers200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit, type, domainId or cursor */
@@ -9778,37 +9864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description UNAUTHORIZED: no bearer credential and no console session with an organization selected */
@@ -9947,20 +10003,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    cron?: string;
-                    timezone?: string | null;
-                    input?: {
-                        [key: string]: components["schemas"]["JsonValue"];
-                    };
-                    eventFilter?: {
-                        field: string;
-                        /** @enum {string} */
-                        operator: "equals" | "not-equals" | ">" | "<" | "contains";
-                        value: components["schemas"]["JsonValue"];
-                    } | null;
-                };
+                "application/json": components["schemas"]["UpdateTriggerBody"];
             };
         };
         responses: {
@@ -9971,37 +10014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: unknown field, empty body, a field of another trigger type, bad cron/time zone, or a filter the event type cannot match */
@@ -10078,7 +10091,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -10089,37 +10102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -10196,7 +10179,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -10207,37 +10190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -10315,7 +10268,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -10326,37 +10279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: the automation is of another domain, the trigger has 100 subscribers, or a non-empty body */
@@ -10451,37 +10374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description UNAUTHORIZED: no bearer credential and no console session with an organization selected */
@@ -10560,20 +10453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        revisions: {
-                            /** @description Agent revision or flow version. */
-                            revision: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            publishedBy: string | null;
-                            changeNote: string | null;
-                            /** @description The revision the published pointer names (kept while archived). */
-                            current: boolean;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListAutomationRevisions200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit or cursor */
@@ -10650,10 +10530,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description An earlier (or any) published revision or version. */
-                    revision: number;
-                };
+                "application/json": components["schemas"]["RollbackAutomationBody"];
             };
         };
         responses: {
@@ -10664,24 +10541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field, or revision is not a published revision/version of this automation */
@@ -10768,7 +10628,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -10779,24 +10639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -10873,7 +10716,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -10884,24 +10727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -10988,24 +10814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        apiKeys: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** @description "sv_…" and the last four characters. */
-                            hint: string;
-                            /** Format: uuid */
-                            userId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description To the minute; null when never used. */
-                            lastUsedAt: string | null;
-                            revokedAt: string | null;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListApiKeys200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit, userId or cursor */
@@ -11070,10 +10879,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description What the key is for (1–120 characters). */
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateApiKeyBody"];
             };
         };
         responses: {
@@ -11084,24 +10890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        apiKey: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** @description "sv_…" and the last four characters. */
-                            hint: string;
-                            /** Format: uuid */
-                            userId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description To the minute; null when never used. */
-                            lastUsedAt: string | null;
-                            revokedAt: string | null;
-                        };
-                        /** @description The sv_ key, shown once. */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["CreateApiKey201"];
                 };
             };
             /** @description VALIDATION: unknown field or name */
@@ -11189,24 +10978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        apiKeys: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** @description "sv_…" and the last four characters. */
-                            hint: string;
-                            /** Format: uuid */
-                            userId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description To the minute; null when never used. */
-                            lastUsedAt: string | null;
-                            revokedAt: string | null;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListApiKeys200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit, userId or cursor */
@@ -11355,7 +11127,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -11366,17 +11138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -11608,36 +11370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        organization: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            clientSegment: string | null;
-                            directLoginDisabled: boolean;
-                            /** @description Set while the platform suspended this customer (POST …/suspend). */
-                            suspendedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @enum {string} */
-                        onboardingStatus: "pending" | "running" | "completed" | "failed";
-                        onboarding: {
-                            /** Format: uuid */
-                            runId: string;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "completed" | "failed";
-                            steps: {
-                                /** @enum {string} */
-                                step: "organization" | "owner" | "domain" | "automations";
-                                /** @enum {string} */
-                                status: "completed" | "failed";
-                            }[];
-                            error: string | null;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["SuspendCustomer200"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -11706,22 +11439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        token: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** @enum {string} */
-                        kind: "app" | "worker";
-                        /** Format: uuid */
-                        orgId: string;
-                        /** Format: uuid */
-                        appId: string;
-                        partnerSubject?: string;
-                        /** Format: uuid */
-                        mappingId?: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["MintAppLease200"];
                 };
             };
             /** @description VALIDATION */
@@ -11801,22 +11519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        token: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** @enum {string} */
-                        kind: "app" | "worker";
-                        /** Format: uuid */
-                        orgId: string;
-                        /** Format: uuid */
-                        appId: string;
-                        partnerSubject?: string;
-                        /** Format: uuid */
-                        mappingId?: string;
-                        /** Format: uuid */
-                        userId?: string;
-                    };
+                    "application/json": components["schemas"]["MintAppLease200"];
                 };
             };
             /** @description VALIDATION */
@@ -12201,9 +11904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        entitlement: components["schemas"]["Entitlement"];
-                    };
+                    "application/json": components["schemas"]["SetEntitlementOverride200"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -12274,9 +11975,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        entitlement: components["schemas"]["Entitlement"];
-                    };
+                    "application/json": components["schemas"]["SetEntitlementOverride200"];
                 };
             };
             /** @description VALIDATION */
@@ -12449,14 +12148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** Format: uuid */
-                        approvalId: string;
-                        /** @enum {string} */
-                        decision: "approved" | "rejected";
-                    };
+                    "application/json": components["schemas"]["DecideTurnApproval200"];
                 };
             };
             /** @description VALIDATION */
@@ -12543,28 +12235,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    decision: "approved" | "rejected";
-                    /** Format: uuid */
-                    approvalId?: string;
-                    comment?: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    editedArgs?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["DecideTurnApprovalBody"];
             };
         };
         responses: {
@@ -12575,14 +12246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** Format: uuid */
-                        approvalId: string;
-                        /** @enum {string} */
-                        decision: "approved" | "rejected";
-                    };
+                    "application/json": components["schemas"]["DecideTurnApproval200"];
                 };
             };
             /** @description VALIDATION */
@@ -12683,9 +12347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        grant: components["schemas"]["SupportGrant"];
-                    };
+                    "application/json": components["schemas"]["CreateSupportGrant201"];
                 };
             };
             /** @description VALIDATION */
@@ -12779,9 +12441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        grant: components["schemas"]["SupportGrant"];
-                    };
+                    "application/json": components["schemas"]["CreateSupportGrant201"];
                 };
             };
             /** @description UNAUTHORIZED */
@@ -12961,19 +12621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        integrations: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            tools: {
-                                name: string;
-                                reference: string;
-                                description: string;
-                                isReadonly: boolean;
-                            }[];
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SearchIntegrations200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -13051,20 +12699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string;
-                        tools: {
-                            name: string;
-                            reference: string;
-                            description: string;
-                            isReadonly: boolean;
-                            inputSchema: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetIntegration200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -13150,28 +12785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        automations: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            description: string | null;
-                            /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                            publishedRevision: number | null;
-                            archived: boolean;
-                            archivedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListAutomations200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, kind, domainId, archived, limit or cursor */
@@ -13241,20 +12855,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    domainId: string;
-                    name: string;
-                    description?: string | null;
-                    /** @constant */
-                    kind?: "agent";
-                    initialSetup?: {
-                        principles?: string;
-                        procedure?: string;
-                        model?: string;
-                        approvalTools?: string[];
-                    };
-                };
+                "application/json": components["schemas"]["CreateAgentBody"];
             };
         };
         responses: {
@@ -13266,16 +12867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                    };
+                    "application/json": components["schemas"]["CreateAgent201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -13363,40 +12955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        setup: {
-                            principles: string;
-                            procedure: string;
-                            model: string;
-                            approvalTools: string[];
-                        } | null;
-                        hasUnpublishedChanges: boolean;
-                        published: {
-                            revision: number;
-                            setup: {
-                                principles: string;
-                                procedure: string;
-                                model: string;
-                                approvalTools: string[];
-                            };
-                            belt: {
-                                integrationId: string;
-                                /** @enum {string} */
-                                identityMode: "service" | "caller_preferred" | "caller_required";
-                            }[];
-                            changeNote: string | null;
-                            /** Format: date-time */
-                            publishedAt: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["GetAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -13477,10 +13036,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string | null;
-                };
+                "application/json": components["schemas"]["DescribeAutomationBody"];
             };
         };
         responses: {
@@ -13491,24 +13047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field, empty body, or a bound exceeded */
@@ -13589,12 +13128,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    principles?: string;
-                    procedure?: string;
-                    model?: string;
-                    approvalTools?: string[];
-                };
+                "application/json": components["schemas"]["PatchSetupBody"];
             };
         };
         responses: {
@@ -13605,14 +13139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        setup: {
-                            principles: string;
-                            procedure: string;
-                            model: string;
-                            approvalTools: string[];
-                        };
-                    };
+                    "application/json": components["schemas"]["PatchSetup200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -13700,31 +13227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        findings: {
-                            kind: string;
-                            span: {
-                                start: number;
-                                end: number;
-                            } | null;
-                            detail: string;
-                            proposal: string | null;
-                        }[];
-                        plannedBelt: {
-                            integrationId: string;
-                            /** @enum {string} */
-                            identityMode: "service" | "caller_preferred" | "caller_required";
-                        }[];
-                        warnings: {
-                            /** @enum {string} */
-                            kind: "empty_belt" | "unreferenced_tool_id";
-                            span: {
-                                start: number;
-                                end: number;
-                            } | null;
-                            detail: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["VerifyAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -13805,9 +13308,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    changeNote?: string | null;
-                };
+                "application/json": components["schemas"]["PublishAutomationBody"];
             };
         };
         responses: {
@@ -13818,14 +13319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        revision: number;
-                        belt: {
-                            integrationId: string;
-                            /** @enum {string} */
-                            identityMode: "service" | "caller_preferred" | "caller_required";
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PublishAutomation201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -13923,11 +13417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "none" | "org" | "domain" | "modules";
-                        moduleIds: string[];
-                    };
+                    "application/json": components["schemas"]["SetKnowledgeSelection200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14008,11 +13498,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    mode: "none" | "org" | "domain" | "modules";
-                    moduleIds?: string[];
-                };
+                "application/json": components["schemas"]["SetKnowledgeSelectionBody"];
             };
         };
         responses: {
@@ -14023,11 +13509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "none" | "org" | "domain" | "modules";
-                        moduleIds: string[];
-                    };
+                    "application/json": components["schemas"]["SetKnowledgeSelection200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14114,17 +13596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        modules: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "domain" | "org";
-                            domainId: string | null;
-                            name: string;
-                            description: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ListKnowledgeModules200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14194,14 +13666,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    kind: "domain" | "org";
-                    /** Format: uuid */
-                    domainId?: string;
-                    name: string;
-                    description?: string | null;
-                };
+                "application/json": components["schemas"]["CreateKnowledgeModuleBody"];
             };
         };
         responses: {
@@ -14213,15 +13678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "domain" | "org";
-                        domainId: string | null;
-                        name: string;
-                        description: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateKnowledgeModule201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14309,16 +13766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "domain" | "org";
-                        domainId: string | null;
-                        name: string;
-                        description: string | null;
-                        articleIds: string[];
-                    };
+                    "application/json": components["schemas"]["GetKnowledgeModule200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14475,10 +13923,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    articleId: string;
-                };
+                "application/json": components["schemas"]["AddModuleArticleBody"];
             };
         };
         responses: {
@@ -14489,14 +13934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        moduleId: string;
-                        /** Format: uuid */
-                        articleId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["AddModuleArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14593,14 +14031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        bases: {
-                            /** Format: uuid */
-                            id: string;
-                            domainId: string | null;
-                            name: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ListKnowledgeBases200"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14685,23 +14116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        articles: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            baseId: string;
-                            title: string;
-                            published: boolean;
-                            publishedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListArticles200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, published, limit or cursor */
@@ -14782,10 +14197,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title: string;
-                    draftBody?: string | null;
-                };
+                "application/json": components["schemas"]["CreateArticleBody"];
             };
         };
         responses: {
@@ -14797,17 +14209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -14895,17 +14297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -15062,10 +14454,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title?: string;
-                    draftBody?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateArticleBody"];
             };
         };
         responses: {
@@ -15076,17 +14465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -15167,7 +14546,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -15178,17 +14557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: unknown field in the strict body, or a bound exceeded */
@@ -15280,11 +14649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        members: components["schemas"]["Member"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListMembers200"];
                 };
             };
             /** @description VALIDATION: bad limit or cursor */
@@ -15364,22 +14729,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    name: string;
-                    /**
-                     * @default member
-                     * @enum {string}
-                     */
-                    orgRole?: "owner" | "admin" | "member";
-                    domainRoles?: {
-                        /** Format: uuid */
-                        domainId: string;
-                        /** @description null removes the person from the domain. */
-                        role: ("owner" | "editor" | "operator" | "viewer") | null;
-                    }[];
-                };
+                "application/json": components["schemas"]["InviteMemberBody"];
             };
         };
         responses: {
@@ -15390,12 +14740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                        /** @description Single-use activation link, shown only in this answer; null when the email already had an account with a password. */
-                        invitationLink: string | null;
-                        invitationExpiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["InviteMember201"];
                 };
             };
             /** @description VALIDATION */
@@ -15486,16 +14831,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    orgRole?: "owner" | "admin" | "member";
-                    domainRoles?: {
-                        /** Format: uuid */
-                        domainId: string;
-                        /** @description null removes the person from the domain. */
-                        role: ("owner" | "editor" | "operator" | "viewer") | null;
-                    }[];
-                };
+                "application/json": components["schemas"]["SetMemberRolesBody"];
             };
         };
         responses: {
@@ -15506,9 +14842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                    };
+                    "application/json": components["schemas"]["SetMemberRoles200"];
                 };
             };
             /** @description VALIDATION */
@@ -15606,9 +14940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                    };
+                    "application/json": components["schemas"]["SetMemberRoles200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -15696,9 +15028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        member: components["schemas"]["Member"];
-                    };
+                    "application/json": components["schemas"]["SetMemberRoles200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -15785,9 +15115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        domains: components["schemas"]["ManagedDomain"][];
-                    };
+                    "application/json": components["schemas"]["ListDomains200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -15857,9 +15185,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateDomainBody"];
             };
         };
         responses: {
@@ -15870,9 +15196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        domain: components["schemas"]["ManagedDomain"];
-                    };
+                    "application/json": components["schemas"]["CreateDomain201"];
                 };
             };
             /** @description VALIDATION */
@@ -15963,9 +15287,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateDomainBody"];
             };
         };
         responses: {
@@ -15976,9 +15298,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        domain: components["schemas"]["ManagedDomain"];
-                    };
+                    "application/json": components["schemas"]["CreateDomain201"];
                 };
             };
             /** @description VALIDATION */
@@ -16075,9 +15395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        connections: components["schemas"]["Connection"][];
-                    };
+                    "application/json": components["schemas"]["ListConnections200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -16147,20 +15465,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    integrationId: string;
-                    /**
-                     * Format: uuid
-                     * @description Absent: the connection serves the whole organization.
-                     */
-                    domainId?: string;
-                    secret: {
-                        token?: string;
-                        fields?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["AddConnectionBody"];
             };
         };
         responses: {
@@ -16171,9 +15476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        connection: components["schemas"]["Connection"];
-                    };
+                    "application/json": components["schemas"]["AddConnection201"];
                 };
             };
             /** @description VALIDATION: also an unknown integration */
@@ -16254,14 +15557,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    secret: {
-                        token?: string;
-                        fields?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["RotateConnectionBody"];
             };
         };
         responses: {
@@ -16272,9 +15568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        connection: components["schemas"]["Connection"];
-                    };
+                    "application/json": components["schemas"]["AddConnection201"];
                 };
             };
             /** @description VALIDATION */
@@ -16430,34 +15724,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    domainId: string;
-                    name: string;
-                    description?: string | null;
-                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
-                    definition: {
-                        inputs: {
-                            /** @constant */
-                            type: "object";
-                            properties?: {
-                                [key: string]: {
-                                    [key: string]: components["schemas"]["JsonValue"];
-                                };
-                            };
-                            required?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        steps: components["schemas"]["FlowStep"][];
-                        output?: components["schemas"]["JsonValue"];
-                        bindings?: {
-                            [key: string]: "service" | "caller_preferred" | "caller_required";
-                        };
-                    };
-                    /** @description Publish version 1 at once. */
-                    publish?: boolean;
-                };
+                "application/json": components["schemas"]["CreateFlowBody"];
             };
         };
         responses: {
@@ -16468,9 +15735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                    };
+                    "application/json": components["schemas"]["CreateFlow201"];
                 };
             };
             /** @description VALIDATION: the body's shape */
@@ -16568,11 +15833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                        /** @description The latest version's definition. */
-                        definition: unknown;
-                    };
+                    "application/json": components["schemas"]["ReadFlow200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -16643,29 +15904,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The step graph: inputs (JSON Schema), steps, output, bindings. */
-                    definition: {
-                        inputs: {
-                            /** @constant */
-                            type: "object";
-                            properties?: {
-                                [key: string]: {
-                                    [key: string]: components["schemas"]["JsonValue"];
-                                };
-                            };
-                            required?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        steps: components["schemas"]["FlowStep"][];
-                        output?: components["schemas"]["JsonValue"];
-                        bindings?: {
-                            [key: string]: "service" | "caller_preferred" | "caller_required";
-                        };
-                    };
-                    publish?: boolean;
-                };
+                "application/json": components["schemas"]["AddFlowVersionBody"];
             };
         };
         responses: {
@@ -16676,11 +15915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                        /** @description false: the definition equals the latest version, none was added. */
-                        created: boolean;
-                    };
+                    "application/json": components["schemas"]["AddFlowVersion200"];
                 };
             };
             /** @description VALIDATION: the body's shape */
@@ -16771,9 +16006,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    version: number;
-                };
+                "application/json": components["schemas"]["PublishFlowBody"];
             };
         };
         responses: {
@@ -16784,9 +16017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        flow: components["schemas"]["ManagedFlow"];
-                    };
+                    "application/json": components["schemas"]["CreateFlow201"];
                 };
             };
             /** @description VALIDATION: also a version that does not exist */
@@ -16867,26 +16098,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    message: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    /**
-                     * @description `domain` (default): the domain's members see it; `personal`: only you.
-                     * @enum {string}
-                     */
-                    visibility?: "domain" | "personal";
-                };
+                "application/json": components["schemas"]["OpenSessionBody"];
             };
         };
         responses: {
@@ -16897,12 +16109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        sessionId: string;
-                        /** Format: uuid */
-                        executionId: string;
-                    };
+                    "application/json": components["schemas"]["OpenSession202"];
                 };
             };
             /** @description VALIDATION */
@@ -17004,26 +16211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        messages: {
-                            /** Format: uuid */
-                            messageId: string;
-                            executionId: string | null;
-                            /** @enum {string} */
-                            role: "user" | "assistant";
-                            text: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            author?: {
-                                /** Format: uuid */
-                                userId: string;
-                                name: string | null;
-                                isYou: boolean;
-                            };
-                        }[];
-                        /** @description Pass as cursor for the next (older) page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListSessionMessages200"];
                 };
             };
             /** @description VALIDATION: limit or cursor */
@@ -17094,21 +16282,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    message: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["AppendMessageBody"];
             };
         };
         responses: {
@@ -17119,10 +16293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        executionId: string;
-                    };
+                    "application/json": components["schemas"]["AppendMessage200"];
                 };
             };
             /** @description VALIDATION */
@@ -17367,10 +16538,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title?: string | null;
-                    outcome?: ("resolved" | "unresolved" | "escalated") | null;
-                };
+                "application/json": components["schemas"]["UpdateSessionBody"];
             };
         };
         responses: {
@@ -17621,28 +16789,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    decision: "approved" | "rejected";
-                    /** Format: uuid */
-                    approvalId?: string;
-                    comment?: string;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    editedArgs?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["DecideTurnApprovalBody"];
             };
         };
         responses: {
@@ -17653,14 +16800,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** Format: uuid */
-                        approvalId: string;
-                        /** @enum {string} */
-                        decision: "approved" | "rejected";
-                    };
+                    "application/json": components["schemas"]["DecideTurnApproval200"];
                 };
             };
             /** @description VALIDATION (editedArgs with "rejected", comment over 2,000, editedArgs not fitting the tool) */
@@ -17751,13 +16891,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The execution to cancel; default: the session's oldest unsettled one (the one its queue waits on).
-                     */
-                    executionId?: string;
-                };
+                "application/json": components["schemas"]["CancelExecutionBody"];
             };
         };
         responses: {
@@ -17768,12 +16902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        executionId: string;
-                        /** @constant */
-                        status: "cancelled";
-                    };
+                    "application/json": components["schemas"]["CancelExecution200"];
                 };
             };
             /** @description VALIDATION */
@@ -17882,11 +17011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        sessions: components["schemas"]["SessionSummary"][];
-                        /** @description Pass as cursor for the next (older) page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListSessions200"];
                 };
             };
             /** @description VALIDATION: a filter, limit or cursor */
@@ -17957,7 +17082,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["ArchiveSessionBody"];
             };
         };
         responses: {
@@ -18049,7 +17174,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["ArchiveSessionBody"];
             };
         };
         responses: {
@@ -18152,20 +17277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        toolCalls: {
-                            toolCallId: string;
-                            executionId: string;
-                            toolName: string;
-                            args: unknown;
-                            edited: boolean;
-                            status: string;
-                            identity: ("caller" | "organization") | null;
-                            errorCode: string | null;
-                        }[];
-                        /** @description Pass as cursor for the next (older) page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListSessionToolCalls200"];
                 };
             };
             /** @description VALIDATION: limit or cursor */
@@ -18237,27 +17349,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    triggerId: string;
-                    /** @description Default {}. A Flow receives it verbatim; an Agent receives input.prompt, else the payload as text. */
-                    input?: Record<string, unknown>;
-                    callerCredentials?: {
-                        integrations: {
-                            [key: string]: {
-                                token?: string;
-                                fields?: {
-                                    [key: string]: string;
-                                };
-                                /** @default true */
-                                fallbackAllowed?: boolean;
-                            };
-                        };
-                    };
-                    /** Format: date-time */
-                    callerCredentialExpiresAt?: string;
-                    idempotencyKey?: string;
-                };
+                "application/json": components["schemas"]["FireTriggerBody"];
             };
         };
         responses: {
@@ -18269,16 +17361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        runId: string;
-                        sessions: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** Format: uuid */
-                            sessionId: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["FireTrigger202"];
                 };
             };
             /** @description VALIDATION (body, or a repeated / comma-separated / malformed Idempotency-Key) */
@@ -18380,35 +17463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        runs: {
-                            /** Format: uuid */
-                            runId: string;
-                            /** Format: uuid */
-                            triggerId: string;
-                            /** @enum {string} */
-                            source: "api" | "schedule" | "event";
-                            firedBy: string | null;
-                            /** @enum {string} */
-                            outcome: "succeeded" | "partial" | "failed" | "skipped";
-                            /** Format: date-time */
-                            acceptedAt: string;
-                            idempotencyKey: string | null;
-                            unusedCredentialIntegrationIds: string[];
-                            subscribers: {
-                                /** Format: uuid */
-                                automationId: string;
-                                name: string | null;
-                                kind: string | null;
-                                /** @enum {string} */
-                                status: "started" | "skipped" | "failed";
-                                code: string | null;
-                                reason: string | null;
-                                sessionId: string | null;
-                            }[];
-                        }[];
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListTriggerRuns200"];
                 };
             };
             /** @description VALIDATION: limit or cursor */
@@ -18487,32 +17542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        runId: string;
-                        /** Format: uuid */
-                        triggerId: string;
-                        /** @enum {string} */
-                        source: "api" | "schedule" | "event";
-                        firedBy: string | null;
-                        /** @enum {string} */
-                        outcome: "succeeded" | "partial" | "failed" | "skipped";
-                        /** Format: date-time */
-                        acceptedAt: string;
-                        idempotencyKey: string | null;
-                        unusedCredentialIntegrationIds: string[];
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            name: string | null;
-                            kind: string | null;
-                            /** @enum {string} */
-                            status: "started" | "skipped" | "failed";
-                            code: string | null;
-                            reason: string | null;
-                            sessionId: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTriggerRun200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -18586,28 +17616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        triggers: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListTriggers200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit, type, domainId or cursor */
@@ -18685,37 +17694,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -18862,20 +17841,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    cron?: string;
-                    timezone?: string | null;
-                    input?: {
-                        [key: string]: components["schemas"]["JsonValue"];
-                    };
-                    eventFilter?: {
-                        field: string;
-                        /** @enum {string} */
-                        operator: "equals" | "not-equals" | ">" | "<" | "contains";
-                        value: components["schemas"]["JsonValue"];
-                    } | null;
-                };
+                "application/json": components["schemas"]["UpdateTriggerBody"];
             };
         };
         responses: {
@@ -18886,37 +17852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: unknown field, empty body, a field of another trigger type, bad cron/time zone, or a filter the event type cannot match */
@@ -18997,7 +17933,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -19008,37 +17944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -19119,7 +18025,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -19130,37 +18036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -19242,7 +18118,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -19253,37 +18129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description VALIDATION: the automation is of another domain, the trigger has 100 subscribers, or a non-empty body */
@@ -19382,37 +18228,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        trigger: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            type: "schedule" | "api" | "event";
-                            /** Format: uuid */
-                            domainId: string;
-                            name: string;
-                            active: boolean;
-                            subscribers: string[];
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            deliveryUrl?: string;
-                            createdBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
-                        /** @description In firing order. */
-                        subscribers: {
-                            /** Format: uuid */
-                            automationId: string;
-                            /** @enum {string} */
-                            kind: "agent" | "flow";
-                            name: string;
-                            /** @description False for a draft-only or archived automation: firings skip it with NOT_PUBLISHED. */
-                            published: boolean;
-                            archived: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetTrigger200"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid svp_ key, or a lease of another organization */
@@ -19495,20 +18311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        revisions: {
-                            /** @description Agent revision or flow version. */
-                            revision: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            publishedBy: string | null;
-                            changeNote: string | null;
-                            /** @description The revision the published pointer names (kept while archived). */
-                            current: boolean;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListAutomationRevisions200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit or cursor */
@@ -19589,10 +18392,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description An earlier (or any) published revision or version. */
-                    revision: number;
-                };
+                "application/json": components["schemas"]["RollbackAutomationBody"];
             };
         };
         responses: {
@@ -19603,24 +18403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: unknown field, or revision is not a published revision/version of this automation */
@@ -19711,7 +18494,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -19722,24 +18505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -19820,7 +18586,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -19831,24 +18597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "agent" | "flow";
-                        /** Format: uuid */
-                        domainId: string;
-                        name: string;
-                        description: string | null;
-                        /** @description The revision (agent) or version (flow) that runs; null when unpublished or archived. */
-                        publishedRevision: number | null;
-                        archived: boolean;
-                        archivedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DescribeAutomation200"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */
@@ -19940,24 +18689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        apiKeys: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** @description "sv_…" and the last four characters. */
-                            hint: string;
-                            /** Format: uuid */
-                            userId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description To the minute; null when never used. */
-                            lastUsedAt: string | null;
-                            revokedAt: string | null;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListApiKeys200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit, userId or cursor */
@@ -20027,10 +18759,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description What the key is for (1–120 characters). */
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateApiKeyBody"];
             };
         };
         responses: {
@@ -20041,24 +18770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        apiKey: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** @description "sv_…" and the last four characters. */
-                            hint: string;
-                            /** Format: uuid */
-                            userId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description To the minute; null when never used. */
-                            lastUsedAt: string | null;
-                            revokedAt: string | null;
-                        };
-                        /** @description The sv_ key, shown once. */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["CreateApiKey201"];
                 };
             };
             /** @description VALIDATION: unknown field or name */
@@ -20151,24 +18863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        apiKeys: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** @description "sv_…" and the last four characters. */
-                            hint: string;
-                            /** Format: uuid */
-                            userId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description To the minute; null when never used. */
-                            lastUsedAt: string | null;
-                            revokedAt: string | null;
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ListApiKeys200"];
                 };
             };
             /** @description VALIDATION: unknown query parameter, limit, userId or cursor */
@@ -20325,7 +19020,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["PublishArticleBody"];
             };
         };
         responses: {
@@ -20336,17 +19031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        baseId: string;
-                        title: string;
-                        draftBody: string | null;
-                        published: boolean;
-                        publishedBody: string | null;
-                        publishedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["CreateArticle201"];
                 };
             };
             /** @description VALIDATION: the body must be empty or {} */

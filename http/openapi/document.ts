@@ -13,8 +13,23 @@ export interface OpenApiOptions {
   webhooks?: Record<string, { summary: string; schema: ZodType }>;
 }
 
+/**
+ * Request and success body schemas that more than one route declares (a route and its customer-tenant twin). Error
+ * bodies stay inline: each shows the envelope where a reader (and the contents test) looks for it.
+ */
+function sharedBodies(routes: readonly Route<unknown>[]): Set<ZodType> {
+  const seen = new Set<ZodType>();
+  const shared = new Set<ZodType>();
+  for (const { doc } of routes) {
+    // One route naming a schema twice (200 and 201 alike) is one use: only other operations make it shared.
+    const own = new Set([doc.body, ...Object.entries(doc.responses ?? {}).filter(([status]) => Number(status) < 400).map(([, response]) => response.schema)].filter((s): s is ZodType => s !== undefined));
+    for (const schema of own) (seen.has(schema) ? shared : seen).add(schema);
+  }
+  return shared;
+}
+
 export function buildOpenApi(routes: readonly Route<unknown>[], options: OpenApiOptions = {}): Record<string, unknown> {
-  const schemas = createSchemaCollector();
+  const schemas = createSchemaCollector(sharedBodies(routes));
   schemas.toSchema(ErrorEnvelope, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   const operationIds = new Map<string, string>();

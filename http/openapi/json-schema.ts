@@ -11,6 +11,11 @@ const COMPONENTS = '#/components/schemas/';
 export interface SchemaCollector {
   /** The Schema Object for `schema`; schemas with a `.meta({ id })` become `$ref`s into components/schemas. */
   toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema;
+  /**
+   * Like toSchema, but an unnamed schema that `shared` says several operations use (a route and its customer-tenant
+   * twin) is hoisted once into components/schemas under `name` and answered as a `$ref`: clients generate one type.
+   */
+  toSharedSchema(schema: z.ZodType, io: 'input' | 'output', name: string): JsonSchema;
   /** Every named definition met so far, sorted by name (the document's components/schemas). */
   components(): Record<string, JsonSchema>;
 }
@@ -21,8 +26,10 @@ export interface SchemaCollector {
  * where no `$defs` exists: tools stop on it. So each call's `$defs` moves to components/schemas, its refs follow,
  * and two different definitions under one name are refused instead of one silently replacing the other.
  */
-export function createSchemaCollector(): SchemaCollector {
+export function createSchemaCollector(shared: ReadonlySet<z.ZodType> = new Set()): SchemaCollector {
   const named = new Map<string, { json: string; schema: JsonSchema }>();
+  /** The component name each shared schema got at its first use, per direction. */
+  const sharedNames = new Map<z.ZodType, Partial<Record<'input' | 'output', string>>>();
 
   function hoist(name: string, schema: JsonSchema): void {
     const json = JSON.stringify(schema);
@@ -33,14 +40,25 @@ export function createSchemaCollector(): SchemaCollector {
     named.set(name, { json, schema });
   }
 
-  return {
-    toSchema(schema, io) {
+  function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
       const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', override: io === 'output' ? openResponses : tidy }) as JsonSchema;
       const rewritten = rewriteRefs(generated) as JsonSchema;
       const { $schema: _dialect, $defs, ...root } = rewritten;
       for (const [name, definition] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) hoist(name, definition);
       // A named root (`.meta({ id })` on the schema itself) comes back as its definition plus a root `$ref`.
       return root;
+  }
+
+  return {
+    toSchema,
+    toSharedSchema(schema, io, name) {
+      const root = toSchema(schema, io);
+      if (!shared.has(schema) || typeof root.$ref === 'string') return root;
+      const names = sharedNames.get(schema) ?? {};
+      names[io] ??= name;
+      sharedNames.set(schema, names);
+      hoist(names[io], root);
+      return { $ref: `${COMPONENTS}${names[io]}` };
     },
     components() {
       return Object.fromEntries([...named.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, { schema }]) => [name, schema]));

@@ -32,12 +32,18 @@ function objectParameters(schemas: SchemaCollector, schema: ZodObject | undefine
   });
 }
 
-function content(schemas: SchemaCollector, doc: ResponseDoc, isError: boolean): JsonSchema | undefined {
+/** `getMe` + `200` -> `GetMe200`: the component name of a body shared by several operations. */
+const sharedName = (operationId: string, role: string): string => `${capitalize(operationId)}${role}`;
+
+function content(schemas: SchemaCollector, doc: ResponseDoc, isError: boolean, name: string): JsonSchema | undefined {
   const types = doc.contentType === undefined ? ['application/json'] : [doc.contentType].flat();
   if (!isError && doc.schema === undefined && types.includes('application/json')) return undefined;
   return Object.fromEntries(
     types.map((type) => {
-      if (type === 'application/json') return [type, { schema: doc.schema ? schemas.toSchema(doc.schema, 'output') : ERROR_REF }];
+      if (type === 'application/json') {
+        if (!doc.schema) return [type, { schema: ERROR_REF }];
+        return [type, { schema: isError ? schemas.toSchema(doc.schema, 'output') : schemas.toSharedSchema(doc.schema, 'output', name) }];
+      }
       // OpenAPI 3.1 cannot type the items of a stream; `x-itemSchema` anticipates 3.2's itemSchema for tools that read it.
       if (type === 'text/event-stream') return [type, { schema: { type: 'string' }, ...(doc.schema ? { 'x-itemSchema': schemas.toSchema(doc.schema, 'output') } : {}) }];
       return [type, { schema: doc.schema ? schemas.toSchema(doc.schema, 'output') : { type: 'string', contentMediaType: type } }];
@@ -45,13 +51,13 @@ function content(schemas: SchemaCollector, doc: ResponseDoc, isError: boolean): 
   );
 }
 
-function responseObject(schemas: SchemaCollector, status: string, doc: ResponseDoc): JsonSchema {
+function responseObject(schemas: SchemaCollector, status: string, doc: ResponseDoc, name: string): JsonSchema {
   const isError = Number(status) >= 400 || status === 'default';
   const names: ResponseHeaderName[] = [...(doc.headers ?? [])];
   // The kernel stamps every reply but a stream with the request id.
   if (![doc.contentType].flat().includes('text/event-stream')) names.push('X-Request-Id');
   const headers = Object.fromEntries([...new Set(names)].map((name) => [name, { $ref: `#/components/headers/${headerComponentName(name)}` }]));
-  const body = content(schemas, doc, isError);
+  const body = content(schemas, doc, isError, name);
   return { description: doc.description, ...(Object.keys(headers).length ? { headers } : {}), ...(body ? { content: body } : {}) };
 }
 
@@ -66,18 +72,20 @@ export function buildOperation(route: Route<unknown>, schemas: SchemaCollector, 
   parameters.push(...objectParameters(schemas, doc.query as ZodObject | undefined, 'query'), ...objectParameters(schemas, doc.headers, 'header'));
   const declared: Record<string, ResponseDoc> = { ...doc.responses };
   if (options.rateLimited) declared[429] ??= RATE_LIMITED;
+  // Shared bodies are named after the operation that shares them (the /api/v1 route; its tenant twin comes later).
+  const operationId = doc.operationId ?? derivedOperationId(route.method, route.path);
   const responses: Record<string, JsonSchema> = {};
-  for (const [status, response] of Object.entries(declared)) responses[status] = responseObject(schemas, status, response);
-  responses.default = responseObject(schemas, 'default', FAILURE);
+  for (const [status, response] of Object.entries(declared)) responses[status] = responseObject(schemas, status, response, sharedName(operationId, status));
+  responses.default = responseObject(schemas, 'default', FAILURE, sharedName(operationId, 'Default'));
   return {
-    operationId: doc.operationId ?? derivedOperationId(route.method, route.path),
+    operationId,
     summary: doc.summary,
     ...(doc.tags ? { tags: doc.tags } : {}),
     ...(parameters.length ? { parameters } : {}),
     // An empty list says "public" explicitly; a missing one would inherit a document-level requirement.
     // A declared route publishes its credential's schemes: the ones the kernel enforces (http/credentials.ts).
     security: ((isDeclaredRoute(route) ? route.credential.security : doc.security) ?? []).map((name) => ({ [name]: [] })),
-    ...(doc.body ? { requestBody: { required: doc.bodyOptional !== true, content: { 'application/json': { schema: schemas.toSchema(doc.body, 'input') } } } } : {}),
+    ...(doc.body ? { requestBody: { required: doc.bodyOptional !== true, content: { 'application/json': { schema: schemas.toSharedSchema(doc.body, 'input', sharedName(operationId, 'Body')) } } } } : {}),
     responses,
   };
 }

@@ -142,3 +142,23 @@ t.test('the generator refuses two schemas under one name and two routes with one
   t.same(document.paths['/x'].get.responses['200'].content['application/json'].schema.properties.v, { $ref: '#/components/schemas/TestClash' }, 'named schemas are hoisted');
   t.ok(document.components.schemas.TestClash);
 });
+
+t.test('a body two operations declare (a route and its tenant twin) is one component both refer to', async (t) => {
+  const body = z.object({ name: z.string() });
+  const answer = z.object({ id: z.string(), name: z.string() });
+  const route = (path: string, operationId: string): Route<unknown> => ({
+    method: 'POST',
+    path,
+    doc: { summary: path, operationId, body, responses: { 201: { description: 'created', schema: answer }, 400: { description: 'VALIDATION', schema: answer } } },
+    handler: () => ({ status: 201 }),
+  });
+  const document: any = buildOpenApi([route('/x', 'createX'), route('/tenant/x', 'tenantCreateX'), { ...route('/alone', 'alone'), doc: { summary: 'alone', operationId: 'alone', responses: { 200: { description: 'ok', schema: z.object({ v: z.number() }) } } } }]);
+  const schemaOf = (path: string, status: string) => document.paths[path].post.responses[status].content['application/json'].schema;
+  const bodyOf = (path: string) => document.paths[path].post.requestBody.content['application/json'].schema;
+  t.same(schemaOf('/x', '201'), { $ref: '#/components/schemas/CreateX201' }, 'named after the first operation');
+  t.same(schemaOf('/tenant/x', '201'), { $ref: '#/components/schemas/CreateX201' }, 'the twin refers to the same component');
+  t.same(bodyOf('/tenant/x'), { $ref: '#/components/schemas/CreateXBody' });
+  t.equal(document.components.schemas.CreateX201.properties.id.type, 'string');
+  t.notOk(schemaOf('/x', '400').$ref, 'error bodies stay inline');
+  t.equal(document.paths['/alone'].post.responses['200'].content['application/json'].schema.type, 'object', 'a body one route declares stays inline');
+});
