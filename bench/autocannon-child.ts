@@ -22,6 +22,8 @@ export interface ClientResult {
   total: number;
   /** status code -> responses */
   statusCodes: Record<string, number>;
+  /** Answers with the expected status in each second of the measured run (after warm-up), oldest first. */
+  expectedPerSecond: number[];
 }
 
 /** The part of autocannon's (untyped) API this client uses. */
@@ -33,7 +35,14 @@ interface AutocannonResult {
   non2xx: number;
   statusCodeStats: Record<string, { count: number }>;
 }
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+/**
+ * The promise form (the callback form skips the warm-up) is also the main run's tracker: `response` carries each
+ * answer's status and `tick` ends each second of the measured run.
+ */
+type Autocannon = (options: Record<string, unknown>) => PromiseLike<AutocannonResult> & {
+  on(event: 'response', listener: (client: unknown, statusCode: number) => void): void;
+  on(event: 'tick', listener: () => void): void;
+};
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -42,7 +51,12 @@ exitWithParent();
 // The job arrives as the first stdin line, not argv: its headers may carry a key, and argv is visible to `ps`.
 const job = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: process.stdin }).once('line', resolve))) as ClientJob;
 const { request } = job;
-const result = await autocannon({
+const expectedStatus = request.expectedStatus ?? 200;
+// Per-second counts of expected answers, to tell a steady rate from one that decays while history grows (issue 12).
+const perSecond: number[] = [];
+let expectedSoFar = 0;
+let expectedAtLastTick = 0;
+const instance = autocannon({
   url: job.url,
   connections: job.connections,
   duration: job.durationSec,
@@ -52,6 +66,14 @@ const result = await autocannon({
   idReplacement: request.idReplacement ?? false,
   ...(job.warmupSec > 0 ? { warmup: { connections: job.connections, duration: job.warmupSec } } : {}),
 });
+instance.on('response', (_client, statusCode) => {
+  if (statusCode === expectedStatus) expectedSoFar += 1;
+});
+instance.on('tick', () => {
+  perSecond.push(expectedSoFar - expectedAtLastTick);
+  expectedAtLastTick = expectedSoFar;
+});
+const result = await instance;
 const output: ClientResult = {
   reqPerSec: result.requests.average,
   p50ms: result.latency.p50,
@@ -61,6 +83,7 @@ const output: ClientResult = {
   non2xx: result.non2xx,
   total: result.requests.total,
   statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count])),
+  expectedPerSecond: perSecond,
 };
 announce(output);
 process.exit(0);

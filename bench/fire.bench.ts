@@ -46,6 +46,7 @@ function switchyardRequest(server: RunningServer, keyed: boolean): LoadRequest {
     idReplacement: !keyed,
     // With turns running in-process the execution queue fills up: its bound answers 429 OVERLOADED (issue 12).
     boundedStatuses: [429],
+    steadiness: true,
   };
 }
 
@@ -55,6 +56,7 @@ const bareRequest = (expectedStatus?: number) => (_server: RunningServer, keyed:
   headers: { 'content-type': 'application/json', ...keyHeader(keyed) },
   body: body('00000000-0000-7000-8000-000000000000'),
   idReplacement: !keyed,
+  steadiness: true,
   ...(expectedStatus !== undefined ? { expectedStatus } : {}),
 });
 

@@ -29,6 +29,7 @@ export async function loadServer(scenario: string, server: RunningServer, reques
   const answered = Object.values(result.statusCodes).reduce((sum, n) => sum + n, 0);
   const expectedRate = answered > 0 ? (result.reqPerSec * (result.statusCodes[String(expected)] ?? 0)) / answered : 0;
   const notes = [
+    request.steadiness ? steadiness(result.expectedPerSecond, options.durationSec) : '',
     bounded.length > 0 ? `${expected}s: ${Math.round(expectedRate)}/s; refused by the queue bound: ${bounded.map(([code, count]) => `${code}×${count}`).join(' ')}` : '',
     result.reqPerSec > CLIENT_BOUND_REQ_PER_SEC ? 'client-bound' : '',
     result.timeouts > 0 ? `${result.timeouts} timeouts` : '',
@@ -45,6 +46,19 @@ export async function loadServer(scenario: string, server: RunningServer, reques
     non2xx: result.non2xx,
     ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
   };
+}
+
+/**
+ * Issue 12's stability goal: the rate of expected answers in the last 10 s of a run over the first 10 s (a third of
+ * the run each when it is shorter than 30 s). Below 0.9 the service slows down as it works (history, backlog).
+ */
+export function steadiness(perSecond: readonly number[], durationSec: number): string {
+  const window = Math.min(10, Math.floor(durationSec / 3));
+  if (window < 1 || perSecond.length < durationSec - 1) return '';
+  const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+  const first = sum(perSecond.slice(0, window));
+  const last = sum(perSecond.slice(durationSec - window, durationSec));
+  return first > 0 ? `last ${window} s / first ${window} s: ${(last / first).toFixed(2)}` : '';
 }
 
 /** One request before the load: a wrong route, key or seed fails here instead of producing a fast table of 404s. */

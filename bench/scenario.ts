@@ -55,6 +55,8 @@ export interface LoadRequest {
    * bound): counted and noted with the rate of expected answers, not reported as unexpected.
    */
   boundedStatuses?: number[];
+  /** Note the expected-answer rate of the last 10 s over the first 10 s (does throughput decay as work piles up?). */
+  steadiness?: boolean;
 }
 
 /** One side of an HTTP comparison: which server to start and what to send it. */

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { parseBenchArgs } from '../../bench/args.js';
 import { REPO_ROOT } from '../../bench/children.js';
+import { steadiness } from '../../bench/load.js';
 import { formatTable, parseTable } from '../../bench/table.js';
 
 const run = promisify(execFile);
@@ -65,4 +66,15 @@ t.test(`npm run bench --quick prints and writes a parseable table (${withService
     t.equal(printed.find((row) => row.target === 'baseline-node')?.ratioToBaseline, 1, 'node rows compare with the bare node:http baseline');
   }
   t.match(stdout, /- client limits: one autocannon core tops out near 80k req\/s/);
+});
+
+t.test('steadiness compares the last 10 s of a run with its first 10 s (a third each when shorter)', async (t) => {
+  const steady = Array.from({ length: 60 }, () => 1000);
+  t.equal(steadiness(steady, 60), 'last 10 s / first 10 s: 1.00');
+  const decaying = Array.from({ length: 60 }, (_, i) => 2000 - i * 20);
+  // first: 20000 - 20·(0+…+9) = 19100; last: 20000 - 20·(50+…+59) = 9100.
+  t.equal(steadiness(decaying, 60), 'last 10 s / first 10 s: 0.48');
+  t.equal(steadiness([300, 300, 300, 150, 150, 150], 6), 'last 2 s / first 2 s: 0.50');
+  t.equal(steadiness([5, 5], 2), '', 'too short to say');
+  t.equal(steadiness([100, 100], 10), '', 'a run cut short says nothing');
 });
