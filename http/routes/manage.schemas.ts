@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { nameSchema } from '../../runtime/manifest/common.schema.js';
 import { AUTOMATION_LIMITS } from '../../runtime/manifest/agent.schema.js';
-import { PAGE_DEFAULT, PAGE_MAX } from '../../runtime/manage/keyset-page.js';
+import { PAGE_DEFAULT, PAGE_MAX } from '../../runtime/paging/keyset-page.js';
 import type { RouteDoc } from '../types.js';
 
 const limit = z.coerce.number().int().min(1).max(PAGE_MAX).default(PAGE_DEFAULT).describe(`Page size (1–${PAGE_MAX}, default ${PAGE_DEFAULT}).`);

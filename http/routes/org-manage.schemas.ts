@@ -2,14 +2,11 @@
 import { z } from 'zod';
 import { ConnectionSecretSchema } from '../../runtime/manifest/organization.schema.js';
 import { FlowDefinitionSchema } from '../../runtime/flows/flow-definition.js';
-import { PAGE_LIMIT_MAX } from '../../runtime/management/page-cursor.js';
 import { SupportGrantSchema } from './partner.schemas.js';
 
-export const PageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX).optional().describe(`Page size, 1..${PAGE_LIMIT_MAX} (default 50).`),
-  cursor: z.string().min(1).max(200).optional().describe('nextCursor of the previous page.'),
-});
-const NextCursor = z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.');
+import { NextCursor } from './manage.schemas.js';
+
+export { PageQuery } from './manage.schemas.js';
 
 const name = z.string().trim().min(1).max(200);
 const OrgRole = z.enum(['owner', 'admin', 'member']);

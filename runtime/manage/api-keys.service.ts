@@ -11,7 +11,7 @@ import { hashSecret, hintOf, mintSecret } from '../auth/secrets.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
-import { keysetPage } from './keyset-page.js';
+import { keysetPage } from '../paging/keyset-page.js';
 
 /** Unrevoked keys one person may hold in one organization. */
 export const ACTIVE_KEYS_PER_USER = 50;

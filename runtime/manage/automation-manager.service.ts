@@ -12,7 +12,7 @@ import { requireDomainPermission } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { keysetPage, revisionPage } from './keyset-page.js';
+import { keysetPage, revisionPage } from '../paging/keyset-page.js';
 
 export interface AutomationSummary {
   id: string;

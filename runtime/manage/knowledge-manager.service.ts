@@ -12,7 +12,7 @@ import { toIso, type Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { articleView, type ArticleView } from '../knowledge/knowledge-authoring.service.js';
-import { keysetPage } from './keyset-page.js';
+import { keysetPage } from '../paging/keyset-page.js';
 
 /** A list entry: no bodies (a draft holds up to 2,000,000 characters); GET the article for them. */
 export interface ArticleSummary {

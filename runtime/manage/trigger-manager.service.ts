@@ -20,7 +20,7 @@ import { nextRunAfter, scheduleConfigOf } from '../triggers/schedule-next.js';
 import type { ScheduleTicks } from '../triggers/schedule-ticks.js';
 import { triggerOfCaller, type TriggerCaller } from '../triggers/trigger-access.js';
 import { triggerView, type TriggerView } from '../triggers/trigger-view.js';
-import { keysetPage } from './keyset-page.js';
+import { keysetPage } from '../paging/keyset-page.js';
 import { FIELD_TYPES, type UpdateTriggerInput } from './trigger-update.schema.js';
 
 export interface SubscriberSummary {

@@ -5,7 +5,7 @@ import { toIso, type Clock } from '../clock.js';
 import { customerOf } from '../partners/customer-of.js';
 import { customerStatus, type CustomerStatus } from '../partners/customer-status.js';
 import { supportGrantView, type SupportGrantView } from '../partners/support-grants.service.js';
-import { pageOf, type Page, type PageQuery } from './page-cursor.js';
+import { viewPage, type Page, type PageQuery } from '../paging/keyset-page.js';
 
 export interface CustomerSummary {
   id: string;
@@ -36,7 +36,7 @@ export function createCustomersService(deps: { store: Store; clock: Clock }): Cu
   const { repos, writer } = deps.store;
   return {
     list: (partnerId, query) =>
-      pageOf(query, (after, limit) => repos.management.customers(partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), summaryOf),
+      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), summaryOf),
 
     async setSuspended(partnerId, orgId, suspended) {
       await writer.submit(() => {
@@ -50,7 +50,7 @@ export function createCustomersService(deps: { store: Store; clock: Clock }): Cu
 
     supportGrants(partnerId, orgId, query) {
       const org = customerOf(repos, partnerId, orgId);
-      return pageOf(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), supportGrantView);
+      return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), supportGrantView);
     },
   };
 }

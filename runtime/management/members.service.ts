@@ -15,7 +15,7 @@ import { isUuid, newId } from '../ids.js';
 import { activationLink } from '../partners/provisioning-outcome.js';
 import { INVITATION_TTL_MS } from '../partners/customer-record.js';
 import { domainOfOrg, requireOrgAdmin, type Manager } from './org-access.js';
-import { pageOf, type Page, type PageQuery } from './page-cursor.js';
+import { viewPage, type Page, type PageQuery } from '../paging/keyset-page.js';
 
 export interface DomainRoleChange {
   domainId: string;
@@ -94,7 +94,7 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
   return {
     list: (manager, query) => {
       requireOrgAdmin(repos, manager);
-      return pageOf(query, (after, limit) => management.members(manager.orgId, after, limit), (row) => ({ createdAt: row.created_at, id: row.user_id }), (row) => view(manager.orgId, row));
+      return viewPage(query, (after, limit) => management.members(manager.orgId, after, limit), (row) => ({ createdAt: row.created_at, id: row.user_id }), (row) => view(manager.orgId, row));
     },
 
     async invite(manager, input, linkBase) {

@@ -13,6 +13,7 @@ import { assertCanExecute, type Caller } from '../sessions/session-access.js';
 import { agentToolInputSchema, agentToolOutputSchema } from './agent-tool-input.js';
 import { toolNameOf } from './agent-tool-name.js';
 import { InvalidParamsError } from './invalid-params.js';
+import { decodePosition, encodePosition, type KeysetPosition } from '../paging/cursor.js';
 
 type Repos = Pick<Repositories, 'automations' | 'entitlements' | 'sessions' | 'tenancy'>;
 
@@ -78,21 +79,13 @@ export function describeAgentTool(automation: AutomationRow, protocolVersion: st
   return tool;
 }
 
-/** Opaque to clients: base64url of the last listed agent's position (created_at, id). */
-function encodeCursor(automation: AutomationRow): string {
-  return Buffer.from(JSON.stringify([automation.created_at, automation.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [number, string] {
+/** The list's cursor (the last listed agent's position); one the service did not issue is MCP's invalid params. */
+function decodeCursor(cursor: string): KeysetPosition {
   try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string') {
-      return [value[0] as number, value[1] as string];
-    }
+    return decodePosition(cursor);
   } catch {
-    // fall through: not one of ours
+    throw new InvalidParamsError('The cursor is not valid.');
   }
-  throw new InvalidParamsError('The cursor is not valid.');
 }
 
 /**
@@ -102,11 +95,11 @@ function decodeCursor(cursor: string): [number, string] {
 export function listAgentTools(repos: Repos, caller: Caller, options: { cursor?: string; pageSize: number; protocolVersion: string }): ToolPage {
   let agents = executableAgents(repos, caller);
   if (options.cursor !== undefined) {
-    const [createdAt, id] = decodeCursor(options.cursor);
+    const { createdAt, id } = decodeCursor(options.cursor);
     agents = agents.filter((a) => a.created_at > createdAt || (a.created_at === createdAt && a.id > id));
   }
   const page = agents.slice(0, options.pageSize);
   const result: ToolPage = { tools: page.map((automation) => describeAgentTool(automation, options.protocolVersion)) };
-  if (agents.length > page.length) result.nextCursor = encodeCursor(page[page.length - 1]!);
+  if (agents.length > page.length) result.nextCursor = encodePosition({ createdAt: page[page.length - 1]!.created_at, id: page[page.length - 1]!.id });
   return result;
 }

@@ -1,10 +1,11 @@
 // Reads a trigger's Run history: firings newest first by keyset cursor, each with per-subscriber results.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { RunCursor, SubscriberResultView, TriggerRunRow } from '../../storage/repos/trigger-runs.repo.js';
+import type { SubscriberResultView, TriggerRunRow } from '../../storage/repos/trigger-runs.repo.js';
 import { toIso } from '../clock.js';
-import { notFound, validation } from '../errors.js';
+import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { assertCanReadRuns, triggerOfCaller, type TriggerCaller } from './trigger-access.js';
+import { decodePosition, encodePosition } from '../paging/cursor.js';
 
 export const RUNS_PAGE_DEFAULT = 20;
 export const RUNS_PAGE_MAX = 100;
@@ -45,19 +46,6 @@ export interface RunHistory {
   get(caller: TriggerCaller, triggerId: string, runId: string): RunView;
 }
 
-export function encodeCursor(cursor: RunCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id]), 'utf8').toString('base64url');
-}
-
-export function decodeCursor(text: string): RunCursor {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'number' && Number.isSafeInteger(createdAt) && typeof id === 'string' && isUuid(id)) return { createdAt, id };
-  } catch {
-    // Falls through to the validation error: the cursor is opaque and this one was not ours.
-  }
-  throw validation('The cursor is not valid.', { issues: [{ path: 'cursor', message: 'use nextCursor from a previous page' }] });
-}
 
 function view(run: TriggerRunRow, results: readonly SubscriberResultView[]): RunView {
   return {
@@ -88,7 +76,7 @@ export function createRunHistory(repos: Pick<Repositories, 'triggers' | 'tenancy
       const trigger = triggerOfCaller(repos, caller, triggerId);
       assertCanReadRuns(repos, caller, trigger);
       const limit = options.limit ?? RUNS_PAGE_DEFAULT;
-      const before = options.cursor ? decodeCursor(options.cursor) : null;
+      const before = options.cursor ? decodePosition(options.cursor) : null;
       // One row more than asked tells whether an older page exists.
       const rows = runs.page(trigger.id, before, limit + 1);
       const page = rows.slice(0, limit);
@@ -101,7 +89,7 @@ export function createRunHistory(repos: Pick<Repositories, 'triggers' | 'tenancy
       const last = page[page.length - 1];
       return {
         runs: page.map((run) => view(run, byRun.get(run.id) ?? [])),
-        nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.created_at, id: last.id }) : null,
       };
     },
     get(caller, triggerId, runId) {

@@ -3,11 +3,11 @@
  * Endpoints belong to the organization and hear about work in all its domains, so managing them takes organization
  * owner or admin authority (403 otherwise); another organization's endpoint id is the uniform 404.
  */
-import type { DeliveryCursor, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../storage/repos/webhooks.repo.js';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../storage/repos/webhooks.repo.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
-import { forbidden, notFound, validation } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import type { KeyRing } from '../vault/index.js';
 import { sealSecret, sealedSecretAad } from '../vault/sealed-secret.js';
@@ -16,6 +16,7 @@ import { mintSigningSecret } from './standard-webhooks.js';
 import type { WebhookDeliveries } from './webhook-deliveries.js';
 import { checkWebhookUrl } from './webhook-url.js';
 import type { ResolveAll } from '../tools/network-guard.js';
+import { decodePosition, encodePosition } from '../paging/cursor.js';
 
 export const DELIVERIES_PAGE_DEFAULT = 20;
 export const DELIVERIES_PAGE_MAX = 100;
@@ -87,17 +88,6 @@ function deliveryView(row: WebhookDeliveryRow, attempts: readonly WebhookAttempt
   };
 }
 
-const encodeCursor = (c: DeliveryCursor): string => Buffer.from(JSON.stringify([c.createdAt, c.id]), 'utf8').toString('base64url');
-
-function decodeCursor(text: string): DeliveryCursor {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'number' && Number.isSafeInteger(createdAt) && typeof id === 'string' && isUuid(id)) return { createdAt, id };
-  } catch {
-    // Falls through: the cursor is opaque and this one was not ours.
-  }
-  throw validation('The cursor is not valid.', { issues: [{ path: 'cursor', message: 'use nextCursor from a previous page' }] });
-}
 
 export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpoints {
   const { store, clock, keyRing } = deps;
@@ -149,7 +139,7 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
     deliveries(caller, id, options) {
       const row = endpointOf(caller, id);
       const limit = options.limit ?? DELIVERIES_PAGE_DEFAULT;
-      const before = options.cursor ? decodeCursor(options.cursor) : null;
+      const before = options.cursor ? decodePosition(options.cursor) : null;
       const rows = repos.webhooks.deliveriesPage(row.id, before, limit + 1);
       const page = rows.slice(0, limit);
       const byDelivery = new Map<string, WebhookAttemptRow[]>();
@@ -161,7 +151,7 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
       const last = page[page.length - 1];
       return {
         deliveries: page.map((d) => deliveryView(d, byDelivery.get(d.id) ?? [])),
-        nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.created_at, id: last.id }) : null,
       };
     },
   };
