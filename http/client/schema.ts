@@ -1021,6 +1021,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/triggers/choices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the caller may attach a new trigger to: their domains (canCreate: editor or owner), and event sources — integrations with verifiable (standard-webhooks) catalog events and a connected connection in one of those domains or organization-wide. */
+        get: operations["getTriggerChoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/triggers/{triggerId}": {
         parameters: {
             query?: never;
@@ -9728,6 +9745,93 @@ export interface operations {
                 };
             };
             /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTriggerChoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description domains and event sources */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domains: {
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            /** @description Editor or owner there: may create triggers. */
+                            canCreate: boolean;
+                        }[];
+                        /** @description False when the organization's rollout flag turns event triggers off. */
+                        eventTriggersEnabled: boolean;
+                        eventSources: {
+                            integrationId: string;
+                            name: string;
+                            events: {
+                                type: string;
+                                /** @description Fields an eventFilter may name, besides occurredAt and actor.*. */
+                                payloadPaths: string[];
+                            }[];
+                            connections: {
+                                /** Format: uuid */
+                                connectionId: string;
+                                /** @description null: serves every domain. */
+                                domainId: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no bearer credential and no console session with an organization selected */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: bad credential, unknown or malformed id, or another organization's id (uniform) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
