@@ -16,11 +16,11 @@ export function TriggerPage({ triggerId }: { triggerId: string }) {
   const { choices } = useTriggerChoices();
   useTitle(detail?.trigger.name ?? 'Trigger');
 
-  useEffect(() => {
+  const load = () =>
     api<TriggerDetail>('GET', `/triggers/${encodeURIComponent(triggerId)}`)
       .then(setDetail)
       .catch((failure: ApiError) => setError(failure.status === 404 ? 'This trigger does not exist (it may have been deleted), or you cannot see it.' : failure.message));
-  }, [triggerId]);
+  useEffect(() => void load(), [triggerId]);
 
   const act = async (run: () => Promise<void>) => {
     setBusy(true);
@@ -85,7 +85,7 @@ export function TriggerPage({ triggerId }: { triggerId: string }) {
         </div>
       )}
       {actionError && <p role="alert" class="error">{actionError}</p>}
-      <RunHistory triggerId={trigger.id} />
+      <RunHistory triggerId={trigger.id} onNewRun={load} />
     </main>
   );
 }

@@ -22,7 +22,9 @@ export function NewTriggerPage() {
   const [subscribers, setSubscribers] = useState<string[]>([]);
   const [schedule, setSchedule] = useState<ScheduleDraft>({ cron: '0 9 * * 1-5', timezone: viewerTimeZone(), input: '' });
   const [event, setEvent] = useState<EventDraft>({ sourceIntegrationId: '', eventType: '', connectionId: '', filterField: '', filterOperator: 'equals', filterValue: '' });
+  /** The service's refusal of the last submit; what the form can tell itself is recomputed live once submit was tried. */
   const [error, setError] = useState<string | null>(null);
+  const [tried, setTried] = useState(false);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedTrigger | null>(null);
 
@@ -57,9 +59,9 @@ export function NewTriggerPage() {
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const refusal = problem();
-    setError(refusal);
-    if (refusal) return;
+    setTried(true);
+    setError(null);
+    if (problem()) return;
     setBusy(true);
     try {
       const answer = await api<CreatedTrigger>('POST', '/triggers', body());
@@ -112,6 +114,7 @@ export function NewTriggerPage() {
         </fieldset>
         {type === 'schedule' && <ScheduleFields draft={schedule} onChange={setSchedule} />}
         {type === 'event' && <EventFields sources={choices.eventSources} domainId={domain} draft={event} onChange={setEvent} />}
+        {tried && problem() && <p role="alert" class="error">{problem()}</p>}
         {error && <p role="alert" class="error">{error}</p>}
         <div class="actions">
           <button type="submit" disabled={busy}>Create trigger</button>

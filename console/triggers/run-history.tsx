@@ -10,11 +10,14 @@ const REFRESH_MS = 3000;
 const PAGE = 20;
 const SOURCE_LABEL: Record<Run['source'], string> = { api: 'API call', schedule: 'Schedule', event: 'Event' };
 
-export function RunHistory({ triggerId }: { triggerId: string }) {
+/** `onNewRun` runs when a firing newer than those shown arrives (a schedule's next run has moved, say). */
+export function RunHistory({ triggerId, onNewRun }: { triggerId: string; onNewRun?: () => void }) {
   const [runs, setRuns] = useState<Run[] | null>(null);
   const [olderCursor, setOlderCursor] = useState<string | null>(null);
   /** Once older pages are loaded, the cursor points past them: a reread of the first page must not move it back. */
   const pagedBack = useRef(false);
+  /** The newest run id of the last read (undefined before the first). */
+  const newestSeen = useRef<string | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const path = (cursor?: string) => `/triggers/${triggerId}/runs?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 
@@ -25,6 +28,9 @@ export function RunHistory({ triggerId }: { triggerId: string }) {
         .then((first) => {
           if (!live) return;
           // New firings go on top; older pages already loaded stay below them.
+          const newest = first.runs[0]?.runId ?? null;
+          if (newestSeen.current !== undefined && newest !== newestSeen.current) onNewRun?.();
+          newestSeen.current = newest;
           setRuns((current) => {
             const fresh = new Set(first.runs.map((r) => r.runId));
             return [...first.runs, ...(current ?? []).filter((r) => !fresh.has(r.runId))];
