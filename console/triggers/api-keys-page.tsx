@@ -106,7 +106,7 @@ export function ApiKeysPage() {
       {nextCursor && <button type="button" onClick={more}>Show more</button>}
       {created && (
         <SecretDialog title={`Your new key “${created.apiKey.name}”`} secret={created.secret} onClose={() => setCreated(null)}>
-          <p>Send it as <code>Authorization: Bearer sv_…</code>.</p>
+          <p>Send it in each request's <code>Authorization: Bearer …</code> header.</p>
         </SecretDialog>
       )}
     </main>

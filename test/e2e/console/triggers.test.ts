@@ -1,34 +1,15 @@
 // Triggers in the console, in real headless Chromium against the real service: create a schedule trigger from its
 // next-runs preview, see a tick's Run history (per-subscriber outcomes, codes, session links), pause/resume, delete.
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { buildConsole } from '../../../scripts/build-console.js';
 import { bearer, call } from '../../helpers/http.js';
 import { startTriggerServer, type TriggerServer } from '../../http/triggers-admin/trigger-fixture.js';
-import { chromiumPath, fitsViewport, launch, pageErrors, screenshot, SKIP_REASON } from './browser.js';
+import { chromiumPath, launch, pageErrors, screenshot, SKIP_REASON } from './browser.js';
+import { bothWidths, signInToTriggers } from './trigger-steps.js';
 
 const executable = chromiumPath();
 const MINUTE = 60_000;
-
-/** Signs in as Ada (owner of Sales and Support) through the sign-in page and opens the triggers list from the nav. */
-export async function signInToTriggers(page: Page, url: string): Promise<void> {
-  await page.goto(`${url}/console`);
-  await page.getByLabel('Email').fill('ada@acme.test');
-  await page.getByLabel('Password').fill('ada-password-1');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Triggers' }).click();
-  await page.getByRole('heading', { name: 'Triggers' }).waitFor();
-}
-
-/** Screenshots at 360 px and 1440 px, with no sideways scrolling at either. */
-export async function bothWidths(t: { ok(value: unknown, message: string): unknown }, page: Page, name: string): Promise<void> {
-  for (const width of [360, 1440]) {
-    await page.setViewportSize({ width, height: 900 });
-    await screenshot(page, name);
-    t.ok(await fitsViewport(page), `${name} at ${width} px: no sideways scrolling`);
-  }
-}
 
 t.test('schedule trigger in the console', { skip: executable ? false : SKIP_REASON }, async (t) => {
   await buildConsole();
