@@ -3,6 +3,7 @@
 import t from 'tap';
 import type { Browser } from 'playwright-core';
 import { buildConsole } from '../../../scripts/build-console.js';
+import { Webhook } from 'standardwebhooks';
 import { bearer, call } from '../../helpers/http.js';
 import { startTriggerServer, type TriggerServer } from '../../http/triggers-admin/trigger-fixture.js';
 import { chromiumPath, launch, pageErrors, screenshot, SKIP_REASON } from './browser.js';
@@ -163,6 +164,43 @@ t.test('schedule trigger in the console', { skip: executable ? false : SKIP_REAS
     t.equal(await page.getByRole('link', { name: 'Every five minutes' }).count(), 0, 'gone from the list');
     t.equal((await call(`${url}/api/v1/triggers/${triggerId}`, { headers: bearer(adaKey) })).status, 404, 'gone from the service');
     t.equal((await call(`${url}/api/v1/triggers/${triggerId}/runs`, { headers: bearer(adaKey) })).status, 404, 'with its Run history');
+  });
+
+  t.test('an event trigger with a filter: the minted endpoint secret is shown once, and a delivery signed with it fires', async (t) => {
+    await page.goto(`${url}/console/triggers/new`);
+    await page.getByLabel('Event (from an integration)').check();
+    await page.getByLabel('Name').fill('Big accounts');
+    await page.getByLabel('Enrich contact').check();
+    await page.getByLabel('Source').selectOption('crm');
+    t.same(await page.getByLabel('Event type').locator('option').allTextContents(), ['Choose an event', 'contact.created'], 'only the verifiable catalog events');
+    await page.getByLabel('Event type').selectOption('contact.created');
+    await page.getByLabel('Connection').selectOption({ index: 1 });
+    await page.getByLabel('Field').selectOption('contact.seats');
+    await page.getByLabel('Operator').selectOption('>');
+    await page.getByLabel('Value').fill('50');
+    await page.getByRole('button', { name: 'Create trigger' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Endpoint secret' });
+    await dialog.waitFor();
+    const secret = await dialog.getByLabel('Secret').inputValue();
+    t.match(secret, /^whsec_/);
+    const deliveryUrl = (await dialog.locator('code').textContent()) ?? '';
+    t.match(deliveryUrl, new RegExp(`^${url}/api/v1/events/`));
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('heading', { name: 'Big accounts' }).waitFor();
+    t.notMatch(await page.textContent('body'), new RegExp(secret), 'the secret is gone with the dialog');
+    t.match(await page.getByText('contact.seats > 50').textContent(), /contact\.seats > 50/, 'the filter as stored');
+
+    const body = JSON.stringify({ type: 'contact.created', timestamp: '2026-11-22T12:00:00Z', data: { id: 'c-9', contact: { id: 'c-9', seats: 120 } } });
+    const at = new Date(f.clock.now());
+    const delivered = await call(deliveryUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_console_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('msg_console_1', at, body) },
+      body,
+    });
+    t.equal(delivered.status, 202, delivered.text);
+    const run = page.getByRole('list', { name: 'Runs' }).getByRole('listitem').filter({ hasText: 'Event' }).first();
+    await run.waitFor({ timeout: 15_000 });
+    t.match(await run.textContent(), /Event.*succeeded.*Enrich contact.*started/);
   });
 
   t.test('no CSP violation or script error on any trigger screen', async (t) => {
