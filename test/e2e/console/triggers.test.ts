@@ -203,6 +203,27 @@ t.test('schedule trigger in the console', { skip: executable ? false : SKIP_REAS
     t.match(await run.textContent(), /Event.*succeeded.*Enrich contact.*started/);
   });
 
+  t.test('Run history pages back with the API\'s cursor and keeps older pages while new firings arrive on top', async (t) => {
+    const fire = async () => {
+      const fired = await call(`${url}/api/v1/triggers/fire`, { method: 'POST', headers: bearer(adaKey), json: { triggerId: f.refs.empty } });
+      t.equal(fired.status, 202);
+      f.clock.advance(1_000);
+    };
+    for (let i = 0; i < 21; i++) await fire();
+    await page.goto(`${url}/console/triggers/${f.refs.empty}`);
+    const runs = page.getByRole('list', { name: 'Runs' }).locator(':scope > li');
+    await runs.first().waitFor();
+    t.equal(await runs.count(), 20, 'a first page of 20');
+    t.match(await runs.first().textContent(), /skipped.*No subscriber: nothing started/, 'a firing nobody listens to');
+    await page.getByRole('button', { name: 'Show older runs' }).click();
+    await runs.nth(20).waitFor();
+    t.equal(await runs.count(), 21);
+    t.equal(await page.getByRole('button', { name: 'Show older runs' }).count(), 0, 'the last page: no more to show');
+    await fire();
+    await runs.nth(21).waitFor({ timeout: 15_000 });
+    t.equal(await runs.count(), 22, 'the new firing joins on top; the older page stays');
+  });
+
   t.test('no CSP violation or script error on any trigger screen', async (t) => {
     // The stale form's 409 is logged by the browser as a failed request: an answer, not a page error.
     t.same(errors.filter((e) => !/status of 409/.test(e)), []);
