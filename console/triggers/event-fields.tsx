@@ -1,21 +1,21 @@
 // The event part of the trigger form: source integration, catalog event, connection, and an optional filter.
-import type { EventSource } from './types';
+import type { EventSource, FilterOperator, JsonValue } from './types';
 
 export interface EventDraft {
   sourceIntegrationId: string;
   eventType: string;
   connectionId: string;
   filterField: string;
-  filterOperator: string;
+  filterOperator: FilterOperator;
   filterValue: string;
 }
 
-export const OPERATORS = ['equals', 'not-equals', '>', '<', 'contains'] as const;
+export const OPERATORS: readonly FilterOperator[] = ['equals', 'not-equals', '>', '<', 'contains'];
 
 /** A filter value as typed: JSON when it parses (50, true, "gold"), otherwise the text itself. */
-export function filterValue(text: string): unknown {
+export function filterValue(text: string): JsonValue {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as JsonValue;
   } catch {
     return text;
   }
@@ -74,7 +74,7 @@ export function EventFields({ sources, domainId, draft, onChange }: { sources: E
             <>
               <label>
                 Operator
-                <select name="filterOperator" value={draft.filterOperator} onChange={(e) => set({ filterOperator: e.currentTarget.value })}>
+                <select name="filterOperator" value={draft.filterOperator} onChange={(e) => set({ filterOperator: e.currentTarget.value as FilterOperator })}>
                   {OPERATORS.map((op) => <option key={op} value={op}>{op}</option>)}
                 </select>
               </label>

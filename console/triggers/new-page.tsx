@@ -51,9 +51,9 @@ export function NewTriggerPage() {
     if (type === 'api') return { type, ...common };
     if (type === 'schedule') {
       const input = parseInput(schedule.input);
-      return { type, ...common, cron: schedule.cron.trim(), ...(schedule.timezone ? { timezone: schedule.timezone } : {}), ...(input.ok && input.value ? { input: input.value as never } : {}) };
+      return { type, ...common, cron: schedule.cron.trim(), ...(schedule.timezone ? { timezone: schedule.timezone } : {}), ...(input.ok && input.value ? { input: input.value } : {}) };
     }
-    const filter = event.filterField ? { eventFilter: { field: event.filterField, operator: event.filterOperator as 'equals', value: filterValue(event.filterValue) as never } } : {};
+    const filter = event.filterField ? { eventFilter: { field: event.filterField, operator: event.filterOperator, value: filterValue(event.filterValue) } } : {};
     return { type, ...common, sourceIntegrationId: event.sourceIntegrationId, connectionId: event.connectionId, eventType: event.eventType, ...filter };
   };
 

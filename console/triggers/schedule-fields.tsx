@@ -1,6 +1,7 @@
 // The schedule part of the trigger form: cron, time zone, input, and the next runs in the trigger's zone and the viewer's.
 import { useMemo } from 'preact/hooks';
 import { formatIn, knownTimeZones, previewCron, viewerTimeZone } from './cron-preview';
+import type { JsonValue } from './types';
 
 export interface ScheduleDraft {
   cron: string;
@@ -9,7 +10,7 @@ export interface ScheduleDraft {
 }
 
 /** The input field's JSON as an object, or why it is not one (empty means no input). */
-export function parseInput(text: string): { ok: true; value: Record<string, unknown> | undefined } | { ok: false; message: string } {
+export function parseInput(text: string): { ok: true; value: Record<string, JsonValue> | undefined } | { ok: false; message: string } {
   if (text.trim() === '') return { ok: true, value: undefined };
   try {
     const value = JSON.parse(text);

@@ -1,6 +1,6 @@
 // The trigger, Run history and API key shapes of the public API, from the generated OpenAPI client.
 import { ApiError } from '../api';
-import type { operations } from '../../http/client/schema';
+import type { components, operations } from '../../http/client/schema';
 
 type Ok<O extends keyof operations, S extends number = 200> = operations[O]['responses'] extends Record<S, { content: { 'application/json': infer B } }> ? B : never;
 
@@ -12,6 +12,8 @@ export type EventSource = TriggerChoices['eventSources'][number];
 export type RunPage = Ok<'listTriggerRuns'>;
 export type Run = RunPage['runs'][number];
 export type CreateTriggerBody = operations['createTrigger']['requestBody']['content']['application/json'];
+export type JsonValue = components['schemas']['JsonValue'];
+export type FilterOperator = NonNullable<Extract<CreateTriggerBody, { type: 'event' }>['eventFilter']>['operator'];
 export type CreatedTrigger = Ok<'createTrigger', 201>;
 export type ApiKeyPage = Ok<'listApiKeys'>;
 export type ApiKey = ApiKeyPage['apiKeys'][number];
