@@ -6,6 +6,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The envelope's `details` (e.g. VALIDATION `issues: [{ path, message }]`), for a form to point at a field. */
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -28,7 +30,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const json = await response.json().catch(() => null);
   if (!response.ok) {
     const error = json?.error ?? {};
-    throw new ApiError(response.status, error.code ?? 'INTERNAL', error.message ?? `The service answered ${response.status}.`);
+    throw new ApiError(response.status, error.code ?? 'INTERNAL', error.message ?? `The service answered ${response.status}.`, error.details);
   }
   return json as T;
 }

@@ -7,6 +7,7 @@ import { ActivatePage } from './pages/activate';
 import { LoginPage } from './pages/login';
 import { SessionPage } from './pages/session';
 import { SessionsPage } from './pages/sessions';
+import { triggerScreen } from './triggers/routes';
 import './styles.css';
 
 type Who = { state: 'loading' } | { state: 'signed-out' } | { state: 'signed-in'; me: Me } | { state: 'error'; message: string };
@@ -31,18 +32,20 @@ function App() {
     navigate('/console', true);
   };
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
-  const known = sessionId !== undefined || ['/console', '/console/', '/console/sessions'].includes(path);
+  const triggers = triggerScreen(path);
+  const known = sessionId !== undefined || triggers !== null || ['/console', '/console/', '/console/sessions'].includes(path);
   return (
     <>
       <header class="bar">
         <a class="brand" href="/console/sessions" onClick={onLinkClick}>Switchyard</a>
         <nav aria-label="Main">
           <a href="/console/sessions" onClick={onLinkClick} aria-current={path.startsWith('/console/sessions') || path === '/console' ? 'page' : undefined}>Sessions</a>
+          <a href="/console/triggers" onClick={onLinkClick} aria-current={path.startsWith('/console/triggers') ? 'page' : undefined}>Triggers</a>
         </nav>
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!known ? <NotFound /> : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
+      {!known ? <NotFound /> : triggers ?? (sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />)}
     </>
   );
 }

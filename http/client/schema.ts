@@ -1021,6 +1021,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/triggers/choices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the caller may attach a new trigger to: their domains (canCreate: editor or owner), and event sources — integrations with verifiable (standard-webhooks) catalog events and a connected connection in one of those domains or organization-wide. */
+        get: operations["getTriggerChoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/triggers/{triggerId}": {
         parameters: {
             query?: never;
@@ -3244,7 +3261,7 @@ export interface components {
         };
         ListMembers200: {
             members: components["schemas"]["Member"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
+            /** @description Pass as cursor for the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListSessionMessages200: {
@@ -6042,7 +6059,7 @@ export interface operations {
     listMembers: {
         parameters: {
             query?: {
-                /** @description Page size, 1..200 (default 50). */
+                /** @description Page size (1–200, default 50). */
                 limit?: number;
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
@@ -7431,7 +7448,7 @@ export interface operations {
     listCustomers: {
         parameters: {
             query?: {
-                /** @description Page size, 1..200 (default 50). */
+                /** @description Page size (1–200, default 50). */
                 limit?: number;
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
@@ -7451,7 +7468,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         customers: components["schemas"]["CustomerSummary"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        /** @description Pass as cursor for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
                 };
@@ -7750,7 +7767,7 @@ export interface operations {
     listCustomerSupportGrants: {
         parameters: {
             query?: {
-                /** @description Page size, 1..200 (default 50). */
+                /** @description Page size (1–200, default 50). */
                 limit?: number;
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
@@ -7772,7 +7789,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         grants: components["schemas"]["SupportGrant"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        /** @description Pass as cursor for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
                 };
@@ -9814,6 +9831,93 @@ export interface operations {
                 };
             };
             /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTriggerChoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description domains and event sources */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domains: {
+                            /** Format: uuid */
+                            domainId: string;
+                            name: string;
+                            /** @description Editor or owner there: may create triggers. */
+                            canCreate: boolean;
+                        }[];
+                        /** @description False when the organization's rollout flag turns event triggers off. */
+                        eventTriggersEnabled: boolean;
+                        eventSources: {
+                            integrationId: string;
+                            name: string;
+                            events: {
+                                type: string;
+                                /** @description Fields an eventFilter may name, besides occurredAt and actor.*. */
+                                payloadPaths: string[];
+                            }[];
+                            connections: {
+                                /** Format: uuid */
+                                connectionId: string;
+                                /** @description null: serves every domain. */
+                                domainId: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no bearer credential and no console session with an organization selected */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: bad credential, unknown or malformed id, or another organization's id (uniform) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14626,7 +14730,7 @@ export interface operations {
     tenantListMembers: {
         parameters: {
             query?: {
-                /** @description Page size, 1..200 (default 50). */
+                /** @description Page size (1–200, default 50). */
                 limit?: number;
                 /** @description nextCursor of the previous page. */
                 cursor?: string;

@@ -17,6 +17,7 @@ import { sessionCancelRoutes } from './session-cancel.route.js';
 import { triggerRunsRoutes } from './trigger-runs.route.js';
 import { triggersFireRoutes } from './triggers-fire.route.js';
 import { triggersAdminRoutes } from './triggers-admin.route.js';
+import { triggerChoicesRoutes } from './trigger-choices.route.js';
 import { eventDeliveryRoutes } from './event-delivery.route.js';
 import { webhooksRoutes } from './webhooks.route.js';
 import { activationRoutes } from './activation.route.js';
@@ -45,6 +46,7 @@ export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   routes.push(...sessionLifecycleRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(...triggersAdminRoutes, ...eventDeliveryRoutes, ...webhooksRoutes);
+  routes.push(...triggerChoicesRoutes);
   // Every management route honours actAs (test/http/manage/mirror-ready.test.ts), so each group is mirrored whole.
   routes.push(...tenantMirrored([...triggersManageRoutes, ...automationsManageRoutes, ...apiKeysRoutes, ...knowledgeManageRoutes]));
   routes.push(...activationRoutes, ...partnerProvisioningRoutes, ...partnerLeaseRoutes, ...partnerWorkerRoutes, ...partnerEntitlementRoutes);

@@ -1,0 +1,51 @@
+// Owns what a person may attach a new trigger to: their domains (and whether they may create triggers there) and
+// the event sources (catalog events a delivery can be verified for, with connected connections) — the console's form.
+import type { Repositories } from '../../storage/repos/index.js';
+import { hasDomainPermission } from '../authoring/authoring-access.js';
+import { eventsOf, eventTriggersEnabled } from './event-trigger-checks.js';
+import type { TriggerCaller } from './trigger-access.js';
+
+export interface TriggerChoices {
+  domains: Array<{ domainId: string; name: string; canCreate: boolean }>;
+  eventTriggersEnabled: boolean;
+  eventSources: Array<{
+    integrationId: string;
+    name: string;
+    events: Array<{ type: string; payloadPaths: string[] }>;
+    connections: Array<{ connectionId: string; domainId: string | null }>;
+  }>;
+}
+
+/**
+ * Domains are those the caller is a member of (an organization admin without a domain role sees none, as in the
+ * lists). An event source is offered only when POST /triggers would accept it (event-trigger-checks.ts): a visible
+ * integration, events signed with standard-webhooks, and a connection holding account material in one of the
+ * caller's domains or organization-wide. Connection ids are no secret; their material is never read here.
+ */
+export function triggerChoices(repos: Pick<Repositories, 'tenancy' | 'automations' | 'knowledge' | 'integrations'>, caller: TriggerCaller): TriggerChoices {
+  const domains = repos.tenancy
+    .domainRolesOfUser(caller.userId, caller.orgId)
+    .map(({ domain_id }) => repos.tenancy.domain(domain_id))
+    .filter((domain) => domain !== undefined)
+    .map((domain) => ({ domainId: domain.id, name: domain.name, canCreate: hasDomainPermission(repos, caller, domain.id, 'edit_automation') }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const enabled = eventTriggersEnabled(repos.tenancy.organization(caller.orgId));
+  if (!enabled) return { domains, eventTriggersEnabled: false, eventSources: [] };
+
+  const mine = new Set(domains.map((d) => d.domainId));
+  const connections = repos.integrations
+    .connectionsOfOrganization(caller.orgId)
+    .filter((c) => c.secret_sealed !== null && (c.domain_id === null || mine.has(c.domain_id)));
+  const eventSources = repos.integrations
+    .integrationsVisibleTo(caller.orgId)
+    .map((integration) => ({
+      integrationId: integration.id,
+      name: integration.name,
+      events: eventsOf(integration)
+        .filter((event) => event.signature?.scheme === 'standard-webhooks')
+        .map((event) => ({ type: event.type, payloadPaths: event.payloadPaths })),
+      connections: connections.filter((c) => c.integration_id === integration.id).map((c) => ({ connectionId: c.id, domainId: c.domain_id })),
+    }))
+    .filter((source) => source.events.length > 0 && source.connections.length > 0);
+  return { domains, eventTriggersEnabled: true, eventSources };
+}
