@@ -3,6 +3,8 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Me } from './api';
 import { navigate, onLinkClick, usePath } from './router';
+import { authoringPage, AuthoringLinks } from './authoring-routes';
+import { forgetAuthoringToken } from './authoring';
 import { ActivatePage } from './pages/activate';
 import { LoginPage } from './pages/login';
 import { SessionPage } from './pages/session';
@@ -27,22 +29,25 @@ function App() {
 
   const signOut = async () => {
     await api('POST', '/console/logout').catch(() => undefined);
+    forgetAuthoringToken();
     setWho({ state: 'signed-out' });
     navigate('/console', true);
   };
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
-  const known = sessionId !== undefined || ['/console', '/console/', '/console/sessions'].includes(path);
+  const authoringView = authoringPage(path);
+  const known = sessionId !== undefined || authoringView !== null || ['/console', '/console/', '/console/sessions'].includes(path);
   return (
     <>
       <header class="bar">
         <a class="brand" href="/console/sessions" onClick={onLinkClick}>Switchyard</a>
         <nav aria-label="Main">
           <a href="/console/sessions" onClick={onLinkClick} aria-current={path.startsWith('/console/sessions') || path === '/console' ? 'page' : undefined}>Sessions</a>
+          <AuthoringLinks path={path} />
         </nav>
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!known ? <NotFound /> : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
+      {!known ? <NotFound /> : authoringView ? authoringView : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
     </>
   );
 }
