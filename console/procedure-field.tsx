@@ -32,8 +32,9 @@ function segments(text: string, marks: Mark[]) {
 
 export function ProcedureField({ value, marks, onInput, fieldRef }: FieldProps) {
   return (
-    <label>
-      Procedure <small>reference tools as #integration.tool; problems are marked in the text and listed below it</small>
+    <div class="field">
+      <label for="procedure">Procedure</label>
+      <small id="procedure-hint">Reference tools as #integration.tool; problems are marked in the text and listed below it.</small>
       {/* One grid cell: the layer sizes it (the textarea grows with its text, no inline style needed). */}
       <span class="editor">
         <span class="editor-layer" aria-hidden="true">
@@ -41,9 +42,9 @@ export function ProcedureField({ value, marks, onInput, fieldRef }: FieldProps) 
           {/* A trailing newline needs a character after it to take up its line. */}
           {' '}
         </span>
-        <textarea value={value} spellcheck={false} onInput={(e) => onInput(e.currentTarget.value)} ref={fieldRef} />
+        <textarea id="procedure" aria-describedby="procedure-hint" value={value} spellcheck={false} onInput={(e) => onInput(e.currentTarget.value)} ref={fieldRef} />
       </span>
-    </label>
+    </div>
   );
 }
 

@@ -51,6 +51,7 @@ export function ArticlePage({ articleId }: { articleId: string }) {
       <p><a href="/console/knowledge" onClick={onLinkClick}>Knowledge</a></p>
       <h1>{article?.title ?? 'Article'}</h1>
       {!article && !error && <p role="status">Loading the article…</p>}
+      {!article && error && <p role="alert" class="error">{error}</p>}
       {article && (
         <>
           <p class="meta">
@@ -73,6 +74,8 @@ export function ArticlePage({ articleId }: { articleId: string }) {
               {article.published && <button type="button" class="secondary" disabled={busy} onClick={() => void act('unpublish')}>Unpublish</button>}
             </span>
           </form>
+          {notice && <p role="status" class="ok">{notice}</p>}
+          {error && <p role="alert" class="error">{error}</p>}
           {article.published && (
             <section aria-labelledby="published-heading">
               <h2 id="published-heading">Published text</h2>
@@ -81,8 +84,6 @@ export function ArticlePage({ articleId }: { articleId: string }) {
           )}
         </>
       )}
-      {notice && <p role="status" class="ok">{notice}</p>}
-      {error && <p role="alert" class="error">{error}</p>}
     </main>
   );
 }
