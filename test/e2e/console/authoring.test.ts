@@ -68,13 +68,13 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
       await procedure.fill('Look the question up with #knowledge.serch and answer from what it finds.');
       await setupStatus.filter({ hasText: '1 problem' }).waitFor();
       const findings = page.getByRole('list', { name: 'Verifier findings' });
+      t.equal(await page.locator('.editor mark.problem').textContent(), '#knowledge.serch', 'the span is marked behind the text');
+      await screenshot(page, 'agent-finding');
       t.match(await findings.textContent(), /No tool "knowledge\.serch"/, 'the finding is listed');
       await findings.getByRole('button', { name: 'Show “#knowledge.serch” in the procedure' }).click();
       // A string: it runs in the page, and this tree type-checks without the DOM lib.
       const selected = await page.evaluate<string>(`(() => { const f = document.activeElement; return f.id + ':' + f.value.slice(f.selectionStart, f.selectionEnd); })()`);
       t.equal(selected, 'procedure:#knowledge.serch', 'the finding focuses the procedure and selects its span');
-      t.equal(await page.locator('.editor mark.problem').textContent(), '#knowledge.serch', 'the span is marked behind the text');
-      await screenshot(page, 'agent-finding');
       await findings.getByRole('button', { name: 'Replace with #knowledge.search' }).click();
       await setupStatus.filter({ hasText: 'No problems' }).waitFor();
       t.equal(await procedure.inputValue(), 'Look the question up with #knowledge.search and answer from what it finds.', 'the proposal replaced the span');
@@ -102,6 +102,7 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
       const answer = page.getByRole('list', { name: 'Messages' }).getByRole('listitem').nth(1);
       t.match(await answer.textContent(), new RegExp(`${word} is what the console test calls a trigger`), 'the agent answers from the newly published text');
       t.same(errors, [], 'no CSP violation or script error');
+      t.ok(await page.evaluate<boolean>('localStorage.length === 0 && sessionStorage.length === 0'), 'the svu_ token is kept in memory only');
     });
   }
 
