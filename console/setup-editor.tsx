@@ -13,12 +13,15 @@ interface Props {
   automationId: string;
   initial: Setup;
   onPublished: (published: Published) => void;
+  /** The draft as stored after each save, so the page can say whether it differs from the published revision. */
+  onSaved: (setup: Setup) => void;
 }
 
 const toolsOf = (text: string): string[] => text.split(/[\n,]/).map((name) => name.trim()).filter(Boolean);
-const sameSetup = (a: Setup, b: Setup) => JSON.stringify(a) === JSON.stringify(b);
+export const sameSetup = (a: Setup, b: Setup) =>
+  a.principles === b.principles && a.procedure === b.procedure && a.model === b.model && a.approvalTools.join('\n') === b.approvalTools.join('\n');
 
-export function SetupEditor({ automationId, initial, onPublished }: Props) {
+export function SetupEditor({ automationId, initial, onPublished, onSaved }: Props) {
   const [draft, setDraft] = useState<Setup>(initial);
   const [toolsText, setToolsText] = useState(initial.approvalTools.join('\n'));
   const [checked, setChecked] = useState<{ procedure: string; report: VerifyReport } | null>(null);
@@ -39,8 +42,9 @@ export function SetupEditor({ automationId, initial, onPublished }: Props) {
     try {
       if (!sameSetup(snapshot, saved.current)) {
         setStatus({ state: 'saving' });
-        await authoring('PATCH', `/automations/${automationId}/setup`, snapshot);
+        const answer = await authoring<{ setup: Setup }>('PATCH', `/automations/${automationId}/setup`, snapshot);
         saved.current = snapshot;
+        onSaved(answer.setup);
       }
       const report = await authoring<VerifyReport>('GET', `/automations/${automationId}/verify`);
       setChecked({ procedure: snapshot.procedure, report });

@@ -1,12 +1,12 @@
 // One agent: its Setup editor (editors), Run and Test run, and its revisions.
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { authoring, type AgentDetail } from '../authoring';
+import { authoring, type AgentDetail, type Setup } from '../authoring';
 import { useAutomations } from '../automations';
 import { Revisions } from '../revisions';
 import { onLinkClick, useTitle } from '../router';
 import { RunAgent } from '../run-agent';
-import { SetupEditor } from '../setup-editor';
+import { sameSetup, SetupEditor } from '../setup-editor';
 
 type Detail = { state: 'loading' } | { state: 'ready'; agent: AgentDetail } | { state: 'read-only' } | { state: 'failed'; message: string };
 
@@ -15,6 +15,7 @@ export function AgentPage({ automationId }: { automationId: string }) {
   const [detail, setDetail] = useState<Detail>({ state: 'loading' });
   // Bumped by a publish or a rollback: the header, the run panel and the revisions reread.
   const [version, setVersion] = useState(0);
+  const [draft, setDraft] = useState<Setup | null>(null);
   useTitle(detail.state === 'ready' ? detail.agent.name : summary?.name ?? 'Agent');
 
   useEffect(() => {
@@ -42,6 +43,8 @@ export function AgentPage({ automationId }: { automationId: string }) {
   const agent = detail.state === 'ready' ? detail.agent : null;
   const name = agent?.name ?? summary?.name;
   const published = agent ? agent.published?.revision ?? null : summary?.publishedRevision ?? null;
+  // Live while typing: the detail's flag is as of its last read, the saved draft is newer.
+  const unpublishedChanges = !!agent && (draft && agent.published ? !sameSetup(draft, agent.published.setup) : agent.hasUnpublishedChanges);
   return (
     <main class="page">
       <p><a href="/console/agents" onClick={onLinkClick}>Agents</a></p>
@@ -49,16 +52,16 @@ export function AgentPage({ automationId }: { automationId: string }) {
       <p class="meta">
         {agent?.description && <span>{agent.description}</span>}
         <span class="badge">{published === null ? 'not published' : `published: revision ${published}`}</span>
-        {agent?.hasUnpublishedChanges && <span class="badge">unpublished changes</span>}
+        {unpublishedChanges && <span class="badge">unpublished changes</span>}
       </p>
       {detail.state === 'loading' && <p role="status">Loading the Setup…</p>}
       <div class="columns">
         <div class="stack">
           {detail.state === 'read-only' && <p>You can run this agent, but changing its Setup needs the Editor or Owner role in its domain.</p>}
-          {agent && <SetupEditor key={automationId} automationId={automationId} initial={agent.setup ?? EMPTY_SETUP} onPublished={() => setVersion((v) => v + 1)} />}
+          {agent && <SetupEditor key={automationId} automationId={automationId} initial={agent.setup ?? EMPTY_SETUP} onPublished={() => setVersion((v) => v + 1)} onSaved={setDraft} />}
         </div>
         <div class="stack">
-          {(agent || summary) && <RunAgent automationId={automationId} publishedRevision={published} hasUnpublishedChanges={agent?.hasUnpublishedChanges ?? false} />}
+          {(agent || summary) && <RunAgent automationId={automationId} publishedRevision={published} hasUnpublishedChanges={unpublishedChanges} />}
           <Revisions automationId={automationId} kind="agent" version={version} canEdit={agent !== null} onChanged={() => setVersion((v) => v + 1)} />
         </div>
       </div>

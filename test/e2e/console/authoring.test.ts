@@ -39,8 +39,15 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
 
       // Knowledge: module -> article -> edit the draft -> publish; the published text shows the change.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Knowledge' }).click();
+      await page.getByRole('list', { name: 'Modules' }).getByRole('link', { name: 'Handbook' }).waitFor();
+      t.match(await page.getByRole('list', { name: 'Knowledge bases' }).textContent(), /Demo handbook/);
+      await screenshot(page, 'knowledge');
+      t.ok(await fitsViewport(page), 'knowledge: no sideways scrolling');
       await page.getByRole('list', { name: 'Modules' }).getByRole('link', { name: 'Handbook' }).click();
-      await page.getByRole('list', { name: 'Articles' }).getByRole('link', { name: 'Triggers' }).click();
+      const articles = page.getByRole('list', { name: 'Articles' });
+      await articles.getByRole('link', { name: 'Triggers' }).waitFor();
+      t.match(await articles.textContent(), /Welcome to Switchyard.*published.*Triggers.*published/s, 'the module lists its articles and their state');
+      await articles.getByRole('link', { name: 'Triggers' }).click();
       await page.getByRole('heading', { name: 'Triggers' }).waitFor();
       t.match(await page.getByRole('main').textContent(), /^(?!.*differs)/s, 'a freshly published article: draft and published text agree');
       const draft = page.getByLabel('Draft');
@@ -57,6 +64,10 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
 
       // Agents list -> the demo agent's Setup editor.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
+      await page.getByRole('list', { name: 'Agents' }).getByRole('link', { name: 'Demo helper' }).waitFor();
+      t.match(await page.getByRole('list', { name: 'Agents' }).textContent(), /Demo helper.*revision \d+/s, 'the list says which revision runs');
+      await screenshot(page, 'agents');
+      t.ok(await fitsViewport(page), 'agents: no sideways scrolling');
       await page.getByRole('list', { name: 'Agents' }).getByRole('link', { name: 'Demo helper' }).click();
       const setupStatus = page.getByRole('region', { name: 'Setup' }).getByRole('status');
       await setupStatus.filter({ hasText: 'No problems' }).waitFor();
@@ -67,6 +78,7 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
       const procedure = page.getByLabel('Procedure', { exact: true });
       await procedure.fill('Look the question up with #knowledge.serch and answer from what it finds.');
       await setupStatus.filter({ hasText: '1 problem' }).waitFor();
+      t.ok(await page.getByText('unpublished changes', { exact: true }).isVisible(), 'the saved draft differs from what runs');
       const findings = page.getByRole('list', { name: 'Verifier findings' });
       t.equal(await page.locator('.editor mark.problem').textContent(), '#knowledge.serch', 'the span is marked behind the text');
       await screenshot(page, 'agent-finding');
@@ -91,6 +103,7 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
       await newest.filter({ hasText: `Revision ${revision}` }).waitFor();
       t.match(await newest.textContent(), new RegExp(`Revision ${revision}.*${note.replace(/[()]/g, '\\$&')}.*Current`), 'the new revision is current, with its note');
       t.match(await page.getByRole('region', { name: 'Run' }).textContent(), new RegExp(`Runs use revision ${revision}`));
+      t.equal(await page.getByText('unpublished changes', { exact: true }).count(), 0, 'published: nothing differs any more');
       t.match(await page.getByRole('region', { name: 'Run' }).textContent(), /Neither sends caller credentials/, 'the buttons say they send no caller credentials');
 
       // Run: a live session that answers, from the article just published.
