@@ -1,9 +1,9 @@
 // The articles of one knowledge module, or of one knowledge base, each linking to its editor.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
-import { authoring, type Article, type ArticlePage, type ModuleDetail } from '../authoring';
+import { authoring, type Article, type ArticlePage, type KnowledgeBase, type ModuleDetail } from '../authoring';
 import { formatTime } from '../format';
-import { onLinkClick, useTitle } from '../router';
+import { navigate, onLinkClick, useTitle } from '../router';
 
 type Row = Pick<Article, 'id' | 'title' | 'published' | 'publishedAt'>;
 
@@ -61,7 +61,9 @@ export function KnowledgeBasePage({ baseId }: { baseId: string }) {
   const [articles, setArticles] = useState<Row[] | null>(null);
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useTitle('Knowledge base');
+  const [base, setBase] = useState<KnowledgeBase | null>(null);
+  const [title, setTitle] = useState('');
+  useTitle(base?.name ?? 'Knowledge base');
   const page = (cursor?: string) => api<ArticlePage>('GET', `/authoring/knowledge-bases/${baseId}/articles?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
 
   useEffect(() => {
@@ -69,10 +71,23 @@ export function KnowledgeBasePage({ baseId }: { baseId: string }) {
     page()
       .then((first) => live && (setArticles(first.articles), setNextCursor(first.nextCursor)))
       .catch((failure: ApiError) => live && setError(failure.status === 404 ? 'This knowledge base does not exist or you cannot see it.' : failure.message));
+    authoring<{ bases: KnowledgeBase[] }>('GET', '/knowledge-bases')
+      .then(({ bases }) => live && setBase(bases.find((b) => b.id === baseId) ?? null))
+      .catch(() => undefined); // The name is a heading nicety; the list above reports real failures.
     return () => {
       live = false;
     };
   }, [baseId]);
+  /** A new article starts as an unpublished draft; its editor opens to write and publish it. */
+  const create = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const created = await authoring<Article>('POST', `/knowledge-bases/${baseId}/articles`, { title, draftBody: null });
+      navigate(`/console/knowledge/articles/${created.id}`);
+    } catch (failure) {
+      setError((failure as ApiError).message);
+    }
+  };
   const more = async () => {
     if (!nextCursor || !articles) return;
     const next = await page(nextCursor).catch((failure: ApiError) => (setError(failure.message), null));
@@ -82,11 +97,18 @@ export function KnowledgeBasePage({ baseId }: { baseId: string }) {
   return (
     <main class="page">
       <p><a href="/console/knowledge" onClick={onLinkClick}>Knowledge</a></p>
-      <h1>Knowledge base</h1>
+      <h1>{base?.name ?? 'Knowledge base'}</h1>
       {error && <p role="alert" class="error">{error}</p>}
       {!articles && !error && <p role="status">Loading articles…</p>}
       {articles && <ArticleList articles={articles} label="Articles" />}
       {nextCursor && <button type="button" onClick={more}>Show more</button>}
+      <form class="publish" aria-label="New article" onSubmit={create}>
+        <label>
+          New article title
+          <input value={title} maxLength={240} required onInput={(e) => setTitle(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Create draft</button>
+      </form>
     </main>
   );
 }

@@ -135,6 +135,56 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
     t.match(read.json, { visibility: 'personal', origin: 'console' });
   });
 
+  t.test('a knowledge base lists its articles; a new article is a draft until published', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const errors = pageErrors(page);
+    await signIn(page, server.url);
+    await page.goto(`${server.url}/console/knowledge`);
+    await page.getByRole('list', { name: 'Knowledge bases' }).getByRole('link', { name: 'Demo handbook' }).click();
+    await page.getByRole('heading', { name: 'Demo handbook' }).waitFor();
+    const articles = page.getByRole('list', { name: 'Articles' });
+    await articles.getByRole('link', { name: 'Welcome to Switchyard' }).waitFor();
+    await page.getByLabel('New article title').fill('Returns policy');
+    await page.getByRole('button', { name: 'Create draft' }).click();
+    await page.getByRole('heading', { name: 'Returns policy' }).waitFor();
+    t.match(await page.getByRole('main').textContent(), /draft, not published/);
+    await page.getByLabel('Draft').fill('Returns are accepted within 30 days.');
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.getByRole('region', { name: 'Published text' }).filter({ hasText: 'Returns are accepted within 30 days.' }).waitFor();
+    await page.goBack();
+    await articles.getByRole('listitem').filter({ hasText: 'Returns policy' }).filter({ hasText: 'published' }).waitFor();
+    await screenshot(page, 'knowledge-base');
+    t.ok(await fitsViewport(page), 'knowledge base: no sideways scrolling');
+    t.same(errors, [], 'no CSP violation or script error');
+  });
+
+  t.test('keyboard only: from the procedure, Tab reaches the finding; Enter selects its span, then applies the proposal', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await signIn(page, server.url);
+    await page.goto(`${server.url}/console/agents`);
+    await page.getByRole('link', { name: 'Demo helper' }).click();
+    const setupStatus = page.getByRole('region', { name: 'Setup' }).getByRole('status');
+    await setupStatus.filter({ hasText: 'No problems' }).waitFor();
+    const procedure = page.getByLabel('Procedure', { exact: true });
+    await procedure.focus();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Then #knowledge.seerch again.');
+    await setupStatus.filter({ hasText: '1 problem' }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    const focused = `(() => { const f = document.activeElement; return f.id + ':' + f.value.slice(f.selectionStart, f.selectionEnd); })()`;
+    t.equal(await page.evaluate<string>(focused), 'procedure:#knowledge.seerch', 'Show in procedure, by keyboard');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await setupStatus.filter({ hasText: 'No problems' }).waitFor();
+    t.match(await procedure.inputValue(), /Then #knowledge\.search again\.$/, 'the proposal, applied by keyboard');
+  });
+
   t.test('a flow shows its step graph and versions; making an earlier version current', async (t) => {
     const flows = await call(`${server.url}/api/v1/authoring/automations?kind=flow`, { headers: bearer(demo.apiKey) });
     const flowId = flows.json.automations[0].id as string;
