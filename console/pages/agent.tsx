@@ -4,7 +4,7 @@ import { ApiError } from '../api';
 import { authoring, type AgentDetail, type Setup } from '../authoring';
 import { useAutomations } from '../automations';
 import { Revisions } from '../revisions';
-import { onLinkClick, useTitle } from '../router';
+import { navigate, onLinkClick, useTitle } from '../router';
 import { RunAgent } from '../run-agent';
 import { sameSetup, SetupEditor } from '../setup-editor';
 
@@ -21,7 +21,12 @@ export function AgentPage({ automationId }: { automationId: string }) {
   useEffect(() => {
     let live = true;
     authoring<AgentDetail>('GET', `/automations/${automationId}`)
-      .then((agent) => live && setDetail({ state: 'ready', agent }))
+      .then((agent) => {
+        if (!live) return;
+        // A flow's id under /agents (an old link, a typed address): its own page shows its graph.
+        if (agent.kind === 'flow') navigate(`/console/flows/${agent.id}`, true);
+        else setDetail({ state: 'ready', agent });
+      })
       .catch((failure: ApiError) => {
         if (!live) return;
         if (failure.status === 403) setDetail({ state: 'read-only' });

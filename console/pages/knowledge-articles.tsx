@@ -24,6 +24,11 @@ function ArticleList({ articles, label }: { articles: Row[]; label: string }) {
   );
 }
 
+const MODULE_ERROR: Record<number, string> = {
+  403: 'Reading and editing articles needs the Editor role in their domain (organization articles: an organization Owner or Admin).',
+  404: 'This module does not exist or you cannot see it.',
+};
+
 export function KnowledgeModulePage({ moduleId }: { moduleId: string }) {
   const [module, setModule] = useState<ModuleDetail | null>(null);
   const [articles, setArticles] = useState<Row[] | null>(null);
@@ -39,7 +44,7 @@ export function KnowledgeModulePage({ moduleId }: { moduleId: string }) {
       // A module lists ids; each article is one read (modules hold tens of articles, not thousands).
       const rows = await Promise.all(detail.articleIds.map((id) => authoring<Article>('GET', `/articles/${id}`)));
       if (live) setArticles(rows);
-    })().catch((failure: ApiError) => live && setError(failure.status === 404 ? 'This module does not exist or you cannot see it.' : failure.message));
+    })().catch((failure: ApiError) => live && setError(MODULE_ERROR[failure.status] ?? failure.message));
     return () => {
       live = false;
     };
