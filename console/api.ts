@@ -13,14 +13,14 @@ export class ApiError extends Error {
   }
 }
 
-/** A JSON call with the console cookie; a non-2xx answer throws its `{ error: { code, message } }` as an ApiError. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** A JSON call with the console cookie (plus `headers`); a non-2xx answer throws its `{ error: { code, message } }` as an ApiError. */
+export async function api<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`/api/v1${path}`, {
       method,
       credentials: 'same-origin',
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {

@@ -3,6 +3,8 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Me } from './api';
 import { navigate, onLinkClick, usePath } from './router';
+import { authoringPage, AuthoringLinks } from './authoring-routes';
+import { forgetAuthoringToken } from './authoring';
 import { ActivatePage } from './pages/activate';
 import { LoginPage } from './pages/login';
 import { SessionPage } from './pages/session';
@@ -28,12 +30,14 @@ function App() {
 
   const signOut = async () => {
     await api('POST', '/console/logout').catch(() => undefined);
+    forgetAuthoringToken();
     setWho({ state: 'signed-out' });
     navigate('/console', true);
   };
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
   const triggers = triggerScreen(path);
-  const known = sessionId !== undefined || triggers !== null || ['/console', '/console/', '/console/sessions'].includes(path);
+  const authoringView = authoringPage(path);
+  const known = sessionId !== undefined || triggers !== null || authoringView !== null || ['/console', '/console/', '/console/sessions'].includes(path);
   return (
     <>
       <header class="bar">
@@ -41,11 +45,12 @@ function App() {
         <nav aria-label="Main">
           <a href="/console/sessions" onClick={onLinkClick} aria-current={path.startsWith('/console/sessions') || path === '/console' ? 'page' : undefined}>Sessions</a>
           <a href="/console/triggers" onClick={onLinkClick} aria-current={path.startsWith('/console/triggers') ? 'page' : undefined}>Triggers</a>
+          <AuthoringLinks path={path} />
         </nav>
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!known ? <NotFound /> : triggers ?? (sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />)}
+      {!known ? <NotFound /> : triggers ?? authoringView ?? (sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />)}
     </>
   );
 }

@@ -36,6 +36,7 @@ import { triggersManageRoutes } from './triggers-manage.route.js';
 import { automationsManageRoutes } from './automations-manage.route.js';
 import { apiKeysRoutes } from './api-keys.route.js';
 import { knowledgeManageRoutes } from './knowledge-manage.route.js';
+import { consoleRunRoutes } from './console-run.route.js';
 
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
@@ -44,6 +45,7 @@ export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   routes.push(...orgManageRoutes, ...connectionsManageRoutes, ...flowsManageRoutes, ...partnerCustomerRoutes);
   routes.push(...sessionsRoutes, ...approvalsRoutes, ...sessionCancelRoutes);
   routes.push(...sessionLifecycleRoutes);
+  routes.push(...consoleRunRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);
   routes.push(...triggersAdminRoutes, ...eventDeliveryRoutes, ...webhooksRoutes);
   routes.push(...triggerChoicesRoutes);

@@ -2,8 +2,8 @@
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
 import type { NormalizedCallerCredentials } from '../vault/index.js';
 
-/** Where a session came from; recorded on the session for the audit trail. */
-export type SessionOrigin = 'api' | 'trigger' | 'schedule' | 'event' | 'mcp' | 'partner';
+/** Where a session came from; recorded on the session for the audit trail (`console`: the Run and Test run buttons). */
+export type SessionOrigin = 'api' | 'trigger' | 'schedule' | 'event' | 'mcp' | 'partner' | 'console';
 
 export interface StartSessionRequest {
   orgId: string;
