@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Me } from './api';
 import { navigate, onLinkClick, usePath } from './router';
 import { ActivatePage } from './pages/activate';
+import { ApprovalsPage } from './pages/approvals';
 import { LoginPage } from './pages/login';
 import { SessionPage } from './pages/session';
 import { SessionsPage } from './pages/sessions';
@@ -31,18 +32,19 @@ function App() {
     navigate('/console', true);
   };
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
-  const known = sessionId !== undefined || ['/console', '/console/', '/console/sessions'].includes(path);
+  const known = sessionId !== undefined || ['/console', '/console/', '/console/sessions', '/console/approvals'].includes(path);
   return (
     <>
       <header class="bar">
         <a class="brand" href="/console/sessions" onClick={onLinkClick}>Switchyard</a>
         <nav aria-label="Main">
           <a href="/console/sessions" onClick={onLinkClick} aria-current={path.startsWith('/console/sessions') || path === '/console' ? 'page' : undefined}>Sessions</a>
+          <a href="/console/approvals" onClick={onLinkClick} aria-current={path === '/console/approvals' ? 'page' : undefined}>Approvals</a>
         </nav>
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!known ? <NotFound /> : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
+      {!known ? <NotFound /> : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : path === '/console/approvals' ? <ApprovalsPage /> : <SessionsPage />}
     </>
   );
 }
