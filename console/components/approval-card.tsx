@@ -45,20 +45,21 @@ export function ApprovalCard({ item, onDecided }: { item: PendingApprovalItem; o
         <a href={`/console/sessions/${item.sessionId}`} onClick={onLinkClick}>{item.sessionTitle ?? `Session …${item.sessionId.slice(-8)}`}</a>
         <span>requested <time dateTime={item.requestedAt}>{formatTime(item.requestedAt)}</time></span>
       </p>
+      {/* Keys: without them Preact may reuse the comment's <label> for the editor and carry its textarea over. */}
       {editing ? (
-        <label>
+        <label key="editor">
           Arguments (JSON)
           <textarea rows={8} spellcheck={false} value={argsText} onInput={(e) => setArgsText(e.currentTarget.value)} aria-invalid={check?.ok === false} />
         </label>
       ) : (
-        <pre aria-label="Proposed arguments">{JSON.stringify(item.args, null, 2)}</pre>
+        <pre key="proposal" aria-label="Proposed arguments">{JSON.stringify(item.args, null, 2)}</pre>
       )}
       {check?.ok === false && (
         <ul class="error" aria-label="Problems with the arguments">
           {check.problems.map((problem) => <li key={problem}>{problem}</li>)}
         </ul>
       )}
-      <label>
+      <label key="comment">
         Comment <small>(optional, sent with either decision)</small>
         <textarea rows={2} maxLength={2000} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
       </label>

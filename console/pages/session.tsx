@@ -38,6 +38,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       const e = event as Record<string, any>;
       switch (e.type) {
         case 'snapshot':
+        case 'turn.started':
+        case 'turn.suspended':
         case 'turn.completed':
         case 'session.changed':
         case 'stream.reset':
