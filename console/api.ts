@@ -45,3 +45,7 @@ export type SessionEvent = Schemas['SessionEventEnvelope'];
 
 /** A session's name in lists and headings: its title, else the tail of its id (a UUIDv7's head is its timestamp). */
 export const sessionLabel = (session: { title: string | null; sessionId: string }): string => session.title ?? `Session …${session.sessionId.slice(-8)}`;
+
+/** The approvals inbox (GET /approvals): what the signed-in person may decide, across sessions and flow runs. */
+export type ApprovalInboxPage = Schemas['ApprovalInboxPage'];
+export type PendingApprovalItem = ApprovalInboxPage['approvals'][number];

@@ -6,6 +6,7 @@ import { navigate, onLinkClick, usePath } from './router';
 import { authoringPage, AuthoringLinks } from './authoring-routes';
 import { forgetAuthoringToken } from './authoring';
 import { ActivatePage } from './pages/activate';
+import { ApprovalsPage } from './pages/approvals';
 import { LoginPage } from './pages/login';
 import { SessionPage } from './pages/session';
 import { SessionsPage } from './pages/sessions';
@@ -37,7 +38,7 @@ function App() {
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
   const triggers = triggerScreen(path);
   const authoringView = authoringPage(path);
-  const known = sessionId !== undefined || triggers !== null || authoringView !== null || ['/console', '/console/', '/console/sessions'].includes(path);
+  const known = sessionId !== undefined || triggers !== null || authoringView !== null || ['/console', '/console/', '/console/sessions', '/console/approvals'].includes(path);
   return (
     <>
       <header class="bar">
@@ -45,12 +46,13 @@ function App() {
         <nav aria-label="Main">
           <a href="/console/sessions" onClick={onLinkClick} aria-current={path.startsWith('/console/sessions') || path === '/console' ? 'page' : undefined}>Sessions</a>
           <a href="/console/triggers" onClick={onLinkClick} aria-current={path.startsWith('/console/triggers') ? 'page' : undefined}>Triggers</a>
+          <a href="/console/approvals" onClick={onLinkClick} aria-current={path === '/console/approvals' ? 'page' : undefined}>Approvals</a>
           <AuthoringLinks path={path} />
         </nav>
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!known ? <NotFound /> : triggers ?? authoringView ?? (sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />)}
+      {!known ? <NotFound /> : triggers ?? authoringView ?? (sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : path === '/console/approvals' ? <ApprovalsPage /> : <SessionsPage />)}
     </>
   );
 }

@@ -2,6 +2,7 @@
 import { AppError, notFound } from '../runtime/errors.js';
 import type { UserPrincipal } from '../runtime/auth/principal.js';
 import type { Services } from '../runtime/services.js';
+import { assertSameOriginWrite } from './cross-origin.js';
 import type { HttpRequest } from './types.js';
 
 export const SESSION_COOKIE = 'service_session';
@@ -21,6 +22,16 @@ export function cookieValue(request: HttpRequest, name: string): string | undefi
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
+}
+
+/**
+ * The console cookie as a credential: every route that authenticates with it reads it here, so a write (not
+ * GET/HEAD/OPTIONS) sent from another site is refused before the cookie counts (http/cross-origin.ts).
+ */
+export function consoleCookie(request: HttpRequest): string | undefined {
+  const secret = cookieValue(request, SESSION_COOKIE);
+  if (secret !== undefined) assertSameOriginWrite(request);
+  return secret;
 }
 
 /**
@@ -74,17 +85,32 @@ export function requireManageCredential(request: HttpRequest, services: Services
     services.keyLimiter.take(`key:${principal.credentialId}`);
     return principal;
   }
-  if (token === null && cookieValue(request, SESSION_COOKIE) !== undefined) return requireConsole(request, services);
+  if (token === null && consoleCookie(request) !== undefined) return requireConsole(request, services);
   return requireApiKey(request, services);
 }
 
 /**
- * The web console reads sessions with its cookie (an EventSource cannot send a bearer): on a key route, a GET without
- * an Authorization header accepts a valid console session. Reads only, so SameSite=Lax leaves no CSRF surface; a
- * missing or stale cookie falls through to the uniform 404 (spec rule 6). See docs/decisions.md.
+ * Session routes (read, stream, send a message, cancel, rename, archive, outcome, approve): an `sv_` key as on every
+ * key route, or, without an Authorization header, the console cookie for any method (writes pass the cross-origin
+ * check). The person's own visibility and role rules apply either way; a missing or stale cookie is the uniform 404.
+ */
+export function requireKeyOrConsole(request: HttpRequest, services: Services): UserPrincipal {
+  const acting = actingPrincipals.get(request);
+  if (acting !== undefined) return acting;
+  if (request.headers.authorization === undefined) {
+    const viewer = consoleViewer(request, services);
+    if (viewer) return viewer;
+  }
+  return requireApiKey(request, services);
+}
+
+/**
+ * The web console reads with its cookie (an EventSource cannot send a bearer): on a key route, a GET without an
+ * Authorization header accepts a valid console session; session routes accept it for writes too
+ * (requireKeyOrConsole). A missing or stale cookie falls through to the uniform 404 (spec rule 6).
  */
 function consoleViewer(request: HttpRequest, services: Services): UserPrincipal | null {
-  const secret = cookieValue(request, SESSION_COOKIE);
+  const secret = consoleCookie(request);
   const session = secret ? services.auth.consoleSession(secret) : null;
   if (!session || !session.orgId || !services.auth.isActiveMember(session.userId, session.orgId)) return null;
   services.keyLimiter.take(`console:${session.sessionId}`);
@@ -95,7 +121,7 @@ function consoleViewer(request: HttpRequest, services: Services): UserPrincipal 
 export function requireConsole(request: HttpRequest, services: Services): UserPrincipal {
   const acting = actingPrincipals.get(request);
   if (acting !== undefined) return acting;
-  const secret = cookieValue(request, SESSION_COOKIE);
+  const secret = consoleCookie(request);
   const session = secret ? services.auth.consoleSession(secret) : null;
   if (!session || !session.orgId || !services.auth.isActiveMember(session.userId, session.orgId)) {
     throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');

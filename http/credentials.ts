@@ -1,7 +1,7 @@
 // The credentials a route can declare: how the kernel resolves the caller, and the security OpenAPI publishes for it.
 import type { UserPrincipal } from '../runtime/auth/principal.js';
 import type { Services } from '../runtime/services.js';
-import { requireApiKey, requireAuthoringCredential, requireConsole, requireManageCredential, requireManager } from './auth.js';
+import { requireApiKey, requireAuthoringCredential, requireConsole, requireKeyOrConsole, requireManageCredential, requireManager } from './auth.js';
 import { requireLease, requirePartnerKey, requireWorkerLease } from './partner-auth.js';
 import type { Credential, HttpRequest, RouteDoc } from './types.js';
 
@@ -20,6 +20,8 @@ export function mapCredential<C, D>(base: Credential<Services, C>, map: (caller:
 export const PUBLIC: Credential<Services, undefined> = credential([], () => undefined);
 /** `sv_` key; anything wrong with it is the uniform 404 (spec rule 6). */
 export const API_KEY: Credential<Services, UserPrincipal> = credential(['apiKey'], requireApiKey);
+/** Session routes and the approvals inbox: an `sv_` key, or the console cookie (writes same-origin only). */
+export const KEY_OR_CONSOLE: Credential<Services, UserPrincipal> = credential(['apiKey', 'cookie'], requireKeyOrConsole);
 /** Authoring: an `sv_` key or an `svu_` token. */
 export const AUTHORING: Credential<Services, UserPrincipal> = credential(['apiKey', 'userToken'], requireAuthoringCredential);
 /** Management (issue 13 item 6): a bearer credential as on key routes, else the console cookie (401). */

@@ -1,6 +1,7 @@
-// One session, live: its messages (streaming text as message.delta arrives), tool calls and files.
+// One session, live: its messages (streaming text as message.delta arrives), tool calls and files, and its writes.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, sessionLabel, type SessionView, type ToolCallView } from '../api';
+import { Composer, ManageSession, TurnActions } from '../components/session-actions';
 import { formatTime } from '../format';
 import { useTitle } from '../router';
 import { followSession, type SessionEvent, type StreamState } from '../stream';
@@ -37,6 +38,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       const e = event as Record<string, any>;
       switch (e.type) {
         case 'snapshot':
+        case 'turn.started':
+        case 'turn.suspended':
         case 'turn.completed':
         case 'session.changed':
         case 'stream.reset':
@@ -81,6 +84,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         <time dateTime={view.createdAt}>{formatTime(view.createdAt)}</time>
       </p>
       {notices.map((notice) => <p role="alert" class="error" key={notice}>{notice}</p>)}
+      <TurnActions view={view} />
       <section aria-labelledby="messages-title">
         <h2 id="messages-title">Messages</h2>
         <ol class="messages" aria-label="Messages">
@@ -98,6 +102,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           ))}
         </ol>
         {view.messages.length === 0 && Object.keys(drafts).length === 0 && <p>No messages yet.</p>}
+        <Composer view={view} />
       </section>
       {calls.length > 0 && (
         <section aria-labelledby="tools-title">
@@ -130,6 +135,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           </ul>
         </section>
       )}
+      <ManageSession view={view} onView={setView} />
     </main>
   );
 }

@@ -1,13 +1,16 @@
 // Console sign-in (cookie) and the spec's POST /auth/token (cookie only -> svu_ token).
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
-import { SESSION_COOKIE, cookieValue, sessionCookie } from '../auth.js';
+import { consoleCookie, sessionCookie } from '../auth.js';
 import { credential, PUBLIC } from '../credentials.js';
 import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
-/** The session cookie as sent (possibly none): signing out and minting a token let the sign-in service judge it. */
-const sessionCookieRoute = declareRoutes(credential(['cookie'], (request) => cookieValue(request, SESSION_COOKIE)));
+/**
+ * The session cookie as sent (possibly none): signing out and minting a token let the sign-in service judge it; a
+ * cross-origin POST carrying it is refused first (http/cross-origin.ts).
+ */
+const sessionCookieRoute = declareRoutes(credential(['cookie'], consoleCookie));
 
 const LoginBody = z.strictObject({
   email: z.string().trim().min(3).max(320),

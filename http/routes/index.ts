@@ -11,6 +11,7 @@ import { mcpRoutes } from './mcp.route.js';
 import { meRoutes } from './me.route.js';
 import { openApiRoute } from './openapi.route.js';
 import { approvalsRoutes } from './approvals.route.js';
+import { approvalsInboxRoutes } from './approvals-inbox.route.js';
 import { sessionsRoutes } from './sessions.route.js';
 import { sessionLifecycleRoutes } from './session-lifecycle.route.js';
 import { sessionCancelRoutes } from './session-cancel.route.js';
@@ -43,7 +44,7 @@ export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
   // Authoring is mirrored for customer tenants as a group; a single route can set `tenant: true` instead.
   routes.push(...tenantMirrored(authoringRoutes), ...tenantMirrored(knowledgeRoutes));
   routes.push(...orgManageRoutes, ...connectionsManageRoutes, ...flowsManageRoutes, ...partnerCustomerRoutes);
-  routes.push(...sessionsRoutes, ...approvalsRoutes, ...sessionCancelRoutes);
+  routes.push(...sessionsRoutes, ...approvalsRoutes, ...sessionCancelRoutes, ...approvalsInboxRoutes);
   routes.push(...sessionLifecycleRoutes);
   routes.push(...consoleRunRoutes);
   routes.push(...triggersFireRoutes, ...triggerRunsRoutes);

@@ -1,5 +1,4 @@
 // Worker approvals (worker `svt_` lease): list what the named worker may decide; decide a run or a turn approval.
-import { z } from 'zod';
 import { workerApprovalsQuerySchema } from '../../runtime/partners/worker-approvals.service.js';
 import type { Services } from '../../runtime/services.js';
 import type { DecisionRequest } from '../../runtime/sessions/approval.service.js';
@@ -8,14 +7,8 @@ import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 import { decisionOf } from './approvals.route.js';
 import { WorkerApprovalsPageSchema } from './partner.schemas.js';
-import { ApprovalBody, ApprovalResponse, COMMENT_MAX_LENGTH } from './sessions.schemas.js';
+import { ApprovalBody, ApprovalResponse, RunDecisionBody } from './sessions.schemas.js';
 
-/** A run approval has no tool arguments to edit and no caller credentials to replace: decision, comment, approvalId. */
-const RunDecisionBody = z.strictObject({
-  decision: z.enum(['approved', 'rejected']),
-  approvalId: z.uuid().optional(),
-  comment: z.string().max(COMMENT_MAX_LENGTH).optional(),
-});
 
 
 const DECIDE_RESPONSES = {

@@ -1,7 +1,7 @@
 // Cancel a session's queued, running or suspended execution, an agent turn or a flow run (issue 13 item 1).
 import { z } from 'zod';
 import type { Services } from '../../runtime/services.js';
-import { API_KEY } from '../credentials.js';
+import { KEY_OR_CONSOLE } from '../credentials.js';
 import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
@@ -11,7 +11,7 @@ export const CancelBody = z.strictObject({
 
 export const CancelResponse = z.object({ executionId: z.uuid(), status: z.literal('cancelled') });
 
-const keyRoute = declareRoutes(API_KEY);
+const keyRoute = declareRoutes(KEY_OR_CONSOLE);
 
 export const sessionCancelRoutes: Route<Services>[] = [
   keyRoute({

@@ -1,6 +1,6 @@
-// Session list, paged messages and tool calls, and lifecycle (rename, outcome, archive, delete) with an `sv_` key.
+// Session list, paged messages and tool calls, and lifecycle (rename, outcome, archive, delete): an `sv_` key or the console cookie.
 import type { Services } from '../../runtime/services.js';
-import { API_KEY } from '../credentials.js';
+import { KEY_OR_CONSOLE } from '../credentials.js';
 import { declareRoutes } from '../route-helpers.js';
 import type { Route, RouteDoc } from '../types.js';
 import { EmptyBody, MessagesPage, PageQuery, SessionPatchBody, SessionsPage, SessionsQuery, ToolCallsPage } from './session-lifecycle.schemas.js';
@@ -10,7 +10,7 @@ const KEY_404 = { description: 'NOT_FOUND: missing or invalid key, unknown id, a
 const MANAGE_403 = { description: 'FORBIDDEN: visible, but the key owner may not manage it (canManage is false)' };
 const SESSION = '/api/v1/agents/sessions/:sessionId';
 const DOC = { tags: ['conversations'] } satisfies Partial<RouteDoc>;
-const keyRoute = declareRoutes(API_KEY);
+const keyRoute = declareRoutes(KEY_OR_CONSOLE);
 
 const epochOf = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
 

@@ -1,8 +1,8 @@
-// Agent conversations with an `sv_` key: open, append, read, stream (SSE) and file download.
+// Agent conversations: open (`sv_` key), append, read, stream (SSE) and file download (key or console cookie).
 import { AppError } from '../../runtime/errors.js';
 import type { Services } from '../../runtime/services.js';
 import { normalizeCallerCredentials } from '../../runtime/vault/index.js';
-import { API_KEY } from '../credentials.js';
+import { API_KEY, KEY_OR_CONSOLE } from '../credentials.js';
 import { declareRoutes } from '../route-helpers.js';
 import { lastEventIdOf, sseReply } from '../sse.js';
 import type { HttpRequest, Route } from '../types.js';
@@ -25,6 +25,8 @@ function openRequest(body: z.output<typeof OpenBody>) {
 }
 
 const keyRoute = declareRoutes(API_KEY);
+/** Everything but opening a session also takes the console cookie (writes same-origin only: http/cross-origin.ts). */
+const sessionRoute = declareRoutes(KEY_OR_CONSOLE);
 
 const KEY_404 = { description: 'NOT_FOUND: missing or invalid key, unknown id, or another organization\'s id (uniform)' };
 
@@ -63,7 +65,7 @@ export const sessionsRoutes: Route<Services>[] = [
       body: await services.sessions.conversations.open(caller, params.automationId as string, openRequest(body)),
     }),
   }),
-  keyRoute({
+  sessionRoute({
     method: 'POST',
     path: '/api/v1/agents/sessions/:sessionId/messages',
     uuidParams: ['sessionId'],
@@ -85,7 +87,7 @@ export const sessionsRoutes: Route<Services>[] = [
       body: await services.sessions.conversations.append(caller, params.sessionId as string, messageRequest(body)),
     }),
   }),
-  keyRoute({
+  sessionRoute({
     method: 'GET',
     path: '/api/v1/agents/sessions/:sessionId',
     uuidParams: ['sessionId'],
@@ -101,7 +103,7 @@ export const sessionsRoutes: Route<Services>[] = [
       body: services.sessions.view(caller, params.sessionId as string),
     }),
   }),
-  keyRoute({
+  sessionRoute({
     method: 'GET',
     path: '/api/v1/agents/sessions/:sessionId/stream',
     uuidParams: ['sessionId'],
@@ -135,7 +137,7 @@ export const sessionsRoutes: Route<Services>[] = [
       });
     },
   }),
-  keyRoute({
+  sessionRoute({
     method: 'GET',
     path: '/api/v1/agents/sessions/:sessionId/files/:fileId',
     uuidParams: ['sessionId', 'fileId'],

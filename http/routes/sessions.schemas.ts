@@ -33,6 +33,13 @@ export const ApprovalBody = z
     message: 'editedArgs is only allowed with decision "approved"',
   });
 
+/** A run approval has no tool arguments to edit and no caller credentials to replace: decision, comment, approvalId. */
+export const RunDecisionBody = z.strictObject({
+  decision: z.enum(['approved', 'rejected']),
+  approvalId: z.uuid().optional(),
+  comment: z.string().max(COMMENT_MAX_LENGTH).optional(),
+});
+
 export const OpenResponse = z.object({ sessionId: z.uuid(), executionId: z.uuid() });
 export const AppendResponse = z.object({ executionId: z.uuid() });
 export const ApprovalResponse = z.object({ ok: z.literal(true), approvalId: z.uuid(), decision: z.enum(['approved', 'rejected']) });

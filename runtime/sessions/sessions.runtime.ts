@@ -21,6 +21,7 @@ import { createCatalogCache } from '../turns/turn-tools.js';
 import type { KeyRing } from '../vault/index.js';
 import type { Telemetry } from '../telemetry/index.js';
 import { createApprovalDeadlines, handleApprovalExpiry } from './approval-deadlines.js';
+import { createApprovalInbox, type ApprovalInbox } from './approval-inbox.js';
 import { createApprovalService, type ApprovalService } from './approval.service.js';
 import { createCallerGrants } from './caller-grants.js';
 import { createCancelService, type CancelService } from './cancel.service.js';
@@ -57,6 +58,8 @@ export interface SessionsRuntime {
   readonly dispatcher: SessionDispatcher;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
+  /** Pending approvals a person may decide, across sessions and flow runs (the console's inbox). */
+  readonly inbox: ApprovalInbox;
   /** The sessions a caller can see, and one session's messages and tool calls, by keyset pages. */
   readonly list: SessionList;
   /** Rename, outcome, archive / unarchive, delete (canManage). */
@@ -139,6 +142,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
     dispatcher,
     conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
     approvals: createApprovalService({ store, clock, bus, grants, deadlines, turns, dispatcher, validator, catalogFor }),
+    inbox: createApprovalInbox({ repos, catalogFor }),
     cancels: createCancelService({ store, clock, bus, grants, deadlines, turns, dispatcher }),
     list: createSessionList(repos),
     lifecycle: createSessionLifecycle({ store, clock, bus }),
