@@ -815,6 +815,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending approvals the caller may decide, across agent sessions and flow runs, oldest first by cursor: sessions they can see, under the domain's current approval policy (or a user-routed call or confirmation they initiated). Each carries the proposed args and the tool's input schema. */
+        get: operations["listPendingApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide the run approval a flow run waits on (runId: the run's session id or execution id); the turn-approval contract without editedArgs or callerCredentials. */
+        post: operations["decideRunApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/sessions": {
         parameters: {
             query?: never;
@@ -2743,6 +2777,44 @@ export interface components {
                 };
             };
         };
+        ApprovalInboxPage: {
+            approvals: {
+                /** Format: uuid */
+                approvalId: string;
+                /**
+                 * @description `turn`/`confirmation`: decide at POST /sessions/:id/turn-approval (cookie) or /agents/sessions/:id/turn-approval (key); `run`: at POST /approvals/runs/:runId.
+                 * @enum {string}
+                 */
+                kind: "turn" | "run" | "confirmation";
+                /** Format: uuid */
+                sessionId: string;
+                sessionTitle: string | null;
+                /** @description For run approvals: the flow run (its session id). */
+                runId: string | null;
+                /** Format: uuid */
+                executionId: string;
+                /** Format: uuid */
+                automationId: string;
+                automationName: string;
+                /** @enum {string} */
+                automationKind: "agent" | "flow";
+                /** Format: uuid */
+                domainId: string;
+                toolName: string | null;
+                /** @description The arguments as proposed (caller credential material redacted). */
+                args: unknown;
+                /** @description The gated tool's JSON Schema input: editedArgs must satisfy it. */
+                inputSchema: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description Whether editedArgs may be sent (turn approvals of a known tool). */
+                editable: boolean;
+                /** Format: date-time */
+                requestedAt: string;
+            }[];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         ArchiveSessionBody: Record<string, unknown>;
         CancelExecution200: {
             /** Format: uuid */
@@ -2894,6 +2966,13 @@ export interface components {
             suspendedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        DecideRunApprovalBody: {
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            /** Format: uuid */
+            approvalId?: string;
+            comment?: string;
         };
         DecideTurnApproval200: {
             /** @constant */
@@ -8718,6 +8797,160 @@ export interface operations {
             };
         };
     };
+    listPendingApprovals: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page (opaque). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of pending approvals */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalInboxPage"];
+                };
+            };
+            /** @description VALIDATION: limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: missing or invalid key (or signed-out cookie), unknown, invisible or another organization's run (uniform) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    decideRunApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideRunApprovalBody"];
+            };
+        };
+        responses: {
+            /** @description decided; an approval queues the resume and returns at once */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecideTurnApproval200"];
+                };
+            };
+            /** @description VALIDATION (an unknown field such as editedArgs, comment over 2,000) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: visible run, but the caller may not decide its approval; or a cross-origin write with the cookie */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: missing or invalid key (or signed-out cookie), unknown, invisible or another organization's run (uniform) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description APPROVAL_CONFLICT: nothing waits for a decision, or approvalId is stale or different */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: the per-IP or per-key token bucket is empty; retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL (500) or SERVICE_UNAVAILABLE (503: shutting down or not ready) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listSessions: {
         parameters: {
             query?: {
@@ -12357,13 +12590,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    decision: "approved" | "rejected";
-                    /** Format: uuid */
-                    approvalId?: string;
-                    comment?: string;
-                };
+                "application/json": components["schemas"]["DecideRunApprovalBody"];
             };
         };
         responses: {

@@ -5,7 +5,7 @@ import { toIso } from '../clock.js';
 import { redactCredentialMaterial } from '../events/index.js';
 import type { CatalogSource } from '../turns/turn-tools.js';
 import { mayDecide } from './approval-access.js';
-import { decodeTuple, encodeTuple } from './page-cursor.js';
+import { decodeTuple, encodeTuple } from '../paging/cursor.js';
 import { canView, type Caller } from './session-access.js';
 
 export const INBOX_PAGE = Object.freeze({ defaultLimit: 50, maxLimit: 100 });
