@@ -7,6 +7,10 @@ import { ActivatePage } from './pages/activate';
 import { LoginPage } from './pages/login';
 import { SessionPage } from './pages/session';
 import { SessionsPage } from './pages/sessions';
+import { OperationsPage } from './pages/operations';
+import { SettingsPage, settingsSectionOf } from './settings/settings';
+import { OrgSwitcher } from './org-switcher';
+import './frame-batching';
 import './styles.css';
 
 type Who = { state: 'loading' } | { state: 'signed-out' } | { state: 'signed-in'; me: Me } | { state: 'error'; message: string };
@@ -31,18 +35,23 @@ function App() {
     navigate('/console', true);
   };
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
-  const known = sessionId !== undefined || ['/console', '/console/', '/console/sessions'].includes(path);
+  const settings = settingsSectionOf(path);
+  const orgPage = path === '/console/operations' ? <OperationsPage /> : settings ? <SettingsPage section={settings} /> : null;
+  const known = sessionId !== undefined || orgPage !== null || ['/console', '/console/', '/console/sessions'].includes(path);
   return (
     <>
       <header class="bar">
         <a class="brand" href="/console/sessions" onClick={onLinkClick}>Switchyard</a>
         <nav aria-label="Main">
           <a href="/console/sessions" onClick={onLinkClick} aria-current={path.startsWith('/console/sessions') || path === '/console' ? 'page' : undefined}>Sessions</a>
+          <a href="/console/operations" onClick={onLinkClick} aria-current={path === '/console/operations' ? 'page' : undefined}>Operations</a>
+          <a href="/console/settings" onClick={onLinkClick} aria-current={settings !== undefined ? 'page' : undefined}>Settings</a>
         </nav>
+        <OrgSwitcher />
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!known ? <NotFound /> : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
+      {!known ? <NotFound /> : orgPage ? orgPage : sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : <SessionsPage />}
     </>
   );
 }
