@@ -10,7 +10,6 @@ import { SessionsPage } from './pages/sessions';
 import { OperationsPage } from './pages/operations';
 import { SettingsPage, settingsSectionOf } from './settings/settings';
 import { OrgSwitcher } from './org-switcher';
-import './frame-batching';
 import './styles.css';
 
 type Who = { state: 'loading' } | { state: 'signed-out' } | { state: 'signed-in'; me: Me } | { state: 'error'; message: string };
