@@ -72,7 +72,7 @@ export function OperationsPage() {
 /** A fixed-size tile: numbers change in place, nothing moves while they update. */
 function Tile({ label, value, hint, bad }: { label: string; value: number | undefined; hint?: string; bad?: boolean }) {
   return (
-    <div class={`tile ${bad ? 'bad' : ''}`}>
+    <div class={`tile ${bad ? "bad" : ""}`} role="group" aria-label={label}>
       <dt>{label}</dt>
       <dd>{value === undefined ? '–' : value.toLocaleString()}</dd>
       <dd class="hint">{hint ?? ' '}</dd>

@@ -24,7 +24,7 @@ t.test('running, suspended, fires per second and webhook failures of one organiz
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   c.upstream.respond((request, res) => void held.then(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ id: 'c-1', tier: 'pro' })); }));
-  const opened = await c.open('lookup', 'ada', { message: 'c-1', callerCredentials: crmCredentials() });
+  const opened = await c.open('lookup', 'ada', { message: '{"id": "c-1"}', callerCredentials: crmCredentials() });
   t.equal(opened.status, 202, opened.text);
   const deadline = Date.now() + 10_000;
   while ((await ops()).organization.turns.running !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
