@@ -17,11 +17,9 @@ const BIG_EVENTS = 5000;
 /** Generous: a loaded two-core CI box, not a budget. The figures themselves are printed and saved. */
 const BOUND_MS = 15_000;
 
-const timed = async (work: () => Promise<unknown>): Promise<number> => {
-  const started = performance.now();
-  await work();
-  return Math.round(performance.now() - started);
-};
+/** Chromium's own count of main-thread work (script, style, layout, paint): robust to a busy machine, unlike wall time. */
+type Metrics = { send(method: 'Performance.getMetrics'): Promise<{ metrics: Array<{ name: string; value: number }> }> };
+const taskSeconds = async (cdp: Metrics) => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
 const count = (page: Page, list: string) => page.getByRole('list', { name: list }).getByRole('listitem').count();
 async function untilCount(page: Page, list: string, atLeast: number): Promise<void> {
   const deadline = Date.now() + BOUND_MS * 2;
@@ -59,57 +57,67 @@ t.test('1,000 sessions and a 5,000-event session stay responsive', { skip: execu
 
   const browser = await launch(executable as string);
   t.teardown(() => browser.close());
-  const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
   const errors = pageErrors(page);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const figures: Record<string, { wallMs: number; mainThreadMs: number }> = {};
+  /** Wall time and the page's main-thread time of one step. */
+  const measure = async (name: string, work: () => Promise<unknown>) => {
+    const [started, task] = [performance.now(), await taskSeconds(cdp as unknown as Metrics)];
+    await work();
+    figures[name] = { wallMs: Math.round(performance.now() - started), mainThreadMs: Math.round(((await taskSeconds(cdp as unknown as Metrics)) - task) * 1000) };
+  };
   await page.goto(`${server.url}/console`);
   await page.getByLabel('Email').fill(DEMO_SIGN_IN.email);
   await page.getByLabel('Password').fill(DEMO_SIGN_IN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
 
-  const figures: Record<string, number> = {};
-  figures.listFirstRenderMs = await timed(async () => {
-    await page.goto(`${server.url}/console/sessions`);
+  // Client-side navigation throughout: Chromium's metrics are per document.
+  await measure('listFirstRenderMs', async () => {
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await untilCount(page, 'Sessions', 50);
   });
   // Page through all of them with the API's cursor, then time one more interaction with 1,000 rows on screen.
-  figures.listLoadAllMs = await timed(async () => {
+  await measure('listLoadAllMs', async () => {
     for (let loaded = 50; loaded < SESSIONS - 50; loaded += 50) {
       await page.getByRole('button', { name: 'Show more' }).click();
       await untilCount(page, 'Sessions', loaded + 50);
     }
   });
-  figures.listShowMoreAt950Ms = await timed(async () => {
+  await measure('listShowMoreAt950Ms', async () => {
     await page.getByRole('button', { name: 'Show more' }).click();
     await untilCount(page, 'Sessions', SESSIONS);
   });
   t.equal(await count(page, 'Sessions'), SESSIONS, 'all 1,000 sessions listed');
   await new Promise((resolve) => setTimeout(resolve, 5500));
   t.equal(await count(page, 'Sessions'), SESSIONS, 'the periodic refresh keeps the pages loaded below the first');
-  figures.listFilterWith1000Ms = await timed(async () => {
+  await measure('listFilterWith1000Ms', async () => {
     await page.getByLabel('Status').selectOption('archived');
     await page.getByText('No sessions yet').waitFor();
   });
+  await page.getByLabel('Status').selectOption('active');
+  await untilCount(page, 'Sessions', 50);
 
-  figures.sessionFirstRenderMs = await timed(async () => {
-    await page.goto(`${server.url}/console/sessions/${big.id}`);
+  await measure('sessionFirstRenderMs', async () => {
+    await page.getByRole('link', { name: 'The long conversation' }).click();
     await page.getByRole('heading', { name: 'The long conversation' }).waitFor();
     await page.getByText('Answer 2500:').waitFor();
   });
   // An interaction: a rename arrives on the stream and the page rereads and re-renders the whole conversation.
-  figures.sessionRenameRerenderMs = await timed(async () => {
+  await measure('sessionRenameRerenderMs', async () => {
     store.transaction(() => db.prepare('UPDATE sessions SET title = ? WHERE id = ?').run('Renamed while open', big.id));
     await server.service.services.events.emit(big.id, { type: 'session.changed', change: 'renamed' } as never);
     await page.getByRole('heading', { name: 'Renamed while open' }).waitFor();
   });
-  figures.sessionKeyboardScrollMs = await timed(async () => {
+  await measure('sessionKeyboardScrollMs', async () => {
     await page.keyboard.press('End');
     await page.keyboard.press('Home');
   });
 
-  for (const [name, ms] of Object.entries(figures)) {
-    t.comment(`${name}: ${ms} ms`);
-    t.ok(ms < BOUND_MS, `${name} under ${BOUND_MS} ms (generous bound; the figure is what matters)`);
+  for (const [name, { wallMs, mainThreadMs }] of Object.entries(figures)) {
+    t.comment(`${name}: ${wallMs} ms wall, ${mainThreadMs} ms main thread`);
+    t.ok(wallMs < BOUND_MS, `${name} under ${BOUND_MS} ms (generous bound; the figures are what matters)`);
   }
   mkdirSync(new URL('../../../test-artifacts/console/', import.meta.url), { recursive: true });
   writeFileSync(new URL('../../../test-artifacts/console/scale.json', import.meta.url), JSON.stringify(figures, null, 2));
