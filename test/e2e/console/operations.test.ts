@@ -28,7 +28,8 @@ t.test('operations: a running turn appears and leaves, fires are counted, proces
   t.teardown(() => browser.close());
 
   for (const width of [360, 1440, 3840]) {
-    const context = await browser.newContext({ viewport: { width, height: 1000 } });
+    // The viewer is in Tokyo: times are shown in their zone (the service's manual clock reads 12:00 UTC).
+    const context = await browser.newContext({ viewport: { width, height: 1000 }, timezoneId: 'Asia/Tokyo', locale: 'en-US' });
     const page = await context.newPage();
     const errors = pageErrors(page);
     await page.goto(`${m.url}/console`);
@@ -38,6 +39,7 @@ t.test('operations: a running turn appears and leaves, fires are counted, proces
     await page.getByRole('link', { name: 'Operations' }).click();
     await page.getByRole('heading', { name: 'Operations' }).waitFor();
     await until(page, 'Running turns', '0');
+    t.match(await page.getByText(/^Updated/).textContent(), /Updated Nov 22, 2026, 9:00:\d\d PM/, 'the time in the viewer\'s timezone');
     t.ok(await page.getByRole('heading', { name: /This service process \(all organizations\)/ }).isVisible(), 'process-wide counts say so');
 
     // A turn whose tool call is held upstream shows as running, then leaves when the upstream answers.
