@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { listOrganizations, ROLE_LABEL, selectOrganization, type Organizations } from './org';
+import './org.css';
 
 export function OrgSwitcher({ onLoaded }: { onLoaded?: (orgs: Organizations) => void }) {
   const [orgs, setOrgs] = useState<Organizations | null>(null);

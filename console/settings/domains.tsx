@@ -50,7 +50,7 @@ export function DomainsSection({ domains, reload }: { domains: ManagedDomain[]; 
               <strong>{domain.name}</strong>
               <span class="meta">
                 <span>created <time dateTime={domain.createdAt}>{formatTime(domain.createdAt)}</time></span>
-                <button type="button" class="secondary" onClick={() => { setNewName(domain.name); setRenaming(domain); }}>Rename {domain.name}</button>
+                <button type="button" class="secondary" onClick={() => { setNewName(domain.name); setRenaming(domain); }}>Rename<span class="visually-hidden"> {domain.name}</span></button>
               </span>
             </li>
           ))}

@@ -71,9 +71,9 @@ export function MembersSection({ domains, myRole }: { domains: ManagedDomain[]; 
                     {(ownerLocked ? ['owner' as Role] : roles).map((role) => <option key={role} value={role}>{ROLE_LABEL[role]}</option>)}
                   </select>
                   {member.status === 'disabled' ? (
-                    <button type="button" class="secondary" onClick={() => void setDisabled(member, false)}>Enable {member.name || member.email}</button>
+                    <button type="button" class="secondary" onClick={() => void setDisabled(member, false)}>Enable<span class="visually-hidden"> {member.name || member.email}</span></button>
                   ) : (
-                    <button type="button" class="secondary danger" disabled={ownerLocked} onClick={() => setConfirming(member)}>Disable {member.name || member.email}</button>
+                    <button type="button" class="secondary danger" disabled={ownerLocked} onClick={() => setConfirming(member)}>Disable<span class="visually-hidden"> {member.name || member.email}</span></button>
                   )}
                 </span>
               </li>
