@@ -82,8 +82,9 @@ function OrganizationPicker({ choices, error: initialError, onChosen }: { choice
     <main class="page narrow">
       <h1>Choose an organization</h1>
       <form onSubmit={submit} class="stack">
-        <fieldset class="choices">
-          <legend>You belong to several organizations: pick the one to work in. You can switch later from the header.</legend>
+        <p id="choice-hint">You belong to several organizations: pick the one to work in. You can switch later from the header.</p>
+        <fieldset class="choices" aria-describedby="choice-hint">
+          <legend>Organization</legend>
           {choices.map((choice) => (
             <label key={choice.orgId} class="choice">
               <input type="radio" name="orgId" value={choice.orgId} checked={orgId === choice.orgId} onChange={() => setOrgId(choice.orgId)} />
