@@ -11,6 +11,9 @@ import { LoginPage } from './pages/login';
 import { SessionPage } from './pages/session';
 import { SessionsPage } from './pages/sessions';
 import { triggerScreen } from './triggers/routes';
+import { OperationsPage } from './pages/operations';
+import { SettingsPage, settingsSectionOf } from './settings/settings';
+import { OrgSwitcher } from './org-switcher';
 import './styles.css';
 
 type Who = { state: 'loading' } | { state: 'signed-out' } | { state: 'signed-in'; me: Me } | { state: 'error'; message: string };
@@ -38,7 +41,9 @@ function App() {
   const sessionId = /^\/console\/sessions\/([^/]+)$/.exec(path)?.[1];
   const triggers = triggerScreen(path);
   const authoringView = authoringPage(path);
-  const known = sessionId !== undefined || triggers !== null || authoringView !== null || ['/console', '/console/', '/console/sessions', '/console/approvals'].includes(path);
+  const settings = settingsSectionOf(path);
+  const orgPage = path === '/console/operations' ? <OperationsPage /> : settings ? <SettingsPage section={settings} /> : null;
+  const known = sessionId !== undefined || triggers !== null || authoringView !== null || orgPage !== null || ['/console', '/console/', '/console/sessions', '/console/approvals'].includes(path);
   return (
     <>
       <header class="bar">
@@ -48,11 +53,14 @@ function App() {
           <a href="/console/triggers" onClick={onLinkClick} aria-current={path.startsWith('/console/triggers') ? 'page' : undefined}>Triggers</a>
           <a href="/console/approvals" onClick={onLinkClick} aria-current={path === '/console/approvals' ? 'page' : undefined}>Approvals</a>
           <AuthoringLinks path={path} />
+          <a href="/console/operations" onClick={onLinkClick} aria-current={path === '/console/operations' ? 'page' : undefined}>Operations</a>
+          <a href="/console/settings" onClick={onLinkClick} aria-current={settings !== undefined ? 'page' : undefined}>Settings</a>
         </nav>
+        <OrgSwitcher />
         <span class="who" title={who.me.email}>{who.me.name || who.me.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!known ? <NotFound /> : triggers ?? authoringView ?? (sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : path === '/console/approvals' ? <ApprovalsPage /> : <SessionsPage />)}
+      {!known ? <NotFound /> : triggers ?? authoringView ?? orgPage ?? (sessionId ? <SessionPage key={sessionId} sessionId={decodeURIComponent(sessionId)} /> : path === '/console/approvals' ? <ApprovalsPage /> : <SessionsPage />)}
     </>
   );
 }

@@ -14,6 +14,12 @@ export type StreamState = 'connecting' | 'live' | 'reconnecting';
 export function followSession(sessionId: string, onEvent: (event: SessionEvent) => void, onState: (state: StreamState) => void): () => void {
   const source = new EventSource(`/api/v1/agents/sessions/${encodeURIComponent(sessionId)}/stream`, { withCredentials: true });
   let lastSeq = 0;
+  // Events are handed on once per animation frame, so a burst of message.delta frames costs one render, not one each.
+  const pending: SessionEvent[] = [];
+  const flush = () => pending.splice(0, pending.length).forEach(onEvent);
+  const deliver = (event: SessionEvent) => {
+    if (pending.push(event) === 1) (document.hidden ? setTimeout : requestAnimationFrame)(flush);
+  };
   onState('connecting');
   source.onopen = () => onState('live');
   source.onerror = () => onState('reconnecting');
@@ -27,12 +33,12 @@ export function followSession(sessionId: string, onEvent: (event: SessionEvent) 
     const synthetic = parsed.event.type === 'snapshot' || parsed.event.type === 'stream.reset';
     if (synthetic) {
       lastSeq = Math.max(lastSeq, parsed.seq);
-      onEvent(parsed);
+      deliver(parsed);
       return;
     }
     if (parsed.seq <= lastSeq) return;
     lastSeq = parsed.seq;
-    onEvent(parsed);
+    deliver(parsed);
   };
   return () => source.close();
 }

@@ -1,35 +1,47 @@
-// Sign-in with email and password; a person in several organizations then names the one to work in.
-import { useState } from 'preact/hooks';
+// Sign-in with email and password; a person in several organizations then picks the one to work in.
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
+import { listOrganizations, ROLE_LABEL, selectOrganization, type OrganizationChoice } from '../org';
 import { useTitle } from '../router';
 
 export function LoginPage({ onSignedIn }: { onSignedIn: () => void }) {
   useTitle('Sign in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [orgId, setOrgId] = useState('');
-  const [choosing, setChoosing] = useState(false);
+  const [choices, setChoices] = useState<OrganizationChoice[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+
+  const pick = async () => {
+    const { organizations } = await listOrganizations();
+    if (organizations.length === 0) setError('Your account is not active in any organization. Ask an administrator to invite you again.');
+    setChoices(organizations);
+  };
+
+  // Signed in without an organization (several to choose from, then a reload): go straight to the choice.
+  useEffect(() => {
+    listOrganizations()
+      .then((answer) => answer.currentOrgId === null && setChoices(answer.organizations))
+      .catch(() => undefined);
+  }, []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const body = choosing ? { email, password, orgId: orgId.trim() } : { email, password };
-      const answer = await api<{ orgId: string | null }>('POST', '/console/login', body);
-      // No organization selected: the person belongs to several and must name one (login again with orgId).
-      if (answer.orgId === null) setChoosing(true);
+      const answer = await api<{ orgId: string | null }>('POST', '/console/login', { email, password });
+      // No organization selected: the person belongs to several and picks one.
+      if (answer.orgId === null) await pick();
       else onSignedIn();
     } catch (caught) {
-      const failure = caught as ApiError;
-      setError(failure.code === 'VALIDATION' && choosing ? 'Enter the organization ID your administrator gave you.' : failure.message);
+      setError((caught as ApiError).message);
     } finally {
       setBusy(false);
     }
   };
 
+  if (choices) return <OrganizationPicker choices={choices} error={error} onChosen={onSignedIn} />;
   return (
     <main class="page narrow">
       <h1>Sign in to Switchyard</h1>
@@ -42,15 +54,46 @@ export function LoginPage({ onSignedIn }: { onSignedIn: () => void }) {
           Password
           <input type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
         </label>
-        {choosing && (
-          <label>
-            Organization ID
-            <input name="orgId" required value={orgId} onInput={(e) => setOrgId(e.currentTarget.value)} aria-describedby="org-hint" />
-            <small id="org-hint">You belong to several organizations: name the one to work in.</small>
-          </label>
-        )}
         {error && <p role="alert" class="error">{error}</p>}
-        <button type="submit" disabled={busy}>{choosing ? 'Continue' : 'Sign in'}</button>
+        <button type="submit" disabled={busy}>Sign in</button>
+      </form>
+    </main>
+  );
+}
+
+function OrganizationPicker({ choices, error: initialError, onChosen }: { choices: OrganizationChoice[]; error: string | null; onChosen: () => void }) {
+  useTitle('Choose an organization');
+  const [orgId, setOrgId] = useState(choices[0]?.orgId ?? '');
+  const [error, setError] = useState(initialError);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await selectOrganization(orgId);
+      onChosen();
+    } catch (caught) {
+      setError((caught as ApiError).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="page narrow">
+      <h1>Choose an organization</h1>
+      <form onSubmit={submit} class="stack">
+        <p id="choice-hint">You belong to several organizations: pick the one to work in. You can switch later from the header.</p>
+        <fieldset class="choices" aria-describedby="choice-hint">
+          <legend>Organization</legend>
+          {choices.map((choice) => (
+            <label key={choice.orgId} class="choice">
+              <input type="radio" name="orgId" value={choice.orgId} checked={orgId === choice.orgId} onChange={() => setOrgId(choice.orgId)} />
+              <span>{choice.name} <small>{ROLE_LABEL[choice.role]}</small></span>
+            </label>
+          ))}
+        </fieldset>
+        {error && <p role="alert" class="error">{error}</p>}
+        {choices.length > 0 && <button type="submit" disabled={busy}>Continue</button>}
       </form>
     </main>
   );

@@ -1,5 +1,5 @@
 // The sessions list with filters (agent or flow by name, active or archived); refreshed while open so new sessions appear.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, sessionLabel, type SessionSummary } from '../api';
 import { useAutomations } from '../automations';
 import { formatTime } from '../format';
@@ -15,6 +15,7 @@ export function SessionsPage() {
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const automations = useAutomations();
+  const loadedMore = useRef(false);
 
   const query = (cursor?: string) => {
     const params = new URLSearchParams({ limit: '50' });
@@ -26,12 +27,18 @@ export function SessionsPage() {
 
   useEffect(() => {
     let live = true;
+    let first = true; // a new filter starts over; a refresh rereads the first page and keeps what "Show more" added
     const load = () =>
       query()
         .then((page) => {
           if (!live) return;
-          setSessions(page.sessions);
-          setNextCursor(page.nextCursor);
+          const extended = !first && loadedMore.current;
+          first = false;
+          setSessions((current) => (extended && current ? withFreshHead(page.sessions, current) : page.sessions));
+          if (!extended) {
+            loadedMore.current = false;
+            setNextCursor(page.nextCursor);
+          }
           setError(null);
         })
         .catch((failure: ApiError) => live && setError(failure.message));
@@ -46,6 +53,7 @@ export function SessionsPage() {
   const more = async () => {
     if (!nextCursor || !sessions) return;
     const page = await query(nextCursor);
+    loadedMore.current = true;
     setSessions([...sessions, ...page.sessions]);
     setNextCursor(page.nextCursor);
   };
@@ -92,4 +100,10 @@ export function SessionsPage() {
       {nextCursor && <button type="button" onClick={more}>Show more</button>}
     </main>
   );
+}
+
+/** The fresh first page, then what was loaded below it (sessions that moved up into the first page are not repeated). */
+function withFreshHead(fresh: SessionSummary[], current: SessionSummary[]): SessionSummary[] {
+  const ids = new Set(fresh.map((session) => session.sessionId));
+  return [...fresh, ...current.slice(fresh.length).filter((session) => !ids.has(session.sessionId))];
 }

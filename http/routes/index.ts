@@ -4,6 +4,7 @@ import type { HttpMetrics } from '../metrics.js';
 import type { Route } from '../types.js';
 import { authoringRoutes } from './authoring.route.js';
 import { consoleRoutes } from './console.route.js';
+import { consoleOrgRoutes } from './console-orgs.route.js';
 import { consoleAssetRoutes } from './console-assets.route.js';
 import { healthRoutes } from './health.route.js';
 import { knowledgeRoutes } from './knowledge.route.js';
@@ -30,6 +31,7 @@ import { partnerTenantRoutes, tenantMirrored } from './partner-tenant.route.js';
 import { partnerCustomerRoutes } from './partner-customers.route.js';
 import { orgManageRoutes } from './org-manage.route.js';
 import { connectionsManageRoutes } from './connections-manage.route.js';
+import { operationsRoutes } from './operations.route.js';
 import { flowsManageRoutes } from './flows-manage.route.js';
 import { partnerWorkerApprovalRoutes } from './partner-worker-approvals.route.js';
 import { partnerWorkerRoutes } from './partner-workers.route.js';
@@ -40,10 +42,10 @@ import { knowledgeManageRoutes } from './knowledge-manage.route.js';
 import { consoleRunRoutes } from './console-run.route.js';
 
 export function allRoutes(metrics: HttpMetrics): Route<Services>[] {
-  const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...meRoutes];
+  const routes: Route<Services>[] = [...healthRoutes(metrics), ...consoleRoutes, ...consoleOrgRoutes, ...meRoutes];
   // Authoring is mirrored for customer tenants as a group; a single route can set `tenant: true` instead.
   routes.push(...tenantMirrored(authoringRoutes), ...tenantMirrored(knowledgeRoutes));
-  routes.push(...orgManageRoutes, ...connectionsManageRoutes, ...flowsManageRoutes, ...partnerCustomerRoutes);
+  routes.push(...orgManageRoutes, ...connectionsManageRoutes, ...operationsRoutes, ...flowsManageRoutes, ...partnerCustomerRoutes);
   routes.push(...sessionsRoutes, ...approvalsRoutes, ...sessionCancelRoutes, ...approvalsInboxRoutes);
   routes.push(...sessionLifecycleRoutes);
   routes.push(...consoleRunRoutes);

@@ -26,6 +26,7 @@ import { createEventDeliveriesRepo } from './event-deliveries.repo.js';
 import { createWebhooksRepo } from './webhooks.repo.js';
 import { createGaugesRepo } from './gauges.repo.js';
 import { createManagementRepo } from './management.repo.js';
+import { createOperationsRepo } from './operations.repo.js';
 
 export function createRepositories(db: SqliteDatabase) {
   return {
@@ -55,6 +56,7 @@ export function createRepositories(db: SqliteDatabase) {
     webhooks: createWebhooksRepo(db),
     gauges: createGaugesRepo(db),
     management: createManagementRepo(db),
+    operations: createOperationsRepo(db),
   };
 }
 

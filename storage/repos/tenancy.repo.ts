@@ -63,6 +63,11 @@ export function createTenancyRepo(db: SqliteDatabase) {
         WHERE m.org_id = ? AND m.user_id = ? AND m.disabled_at IS NULL`,
     ),
     orgsOfUser: db.prepare('SELECT org_id, role FROM org_memberships WHERE user_id = ? ORDER BY created_at'),
+    // The organizations a person can work in now: enabled memberships of organizations that are not suspended.
+    activeOrgsOfUser: db.prepare(
+      `SELECT m.org_id, m.role, o.name FROM org_memberships m JOIN organizations o ON o.id = m.org_id AND o.suspended_at IS NULL
+        WHERE m.user_id = ? AND m.disabled_at IS NULL ORDER BY o.name, o.id`,
+    ),
     insertDomain: db.prepare(
       'INSERT INTO domains (id, org_id, name, approval_policy, created_at) VALUES (@id, @org_id, @name, @approval_policy, @created_at)',
     ),
@@ -108,6 +113,7 @@ export function createTenancyRepo(db: SqliteDatabase) {
     removeOrgMember: (orgId: string, userId: string): void => void s.removeOrgMember.run(orgId, userId),
     orgRole: (orgId: string, userId: string) => (s.orgRole.get(orgId, userId) as { role: OrgRole } | undefined)?.role ?? null,
     organizationsOfUser: (userId: string) => s.orgsOfUser.all(userId) as Array<{ org_id: string; role: OrgRole }>,
+    activeOrganizationsOfUser: (userId: string) => s.activeOrgsOfUser.all(userId) as Array<{ org_id: string; role: OrgRole; name: string }>,
     insertDomain: (row: DomainRow): void => void s.insertDomain.run(row),
     updateDomain: (id: string, name: string, approvalPolicy: string): void => void s.updateDomain.run(name, approvalPolicy, id),
     domain: (id: string) => s.domainById.get(id) as DomainRow | undefined,

@@ -1,0 +1,61 @@
+// A console session's organization: which ones the signed-in person may pick, and switching to one of them.
+import type { Store } from '../../storage/store.js';
+import type { OrgRole } from '../../storage/repos/tenancy.repo.js';
+import { AppError, forbidden, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Clock } from '../clock.js';
+import type { Authenticator } from './authenticator.js';
+import { hashSecret, mintSecret } from './secrets.js';
+
+export interface OrganizationChoice {
+  orgId: string;
+  name: string;
+  role: OrgRole;
+}
+
+/** The signed-in person behind a console cookie, with or without an organization selected; 401 otherwise. */
+export interface ConsoleAccount {
+  sessionId: string;
+  userId: string;
+  orgId: string | null;
+  secret: string;
+}
+
+export function consoleAccount(auth: Authenticator, secret: string | undefined): ConsoleAccount {
+  const session = secret ? auth.consoleSession(secret) : null;
+  if (!secret || !session) throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
+  return { ...session, secret };
+}
+
+export interface OrgChoiceService {
+  /** Enabled memberships of organizations that are not suspended, by name. */
+  list(account: ConsoleAccount): OrganizationChoice[];
+  /**
+   * Replaces the console session with one in `orgId` (a new secret: the old cookie stops working), keeping its
+   * expiry. An organization the person cannot work in is the uniform 404.
+   */
+  select(account: ConsoleAccount, orgId: string): Promise<{ secret: string; orgId: string; userId: string; expiresAt: number }>;
+}
+
+export function createOrgChoiceService(deps: { store: Store; clock: Clock }): OrgChoiceService {
+  const { store, clock } = deps;
+  const { tenancy, credentials } = store.repos;
+  const list = (account: ConsoleAccount): OrganizationChoice[] =>
+    tenancy.activeOrganizationsOfUser(account.userId).map((row) => ({ orgId: row.org_id, name: row.name, role: row.role }));
+
+  return {
+    list,
+    async select(account, orgId) {
+      if (!list(account).some((choice) => choice.orgId === orgId)) throw notFound();
+      if (tenancy.organization(orgId)?.direct_login_disabled) throw forbidden('Direct sign-in is disabled for this organization.');
+      const old = credentials.consoleSessionByHash(hashSecret(account.secret));
+      if (!old || old.expires_at <= clock.now()) throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
+      const secret = mintSecret('svs_');
+      await store.writer.submit(() => {
+        credentials.deleteConsoleSession(old.token_hash);
+        credentials.insertConsoleSession({ id: newId(), user_id: account.userId, org_id: orgId, token_hash: hashSecret(secret), created_at: clock.now(), expires_at: old.expires_at });
+      });
+      return { secret, orgId, userId: account.userId, expiresAt: old.expires_at };
+    },
+  };
+}
