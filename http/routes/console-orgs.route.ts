@@ -2,14 +2,14 @@
 import { z } from 'zod';
 import { consoleAccount, createOrgChoiceService, type ConsoleAccount } from '../../runtime/auth/org-choice.js';
 import type { Services } from '../../runtime/services.js';
-import { SESSION_COOKIE, cookieValue, sessionCookie } from '../auth.js';
+import { consoleCookie, sessionCookie } from '../auth.js';
 import { credential } from '../credentials.js';
 import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
 /** The console cookie, with or without an organization selected (a person in several signs in without one). */
 const ACCOUNT = credential(['cookie'], (request, services: Services): ConsoleAccount => {
-  const account = consoleAccount(services.auth, cookieValue(request, SESSION_COOKIE));
+  const account = consoleAccount(services.auth, consoleCookie(request));
   services.keyLimiter.take(`console:${account.sessionId}`);
   return account;
 });

@@ -80,3 +80,19 @@ t.test('the picker refuses what the person cannot work in, plainly', async (t) =
   t.equal(direct.status, 403, 'direct sign-in disabled there: said plainly');
   t.equal(direct.json.error.code, 'FORBIDDEN');
 });
+
+t.test('switching organization is a cookie write: a cross-site request is refused and the cookie keeps working', async (t) => {
+  const m = await startManage(t);
+  const { globex, ada } = m.c.refs as Record<string, string>;
+  const store = m.c.server.service.store;
+  store.transaction(() => store.repos.tenancy.setOrgRole(globex, ada, 'admin', 0));
+  const cookie = await m.login('ada@acme.test', 'ada-password-1');
+  for (const forged of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }]) {
+    const refused = await call(`${m.url}/api/v1/console/organization`, { method: 'POST', headers: { cookie, ...forged }, json: { orgId: globex } });
+    t.same([refused.status, refused.json.error.code, refused.json.error.details?.reason], [403, 'FORBIDDEN', 'cross_origin'], JSON.stringify(forged));
+    t.notOk(refused.headers.get('set-cookie'), 'no new session');
+  }
+  t.equal((await m.as({ cookie }, 'GET', '/console/organizations')).status, 200, 'the cookie still works: nothing switched');
+  const same = await call(`${m.url}/api/v1/console/organization`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin' }, json: { orgId: globex } });
+  t.equal(same.status, 200, 'the console itself (same origin) switches');
+});
