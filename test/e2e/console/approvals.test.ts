@@ -85,8 +85,16 @@ t.test('approvals and session writes in Chromium', { skip: executable ? false : 
     // Stale: someone else decides first; the browser's decision gets the API's 409 and says so.
     const staleCard = cards.filter({ has: page.getByRole('link', { name: `Session …${stale.slice(-8)}` }) });
     await staleCard.waitFor();
-    const first = await c.post(`/agents/sessions/${stale}/turn-approval`, 'ada', { decision: 'rejected' });
-    t.equal(first.status, 200);
+    // The other decision lands while the browser's request is on its way: a poll can then never remove the card first.
+    await page.route(
+      '**/turn-approval',
+      async (route) => {
+        const first = await c.post(`/agents/sessions/${stale}/turn-approval`, 'ada', { decision: 'rejected' });
+        t.equal(first.status, 200, 'someone else decided first');
+        await route.continue();
+      },
+      { times: 1 },
+    );
     await staleCard.getByRole('button', { name: 'Approve', exact: true }).click();
     const alert = page.getByRole('alert').filter({ hasText: '409' });
     await alert.waitFor();

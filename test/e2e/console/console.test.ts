@@ -129,7 +129,7 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     await page.keyboard.press('Enter');
     await page.getByRole('list', { name: 'Sessions' }).getByRole('link').first().waitFor({ timeout: 15_000 });
     let reached = false;
-    for (let tab = 0; tab < 12 && !reached; tab++) {
+    for (let tab = 0; tab < 30 && !reached; tab++) {
       await page.keyboard.press('Tab');
       reached = await page.evaluate<boolean>(`document.activeElement?.closest('ul[aria-label="Sessions"]') != null`);
     }

@@ -51,7 +51,7 @@ t.test('keyboard-only: sign in, pick an organization by name, navigate, switch f
 
     // Navigation by keyboard: Tab to the Operations link in the header and follow it.
     await page.getByRole('link', { name: 'Switchyard' }).focus();
-    for (let i = 0; i < 3 && (await focused(page)) !== 'Operations'; i += 1) await page.keyboard.press('Tab');
+    for (let i = 0; i < 12 && (await focused(page)) !== 'Operations'; i += 1) await page.keyboard.press('Tab');
     t.equal(await focused(page), 'Operations', 'the header links are in reading order');
     const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
     t.equal(outline, 'solid', 'focus is visible');
