@@ -9,7 +9,7 @@
 import type { ExecutionRow, ToolCallRow } from '../../storage/repos/executions.repo.js';
 import type { SessionRow } from '../../storage/repos/sessions.repo.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
-import type { QueuedExecution } from '../sessions/engine.js';
+import type { QueuedExecution } from '../turns/engine.js';
 import type { FoundTool } from '../tools/catalog.js';
 import { formatIssues } from '../tools/json-schema-validator.js';
 import type { ToolIdentity } from '../tools/http-integration.executor.js';

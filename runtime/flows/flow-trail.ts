@@ -7,8 +7,8 @@ import type { PersistedSessionEvent, SessionEventBus, SessionEventEnvelope } fro
 import { newId } from '../ids.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
 import type { ToolFile, ToolResult } from '../tools/tool-result.js';
-import type { ApprovalDeadlines } from '../sessions/approval-deadlines.js';
-import type { CallerGrants } from '../sessions/caller-grants.js';
+import type { ApprovalDeadlines } from '../turns/approval-deadlines.js';
+import type { CallerGrants } from '../turns/caller-grants.js';
 import { CALLER_FAILURE_CODES, FLOW_FAILURE, type RecordedFailure } from './flow-errors.js';
 
 /** The run a write belongs to. */

@@ -1,5 +1,5 @@
 // Composes the flow runtime on the sessions runtime's dispatcher: the 'flow' engine and run approvals.
-import type { SessionDispatcher } from '../sessions/dispatcher.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
 import { createFlowEngine, type FlowEngine, type FlowEngineDeps } from './flow-engine.js';
 import { createRunApprovals, type RunApprovals } from './run-approval.js';
 

@@ -9,12 +9,12 @@ import { narrowCredentials, type NormalizedCallerCredentials } from '../vault/in
 import { readRevision } from '../turns/agent-revision.js';
 import type { CatalogSource } from '../turns/turn-tools.js';
 import { assertMayDecide } from './approval-access.js';
-import type { ApprovalDeadlines } from './approval-deadlines.js';
-import type { CallerGrants } from './caller-grants.js';
-import type { SessionDispatcher } from './dispatcher.js';
+import type { ApprovalDeadlines } from '../turns/approval-deadlines.js';
+import type { CallerGrants } from '../turns/caller-grants.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
 import { visibleSession, type Caller } from './session-access.js';
-import type { TurnActors } from './turn-actor.js';
-import { applyTurnStep } from './turn-effects.js';
+import type { TurnActors } from '../turns/turn-actor.js';
+import { applyTurnStep } from '../turns/turn-effects.js';
 
 export interface DecisionRequest {
   readonly decision: 'approved' | 'rejected';

@@ -11,13 +11,13 @@ import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
-import type { ApprovalDeadlines } from './approval-deadlines.js';
-import type { CallerGrants } from './caller-grants.js';
-import type { SessionDispatcher } from './dispatcher.js';
-import { closeOpenWork, settleClosedRun } from './open-work.js';
+import type { ApprovalDeadlines } from '../turns/approval-deadlines.js';
+import type { CallerGrants } from '../turns/caller-grants.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
+import { closeOpenWork, settleClosedRun } from '../turns/open-work.js';
 import { participation, visibleSession, type Caller } from './session-access.js';
-import type { TurnActors } from './turn-actor.js';
-import { applyTurnStep } from './turn-effects.js';
+import type { TurnActors } from '../turns/turn-actor.js';
+import { applyTurnStep } from '../turns/turn-effects.js';
 
 export interface CancelServiceDeps {
   store: Pick<Store, 'repos' | 'writer'>;

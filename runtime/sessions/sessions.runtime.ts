@@ -20,19 +20,19 @@ import { createToolProviderRegistry, type ToolProviderRegistry } from '../turns/
 import { createCatalogCache } from '../turns/turn-tools.js';
 import type { KeyRing } from '../vault/index.js';
 import type { Telemetry } from '../telemetry/index.js';
-import { createApprovalDeadlines, handleApprovalExpiry } from './approval-deadlines.js';
+import { createApprovalDeadlines, handleApprovalExpiry } from '../turns/approval-deadlines.js';
 import { createApprovalService, type ApprovalService } from './approval.service.js';
-import { createCallerGrants } from './caller-grants.js';
+import { createCallerGrants } from '../turns/caller-grants.js';
 import { createCancelService, type CancelService } from './cancel.service.js';
 import type { SessionStarter } from './contracts.js';
 import { createConversationService, type ConversationService } from './conversation.service.js';
-import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
+import { createSessionDispatcher, type SessionDispatcher } from '../turns/dispatcher.js';
 import { visibleSession, type Caller } from './session-access.js';
 import { createSessionStarter } from './session-starter.js';
 import { createSessionLifecycle, type SessionLifecycle } from './session-lifecycle.service.js';
 import { createSessionList, type SessionList } from './session-list.js';
 import { sessionView, streamSnapshot, type SessionView } from './session-view.js';
-import { registerTurnActors } from './turn-actor.js';
+import { registerTurnActors } from '../turns/turn-actor.js';
 
 export interface SessionsRuntimeDeps {
   config: ServiceConfig;

@@ -3,7 +3,7 @@ import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
 import type { SessionRow } from '../../storage/repos/sessions.repo.js';
 import { AppError } from '../errors.js';
 import type { LanguageModelPort } from '../models/index.js';
-import type { QueuedExecution } from '../sessions/engine.js';
+import type { QueuedExecution } from './engine.js';
 import { readRevision, type PublishedRevision } from './agent-revision.js';
 import type { BudgetUsage } from './turn-budget.js';
 import type { TurnDeps } from './turn-deps.js';

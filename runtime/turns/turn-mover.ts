@@ -2,7 +2,7 @@
 import type { SessionTurnEvent } from '../../machines/session-turn.machine.js';
 import { AppError } from '../errors.js';
 import type { SessionEventEnvelope } from '../events/index.js';
-import { applyTurnStep, type TurnStep, type TurnStepFacts } from '../sessions/turn-effects.js';
+import { applyTurnStep, type TurnStep, type TurnStepFacts } from './turn-effects.js';
 import type { TurnDeps } from './turn-deps.js';
 
 export type TurnMover = ReturnType<typeof createTurnMover>;

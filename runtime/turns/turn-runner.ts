@@ -1,7 +1,7 @@
 // The turn loop: answer the current step's calls, check budgets, take the next model step, until it completes or parks.
 import { AppError } from '../errors.js';
 import { isModelError, type KnowledgeSnippet } from '../models/index.js';
-import type { QueuedExecution } from '../sessions/engine.js';
+import type { QueuedExecution } from './engine.js';
 import { rebuildConversation } from './conversation.js';
 import { runModelStep } from './model-step.js';
 import { handleCall, type CallRun } from './tool-call-handler.js';

@@ -3,7 +3,7 @@ import type { AutomationKind, AutomationRow } from '../../storage/repos/automati
 import type { ExecutionStatus } from '../../storage/repos/executions.repo.js';
 import type { SessionEventEnvelope } from '../events/index.js';
 import type { IntegrationBinding } from '../vault/index.js';
-import type { StartSessionRequest } from './contracts.js';
+import type { StartSessionRequest } from '../sessions/contracts.js';
 
 /** What an engine settled on when it accepted a start: the version it runs and the bindings credentials narrow to. */
 export interface AdmittedStart {
