@@ -10,7 +10,7 @@ import type { CallerGrants } from '../turns/caller-grants.js';
 import type { SessionEngine } from '../turns/engine.js';
 import type { HttpIntegrationExecutor } from '../tools/http-integration.executor.js';
 import { createJsonSchemaValidator, type JsonSchemaValidator } from '../tools/json-schema-validator.js';
-import type { ToolProviderRegistry } from '../turns/tool-providers.js';
+import type { ToolProviderRegistry } from '../tools/tool-providers.js';
 import { organizationCatalog } from '../turns/turn-tools.js';
 import type { KeyRing } from '../vault/index.js';
 import { flowBelt } from './flow-definition.js';

@@ -15,7 +15,7 @@ import { formatIssues } from '../tools/json-schema-validator.js';
 import type { ToolIdentity } from '../tools/http-integration.executor.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { resolveCallIdentity } from '../turns/call-identity.js';
-import type { ToolCallScope } from '../turns/tool-providers.js';
+import type { ToolCallScope } from '../tools/tool-providers.js';
 import { isVaultError } from '../vault/index.js';
 import { truthy, type FlowScope } from './expression-eval.js';
 import { isToolStep, type FlowStep, type ToolStep } from './flow-definition.js';

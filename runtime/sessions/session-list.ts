@@ -2,8 +2,7 @@
 import type { Repositories } from '../../storage/repos/index.js';
 import type { SessionLifecycleRow, SessionListQuery, SessionOutcome } from '../../storage/repos/session-list.repo.js';
 import { toIso } from '../clock.js';
-import { decodeCursor, encodeCursor } from '../triggers/run-history.js';
-import { decodeTuple, encodeTuple } from './page-cursor.js';
+import { decodeTimeCursor, decodeTuple, encodeTimeCursor, encodeTuple } from './page-cursor.js';
 import { visibleSession, type Caller } from './session-access.js';
 import { messageView, toolCallView, type MessageView, type ToolCallView } from './session-view.js';
 
@@ -71,7 +70,7 @@ export function createSessionList(repos: Repos) {
         status: options.status ?? null,
         createdFrom: options.createdFrom ?? 0,
         createdTo: options.createdTo ?? Number.MAX_SAFE_INTEGER,
-        before: options.cursor ? decodeCursor(options.cursor) : null,
+        before: options.cursor ? decodeTimeCursor(options.cursor) : null,
         limit: limit + 1,
       };
       const { sessionList } = repos;
@@ -87,7 +86,7 @@ export function createSessionList(repos: Repos) {
       const last = page[page.length - 1];
       return {
         sessions: page.map(summary),
-        nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodeTimeCursor({ createdAt: last.created_at, id: last.id }) : null,
       };
     },
 

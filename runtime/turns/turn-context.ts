@@ -8,7 +8,7 @@ import { readRevision, type PublishedRevision } from './agent-revision.js';
 import type { BudgetUsage } from './turn-budget.js';
 import type { TurnDeps } from './turn-deps.js';
 import { bindTurnTools, type TurnTools } from './turn-tools.js';
-import type { ToolCallScope } from './tool-providers.js';
+import type { ToolCallScope } from '../tools/tool-providers.js';
 
 /** Counts what the turn used: steps and tokens as stored, running time since this run started on top of `run_ms`. */
 export class UsageMeter {

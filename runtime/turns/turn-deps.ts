@@ -11,7 +11,7 @@ import type { CallerGrants } from './caller-grants.js';
 import type { TurnActors } from './turn-actor.js';
 import type { Pacer } from '../execution/pacer.js';
 import type { BudgetLimits } from './turn-budget.js';
-import type { ToolProviderRegistry } from './tool-providers.js';
+import type { ToolProviderRegistry } from '../tools/tool-providers.js';
 import type { CatalogSource } from './turn-tools.js';
 
 export interface TurnDeps {

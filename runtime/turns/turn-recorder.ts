@@ -134,27 +134,34 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
 
     /** The final step (no tool calls): the answer and the completion commit together. */
     complete: (step: RecordedStep) =>
-      move({ type: 'COMPLETE', now: clock.now() }, {}, () => {
-        writeStep(step);
-        storeUsage({ steps: 1, tokens: step.tokens });
-        return [];
+      move({ type: 'COMPLETE', now: clock.now() }, {
+        before: () => {
+          writeStep(step);
+          storeUsage({ steps: 1, tokens: step.tokens });
+          return [];
+        },
       }),
 
     fail: (code: string, message: string) =>
-      move({ type: 'FAIL', now: clock.now(), code, message }, { errorMessage: message }, () => {
-        storeUsage();
-        return [];
+      move({ type: 'FAIL', now: clock.now(), code, message }, {
+        facts: { errorMessage: message },
+        before: () => {
+          storeUsage();
+          return [];
+        },
       }),
 
     /** budget.failed, then the failed turn; a step that broke the token budget is kept in the log. */
     failBudget: (breach: BudgetBreach, step?: RecordedStep) =>
       move(
         { type: 'FAIL', now: clock.now(), code: 'BUDGET_EXCEEDED', message: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
-        { errorMessage: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
-        () => {
-          if (step) writeStep(step);
-          storeUsage(step ? { steps: 1, tokens: step.tokens } : {});
-          return append({ type: 'budget.failed', executionId, budget: breach.budget, limit: breach.limit, used: breach.budget === 'wall_time' ? ctx.meter.usage().ms : breach.used });
+        {
+          facts: { errorMessage: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
+          before: () => {
+            if (step) writeStep(step);
+            storeUsage(step ? { steps: 1, tokens: step.tokens } : {});
+            return append({ type: 'budget.failed', executionId, budget: breach.budget, limit: breach.limit, used: breach.budget === 'wall_time' ? ctx.meter.usage().ms : breach.used });
+          },
         },
       ),
 
@@ -201,24 +208,26 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
       const toolCallId = newId();
       return move(
         { type: 'SUSPEND', now: clock.now(), approvalId, toolName: call.toolName, args: call.args, grantExpiresAt: gate.grantExpiresAt },
-        { toolCallId },
-        () => {
-          insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
-          repos.approvals.insert({
-            id: approvalId,
-            org_id: ctx.session.org_id,
-            session_id: sessionId,
-            execution_id: executionId,
-            tool_call_id: toolCallId,
-            kind: gate.kind,
-            routing: gate.routing,
-            tool: call.toolName,
-            args: JSON.stringify(call.args ?? {}),
-            initiated_by: ctx.execution.created_by,
-            created_at: clock.now(),
-          });
-          storeUsage();
-          return [];
+        {
+          facts: { toolCallId },
+          before: () => {
+            insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
+            repos.approvals.insert({
+              id: approvalId,
+              org_id: ctx.session.org_id,
+              session_id: sessionId,
+              execution_id: executionId,
+              tool_call_id: toolCallId,
+              kind: gate.kind,
+              routing: gate.routing,
+              tool: call.toolName,
+              args: JSON.stringify(call.args ?? {}),
+              initiated_by: ctx.execution.created_by,
+              created_at: clock.now(),
+            });
+            storeUsage();
+            return [];
+          },
         },
       );
     },

@@ -35,7 +35,7 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
     ctx = loadTurnContext(deps, queued);
   } catch (error) {
     const { code, message } = startFailure(error);
-    await mover.move({ type: 'FAIL', now: deps.clock.now(), code, message }, { errorMessage: message });
+    await mover.move({ type: 'FAIL', now: deps.clock.now(), code, message }, { facts: { errorMessage: message } });
     return;
   }
   const rec = createTurnRecorder(deps, ctx);
