@@ -22,7 +22,7 @@ import { createHttpToolProvider } from './http-tool.provider.js';
 import { createToolProviderRegistry, type ToolProviderRegistry } from '../tools/tool-providers.js';
 import { failUnrestorableTurn, registerTurnActors } from './turn-actor.js';
 import { createTurnApprovals, type TurnApprovals } from './turn-approval.js';
-import { createCatalogCache } from './turn-tools.js';
+import { createCatalogCache, type CatalogSource } from './turn-tools.js';
 
 export interface TurnsRuntimeDeps {
   config: ServiceConfig;
@@ -52,6 +52,8 @@ export interface EngineDeps {
   readonly providers: ToolProviderRegistry;
   readonly http: HttpIntegrationExecutor;
   readonly validator: JsonSchemaValidator;
+  /** The organization's integration catalog, parsed once while its integrations are unchanged (so are compiled schemas). */
+  readonly catalogFor: CatalogSource;
 }
 
 export interface TurnsRuntime {
@@ -116,6 +118,6 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
     tools,
     decisions: createTurnApprovals({ ...moving, validator, catalogFor }),
     cancels: createExecutionCancel(moving),
-    engineDeps: { store, clock, logger, bus, grants, deadlines, keyRing, providers: tools, http, validator },
+    engineDeps: { store, clock, logger, bus, grants, deadlines, keyRing, providers: tools, http, validator, catalogFor },
   };
 }
