@@ -1,4 +1,4 @@
-// Every durable write of a running turn: one unit of work per fact, events stored with it and published after commit.
+// Every durable write of a running turn: one unit of work per fact (a step rides with its first call), events published after commit.
 import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
 import type { PersistedSessionEvent, SessionEventEnvelope } from '../events/index.js';
 import { newId } from '../ids.js';
@@ -8,7 +8,7 @@ import type { BudgetBreach } from './turn-budget.js';
 import type { TurnContext } from './turn-context.js';
 import type { TurnDeps } from './turn-deps.js';
 import { modelResult, storedResult, type CallOutcome } from './tool-outcome.js';
-import { createTurnMover } from './turn-mover.js';
+import { createTurnMover, type MoveOptions, type TurnMover } from './turn-mover.js';
 
 /** One model step as it is stored: the assistant message id its deltas carried, its text and its calls. */
 export interface RecordedStep {
@@ -24,7 +24,42 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
   const { bus, clock } = deps;
   const sessionId = ctx.session.id;
   const executionId = ctx.execution.id;
-  const { commit, move } = createTurnMover(deps, { sessionId, executionId });
+  const mover = createTurnMover(deps, { sessionId, executionId });
+
+  // A model step that issued calls is written with the unit that handles its first call (issue 12 item 5: one
+  // unit per model step): nothing external happens in between, so a crash before it simply repeats the step.
+  let deferred: (() => void) | null = null;
+  const takeDeferred = () => {
+    const work = deferred;
+    deferred = null;
+    return work;
+  };
+  async function withDeferred<T>(run: (write: () => void) => Promise<T>): Promise<T> {
+    const work = takeDeferred();
+    try {
+      return await run(() => work?.());
+    } catch (error) {
+      deferred ??= work;
+      throw error;
+    }
+  }
+  const commit = (work: () => SessionEventEnvelope[]) =>
+    withDeferred((write) =>
+      mover.commit(() => {
+        write();
+        return work();
+      }),
+    );
+  const move = (event: Parameters<TurnMover['move']>[0], options: MoveOptions = {}) =>
+    withDeferred((write) =>
+      mover.move(event, {
+        ...options,
+        before: (step) => {
+          write();
+          return options.before?.(step) ?? [];
+        },
+      }),
+    );
 
   const append = (event: PersistedSessionEvent): SessionEventEnvelope[] => bus.append(sessionId, event)();
 
@@ -124,13 +159,13 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     commit,
     move,
 
-    /** A step that issued tool calls: its assistant message and usage. */
-    recordStep: (step: RecordedStep) =>
-      commit(() => {
+    /** A step that issued tool calls: its assistant message and usage, written with the next unit of this turn. */
+    recordStep(step: RecordedStep): void {
+      deferred = () => {
         writeStep(step);
         storeUsage({ steps: 1, tokens: step.tokens });
-        return [];
-      }),
+      };
+    },
 
     /** The final step (no tool calls): the answer and the completion commit together. */
     complete: (step: RecordedStep) =>

@@ -17,22 +17,30 @@ export function statementCounter(): { start(): void; stop(): CostCounter } {
   const probe = new Database(':memory:').prepare('SELECT 1');
   const prototype = Object.getPrototypeOf(probe) as Record<string, StatementMethod>;
   let current: CostCounter | null = null;
+  let perStatement = new Map<Database.Statement, number>();
   for (const method of ['run', 'get', 'all', 'iterate']) {
     const original = prototype[method]!;
     prototype[method] = function counted(this: Database.Statement, ...args: unknown[]) {
       if (current !== null) {
         current.statements += 1;
-        const sql = this.source.replace(/\s+/g, ' ').trim();
-        current.bySql.set(sql, (current.bySql.get(sql) ?? 0) + 1);
+        // Keyed by the statement object (cheap); its SQL text is read when the window closes.
+        perStatement.set(this, (perStatement.get(this) ?? 0) + 1);
       }
       return original.apply(this, args);
     };
   }
   return {
-    start: () => void (current = { statements: 0, bySql: new Map() }),
+    start() {
+      current = { statements: 0, bySql: new Map() };
+      perStatement = new Map();
+    },
     stop() {
       const out = current ?? { statements: 0, bySql: new Map() };
       current = null;
+      for (const [statement, n] of perStatement) {
+        const sql = statement.source.replace(/\s+/g, ' ').trim();
+        out.bySql.set(sql, (out.bySql.get(sql) ?? 0) + n);
+      }
       return out;
     },
   };
