@@ -14,6 +14,8 @@ import { createAdmission } from './execution/admission.js';
 import { createSessionEventBus } from './events/index.js';
 import { createScheduler } from './scheduler/index.js';
 import { createSessionsRuntime } from './sessions/sessions.runtime.js';
+import { createTurnsRuntime } from './turns/turns.runtime.js';
+import { registerFlows } from './flows/index.js';
 import { createPartnersRuntime } from './partners/partners.runtime.js';
 import { createManagementRuntime } from './management/management.runtime.js';
 import { createTriggerServices } from './triggers/trigger-services.js';
@@ -57,7 +59,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const actors = createActorRegistry({ store, clock, logger });
   const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
   const scheduler = createScheduler({ store, clock, logger });
-  const sessions = createSessionsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry });
+  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry });
+  // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
+  const flows = registerFlows({ ...turns.engineDeps, dispatcher: turns.dispatcher });
+  const sessions = createSessionsRuntime({ clock, store, bus: events, admission, turns });
   const signIn = createSignInService({ store, clock, auth, sessionTtlMs: config.consoleSessionTtlMs });
   const partners = createPartnersRuntime({
     store,
@@ -68,7 +73,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     scheduler,
     signIn,
     turnApprovals: sessions.approvals,
-    runApprovals: sessions.runApprovals,
+    runApprovals: flows.runApprovals,
   });
   const mcp = createMcpRuntime({ config, clock, store, bus: events, sessions });
   const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler, admission });
@@ -93,6 +98,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     admission,
     scheduler,
     sessions,
+    runApprovals: flows.runApprovals,
     partners,
     management: createManagementRuntime({ store, clock, keyRing }),
     mcp,

@@ -13,6 +13,7 @@ import type { Admission } from './execution/admission.js';
 import type { SessionEventBus } from './events/index.js';
 import type { Scheduler } from './scheduler/index.js';
 import type { SessionsRuntime } from './sessions/sessions.runtime.js';
+import type { RunApprovals } from './flows/index.js';
 import type { PartnersRuntime } from './partners/partners.runtime.js';
 import type { ManagementRuntime } from './management/management.runtime.js';
 import type { TriggerServices } from './triggers/trigger-services.js';
@@ -49,6 +50,8 @@ export interface ConversationServices {
   scheduler: Scheduler;
   /** Starter for every entry point, dispatcher (engines per automation kind), conversations, approvals, read models. */
   sessions: SessionsRuntime;
+  /** Deciding a flow run's approval (the inbox route and the partner worker route). */
+  runApprovals: RunApprovals;
 }
 
 /** SPEC "Partner API": provisioning, leases, workers, entitlements, support sessions, worker approvals. */

@@ -1,5 +1,6 @@
 // Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction.
 import type { SqliteDatabase } from './database.js';
+import { journalOf } from './tx-journal.js';
 
 export type UnitOfWork<T> = () => T;
 
@@ -40,11 +41,13 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?
   let scheduled = false;
   const stats: GroupCommitStats = { batches: 0, units: 0, seconds: 0, samples: [] };
 
+  // In-memory state the units cached (event seqs) is rolled back with the unit or batch that wrote it.
+  const journal = journalOf(db);
   const runBatch = db.transaction((batch: Pending[]) => {
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     for (const unit of batch) {
       try {
-        outcomes.push({ ok: true, value: db.transaction(unit.work)() });
+        outcomes.push({ ok: true, value: journal.frame(db.transaction(unit.work)) });
       } catch (error) {
         outcomes.push({ ok: false, value: error });
       }
@@ -61,7 +64,7 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: { maxBatch?
       let outcomes: Array<{ ok: boolean; value: unknown }>;
       const started = performance.now();
       try {
-        outcomes = runBatch.immediate(batch);
+        outcomes = journal.frame(() => runBatch.immediate(batch));
       } catch (error) {
         for (const unit of batch) unit.reject(error);
         continue;

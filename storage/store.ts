@@ -3,6 +3,7 @@ import { openDatabase, type Durability, type SqliteDatabase } from './database.j
 import { createGroupCommitWriter, type GroupCommitWriter } from './group-commit.js';
 import { migrate } from './migrate.js';
 import { createRepositories, type Repositories } from './repos/index.js';
+import { journalOf } from './tx-journal.js';
 
 export interface StoreOptions {
   /** A file path, or ':memory:'. */
@@ -35,7 +36,7 @@ export function openStore(options: StoreOptions): Store {
     db,
     repos,
     writer,
-    transaction: (work) => db.transaction(work).immediate(),
+    transaction: (work) => journalOf(db).frame(() => db.transaction(work).immediate()),
     integrityCheck: () => db.pragma('integrity_check', { simple: true }) as string,
     checkpoint: () => {
       if (options.path !== ':memory:') db.pragma('wal_checkpoint(PASSIVE)');

@@ -76,7 +76,7 @@ export const approvalsInboxRoutes: Route<Services>[] = [
       },
     },
     async handler({ caller, params, body }, services) {
-      const decided = await services.sessions.runApprovals.decide(caller, { runId: params.runId as string, decision: body.decision, comment: body.comment, approvalId: body.approvalId?.toLowerCase() });
+      const decided = await services.runApprovals.decide(caller, { runId: params.runId as string, decision: body.decision, comment: body.comment, approvalId: body.approvalId?.toLowerCase() });
       return { status: 200, body: decided };
     },
   }),

@@ -2,7 +2,7 @@
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { CallerGrants } from '../sessions/caller-grants.js';
+import type { CallerGrants } from '../turns/caller-grants.js';
 import type { JsonSchemaValidator } from '../tools/json-schema-validator.js';
 import type { KeyRing } from '../vault/index.js';
 import type { FlowToolExecutor } from './flow-tool-executor.js';

@@ -9,19 +9,19 @@
 import type { ExecutionRow, ToolCallRow } from '../../storage/repos/executions.repo.js';
 import type { SessionRow } from '../../storage/repos/sessions.repo.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
-import type { QueuedExecution } from '../sessions/engine.js';
+import type { QueuedExecution } from '../turns/engine.js';
 import type { FoundTool } from '../tools/catalog.js';
 import { formatIssues } from '../tools/json-schema-validator.js';
 import type { ToolIdentity } from '../tools/http-integration.executor.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { resolveCallIdentity } from '../turns/call-identity.js';
-import type { ToolCallScope } from '../turns/tool-providers.js';
+import type { ToolCallScope } from '../tools/tool-providers.js';
 import { isVaultError } from '../vault/index.js';
 import { truthy, type FlowScope } from './expression-eval.js';
 import { isToolStep, type FlowStep, type ToolStep } from './flow-definition.js';
 import { FLOW_FAILURE, type RecordedFailure } from './flow-errors.js';
 import type { FlowRunnerDeps } from './flow-runner-deps.js';
-import type { CallSpec, RunRef } from './flow-trail.js';
+import type { CallSpec, RunRef, TrailUnit } from './flow-trail.js';
 import type { LoadedFlow } from './flow-versions.js';
 import type { FlowCatalog } from './validate-flow.js';
 
@@ -58,7 +58,7 @@ class FlowRun {
     private readonly signal: AbortSignal,
   ) {
     this.scope = { input, outputs: this.outputs };
-    this.run = { orgId: session.org_id, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by ?? session.created_by };
+    this.run = { orgId: session.org_id, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by ?? session.created_by, fresh: execution.status === 'queued' };
     this.toolScope = { orgId: session.org_id, domainId: session.domain_id, automationId: session.automation_id, sessionId: session.id, executionId: execution.id };
   }
 
@@ -66,12 +66,34 @@ class FlowRun {
     return this.deps.trail;
   }
 
+  /** Set by `start`: the run's start (`resumed` flag) waits to be written with the run's first durable fact. */
+  private pendingStart: boolean | null = null;
+
+  /**
+   * Every unit of this run. The start (markStarted, turn.started) rides in the first one instead of a unit of its
+   * own (issue 12 item 5): before it nothing ran that a restart must not repeat, so a crash in between leaves the
+   * execution queued and it simply starts again.
+   */
+  private async commit<T>(work: (unit: TrailUnit) => T): Promise<T> {
+    const resumed = this.pendingStart;
+    this.pendingStart = null;
+    try {
+      return await this.trail.commit(this.run.sessionId, (unit) => {
+        if (resumed !== null) this.trail.started(unit, this.run, resumed);
+        return work(unit);
+      });
+    } catch (error) {
+      if (resumed !== null) this.pendingStart = resumed;
+      throw error;
+    }
+  }
+
   private async settle(outcome: 'completed' | 'failed' | 'rejected', failure: RecordedFailure | null, output?: JsonValue): Promise<void> {
-    await this.trail.commit(this.run.sessionId, (unit) => this.trail.settle(unit, this.run, outcome, failure, output));
+    await this.commit((unit) => this.trail.settle(unit, this.run, outcome, failure, output));
   }
 
   private async refuse(call: CallSpec, failure: RecordedFailure, existing?: ToolCallRow, detail?: unknown): Promise<false> {
-    await this.trail.commit(this.run.sessionId, (unit) => {
+    await this.commit((unit) => {
       this.trail.callRefused(unit, this.run, call, failure, existing, detail);
       this.trail.settle(unit, this.run, 'failed', this.stepFailure(call, failure));
     });
@@ -83,8 +105,7 @@ class FlowRun {
   }
 
   async start(): Promise<void> {
-    const resumed = this.execution.status !== 'queued';
-    await this.trail.commit(this.run.sessionId, (unit) => this.trail.started(unit, this.run, resumed));
+    this.pendingStart = this.execution.status !== 'queued';
     if (!(await this.steps(this.flow.definition.steps))) return;
     if (this.signal.aborted) return;
     await this.settle('completed', null, this.flow.templates.renderValue(this.flow.definition.output, this.scope));
@@ -131,7 +152,7 @@ class FlowRun {
       const identity = this.identity(found);
       if (!identity.ok) return this.refuse(call, identity.failure);
       const routing = identity.identity?.runAs === 'caller' ? 'user' : 'policy';
-      await this.trail.commit(this.run.sessionId, (unit) => this.trail.suspend(unit, this.run, call, routing));
+      await this.commit((unit) => this.trail.suspend(unit, this.run, call, routing));
       return false;
     }
     return this.execute(call, found, undefined);
@@ -154,14 +175,14 @@ class FlowRun {
         const approval = row.approval_id === null ? undefined : this.deps.store.repos.approvals.approval(row.approval_id);
         if (approval?.status === 'approved') return this.execute(call, this.catalog.findTool(call.tool), row);
         if (approval?.status === 'rejected') {
-          await this.trail.commit(this.run.sessionId, (unit) => {
+          await this.commit((unit) => {
             this.trail.callRejected(unit, this.run, row);
             this.trail.settle(unit, this.run, 'rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for step "${call.stepId}" was rejected.` });
           });
           return false;
         }
         // Still undecided: park again (the decision dispatches the run).
-        await this.trail.commit(this.run.sessionId, (unit) => this.deps.store.repos.executions.setStatus(this.execution.id, 'suspended', unit.now));
+        await this.commit((unit) => this.deps.store.repos.executions.setStatus(this.execution.id, 'suspended', unit.now));
         return false;
       }
       case 'running':
@@ -201,11 +222,11 @@ class FlowRun {
     const identity = this.identity(found);
     if (!identity.ok) return this.refuse(call, identity.failure, existing);
     const startedAt = this.deps.clock.now();
-    const row = await this.trail.commit(this.run.sessionId, (unit) => this.trail.callStarted(unit, this.run, call, identity.identity?.runAs ?? null, existing));
+    const row = await this.commit((unit) => this.trail.callStarted(unit, this.run, call, identity.identity?.runAs ?? null, existing));
     const result = await this.invoke(found, call, identity.identity);
     // Shutting down: leave the row `running`; the next pick-up repeats it if readonly, else fails it INTERRUPTED.
     if (this.signal.aborted) return false;
-    await this.trail.commit(this.run.sessionId, (unit) => {
+    await this.commit((unit) => {
       this.trail.callFinished(unit, this.run, row, result, startedAt);
       if (!result.ok) this.trail.settle(unit, this.run, 'failed', this.stepFailure(call, result));
     });

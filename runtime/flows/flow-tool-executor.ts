@@ -2,7 +2,7 @@
 import type { FoundTool } from '../tools/catalog.js';
 import type { HttpIntegrationExecutor, ToolIdentity } from '../tools/http-integration.executor.js';
 import type { ToolResult } from '../tools/tool-result.js';
-import type { ToolCallScope, ToolProviderRegistry } from '../turns/tool-providers.js';
+import type { ToolCallScope, ToolProviderRegistry } from '../tools/tool-providers.js';
 
 export interface FlowToolCall {
   readonly found: FoundTool;

@@ -7,8 +7,8 @@ import type { PersistedSessionEvent, SessionEventBus, SessionEventEnvelope } fro
 import { newId } from '../ids.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
 import type { ToolFile, ToolResult } from '../tools/tool-result.js';
-import type { ApprovalDeadlines } from '../sessions/approval-deadlines.js';
-import type { CallerGrants } from '../sessions/caller-grants.js';
+import type { ApprovalDeadlines } from '../turns/approval-deadlines.js';
+import type { CallerGrants } from '../turns/caller-grants.js';
 import { CALLER_FAILURE_CODES, FLOW_FAILURE, type RecordedFailure } from './flow-errors.js';
 
 /** The run a write belongs to. */
@@ -18,6 +18,8 @@ export interface RunRef {
   readonly executionId: string;
   /** The person the run was started for (null for schedule and event firings). */
   readonly initiatedBy: string | null;
+  /** Picked up `queued`: it never parked, so no approval window can be open (settling reads no timer). */
+  readonly fresh?: boolean;
 }
 
 /** One unit of work: writes are synchronous; events are stored with the unit and published after it commits. */
@@ -191,7 +193,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
       }
       repos.executions.settle(run.executionId, outcome, unit.now, failure?.code ?? null, failure?.message ?? null);
       grants.discard(run.executionId);
-      deps.deadlines?.disarm(run.executionId);
+      if (run.fresh !== true) deps.deadlines?.disarm(run.executionId);
       repos.sessions.touchSession(run.sessionId, unit.now);
       unit.emit({ type: 'turn.completed', executionId: run.executionId, outcome, errorCode: failure?.code ?? null });
     },

@@ -1,10 +1,10 @@
-// Composes the flow runtime on the sessions runtime's dispatcher: the 'flow' engine and run approvals.
-import type { SessionDispatcher } from '../sessions/dispatcher.js';
+// Composes the flow runtime on the turns runtime's dispatcher: the 'flow' engine and run approvals.
+import type { SessionDispatcher } from '../turns/dispatcher.js';
 import { createFlowEngine, type FlowEngine, type FlowEngineDeps } from './flow-engine.js';
 import { createRunApprovals, type RunApprovals } from './run-approval.js';
 
 export interface FlowsRuntimeDeps extends FlowEngineDeps {
-  /** The sessions runtime's dispatcher: flow runs queue, run and recover at boot with every other session. */
+  /** The turns runtime's dispatcher: flow runs queue, run and recover at boot with every other session. */
   readonly dispatcher: Pick<SessionDispatcher, 'registerEngine' | 'dispatch'>;
 }
 

@@ -4,7 +4,7 @@ import type { SessionRow } from '../../storage/repos/sessions.repo.js';
 import type { Store } from '../../storage/store.js';
 import { AppError, notFound, validation } from '../errors.js';
 import { assertMayDecide } from '../sessions/approval-access.js';
-import type { SessionDispatcher } from '../sessions/dispatcher.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
 import { visibleSession, type Caller } from '../sessions/session-access.js';
 import { FLOW_FAILURE } from './flow-errors.js';
 import type { FlowTrail, RunRef } from './flow-trail.js';

@@ -3,7 +3,7 @@ import type { Store } from '../../storage/store.js';
 import type { KnowledgeSnippet } from '../models/model.js';
 import { KNOWLEDGE_INTEGRATION, KNOWLEDGE_INTEGRATION_ID } from '../tools/builtin-knowledge.integration.js';
 import type { ToolResult } from '../tools/tool-result.js';
-import type { KnowledgeSource, ToolCallScope, ToolProvider } from '../turns/tool-providers.js';
+import type { KnowledgeSource, ToolCallScope, ToolProvider } from '../tools/tool-providers.js';
 import { modulesOfSelection, parseSelection, type StoredSelection } from './knowledge-visibility.js';
 import { bestPassage } from './passages.js';
 import { ftsQuery, searchTerms } from './search-terms.js';

@@ -214,9 +214,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     cancel(kind, targetId) {
       return () => {
-        forgetPending(kind, targetId);
+        // Nothing pending: no write (issue 12: no no-op timer writes), and the next due time is what it was.
+        const pending = timers.pending(kind, targetId);
+        if (pending === undefined) return false;
+        backoff.delete(pending.id);
         const cancelled = timers.cancel(kind, targetId);
-        // Nothing was pending: the next due time is what it was, so there is nothing to re-arm.
         if (cancelled) pokeAfterCommit();
         return cancelled;
       };

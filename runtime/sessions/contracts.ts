@@ -1,28 +1,9 @@
 // The seam between whoever starts work (open session, fire, schedule, event, MCP, partner) and the engines.
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
-import type { NormalizedCallerCredentials } from '../vault/index.js';
+import type { StartSessionRequest } from '../turns/engine.js';
 
-/** Where a session came from; recorded on the session for the audit trail (`console`: the Run and Test run buttons). */
-export type SessionOrigin = 'api' | 'trigger' | 'schedule' | 'event' | 'mcp' | 'partner' | 'console';
-
-export interface StartSessionRequest {
-  orgId: string;
-  automationId: string;
-  /** The person the work runs for (null for schedule/event firings: no caller). */
-  actorUserId: string | null;
-  origin: SessionOrigin;
-  /** `personal` chats are visible to their creator only; `domain` sessions to the domain's members. */
-  visibility: 'personal' | 'domain';
-  /** Agents: the first user message (already trimmed and bounded). Flows: ignored. */
-  message?: string;
-  /** Flows: the input object, verbatim. Agents: ignored. */
-  input?: Record<string, unknown>;
-  /** Caller credentials already narrowed to this target's caller-identity integrations. */
-  callerCredentials?: NormalizedCallerCredentials;
-  /** Epoch ms; custody ends at the earlier of this and the execution settling. */
-  callerCredentialExpiresAt?: number;
-  triggerRunId?: string;
-}
+// The start request belongs to the engine seam (turns/engine.ts); re-exported for whoever starts work.
+export type { SessionOrigin, StartSessionRequest } from '../turns/engine.js';
 
 export interface PlannedStart {
   sessionId: string;

@@ -7,10 +7,10 @@ import { AppError, forbidden, notFound } from '../errors.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
 import { newId } from '../ids.js';
 import { narrowCredentials, planTargetIdentities, type NormalizedCallerCredentials } from '../vault/index.js';
-import type { CallerGrants } from './caller-grants.js';
+import type { CallerGrants } from '../turns/caller-grants.js';
 import type { CheckedTarget, PlannedStart, SessionStarter, StartSessionRequest } from './contracts.js';
-import type { SessionDispatcher } from './dispatcher.js';
-import type { AdmittedStart, SessionEngine } from './engine.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
+import type { AdmittedStart, SessionEngine } from '../turns/engine.js';
 
 export interface StarterDeps {
   store: Pick<Store, 'repos'>;

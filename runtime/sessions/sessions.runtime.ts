@@ -1,60 +1,38 @@
-// Composes agent conversations: turn actors, grants, dispatcher + agent engine, starter, approvals, read models.
+// Composes agent conversations on the turns runtime: starter, conversations, approvals and cancels (access), read models.
 import type { Store } from '../../storage/store.js';
 import type { FileRow } from '../../storage/repos/sessions.repo.js';
-import type { ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { Admission } from '../execution/admission.js';
-import { createPacer } from '../execution/pacer.js';
-import type { ServiceConfig } from '../config.js';
 import { notFound } from '../errors.js';
 import type { SessionEventBus, SnapshotPayload } from '../events/index.js';
-import { createKnowledgeSource, createKnowledgeToolProvider } from '../knowledge/knowledge-search.tool.js';
-import type { Logger } from '../logger.js';
-import { loadModelConfig, resolveModel, type ModelConfig } from '../models/index.js';
-import type { Scheduler } from '../scheduler/index.js';
-import { createHttpIntegrationExecutor, createJsonSchemaValidator } from '../tools/index.js';
-import { createAgentEngine } from '../turns/agent-engine.js';
-import { registerFlows, type RunApprovals } from '../flows/index.js';
-import { createHttpToolProvider } from '../turns/http-tool.provider.js';
-import { createToolProviderRegistry, type ToolProviderRegistry } from '../turns/tool-providers.js';
-import { createCatalogCache } from '../turns/turn-tools.js';
-import type { KeyRing } from '../vault/index.js';
-import type { Telemetry } from '../telemetry/index.js';
-import { createApprovalDeadlines, handleApprovalExpiry } from './approval-deadlines.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
+import type { ToolProviderRegistry } from '../tools/tool-providers.js';
+import type { TurnsRuntime } from '../turns/turns.runtime.js';
 import { createApprovalInbox, type ApprovalInbox } from './approval-inbox.js';
 import { createApprovalService, type ApprovalService } from './approval.service.js';
-import { createCallerGrants } from './caller-grants.js';
 import { createCancelService, type CancelService } from './cancel.service.js';
 import type { SessionStarter } from './contracts.js';
 import { createConversationService, type ConversationService } from './conversation.service.js';
-import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
 import { visibleSession, type Caller } from './session-access.js';
 import { createSessionStarter } from './session-starter.js';
 import { createSessionLifecycle, type SessionLifecycle } from './session-lifecycle.service.js';
 import { createSessionList, type SessionList } from './session-list.js';
 import { sessionView, streamSnapshot, type SessionView } from './session-view.js';
-import { registerTurnActors } from './turn-actor.js';
 
 export interface SessionsRuntimeDeps {
-  config: ServiceConfig;
   clock: Clock;
-  logger: Logger;
   store: Store;
-  keyRing: KeyRing;
   bus: SessionEventBus;
-  registry: ActorRegistry;
-  scheduler: Scheduler;
   /** Bounds the execution queue: run entry points are refused past it. */
   admission: Admission;
-  /** Provider settings for `openai:`, `anthropic:`, `openai-compatible:` models (default: from the environment). */
-  modelConfig?: ModelConfig;
-  telemetry: Pick<Telemetry, 'traceEngines' | 'observeModel' | 'traceTools'>;
+  /** What drives the sessions' executions (turns/turns.runtime.ts). */
+  turns: TurnsRuntime;
 }
 
 export interface SessionsRuntime {
   /** For every entry point that starts work (fire, MCP, partner API). */
   readonly starter: SessionStarter;
-  /** Register another automation kind's engine here (`dispatcher.registerEngine('flow', engine)`). */
+  /** The turns runtime's dispatcher: every session's executions, one at a time, on their kind's engine. */
   readonly dispatcher: SessionDispatcher;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
@@ -66,8 +44,6 @@ export interface SessionsRuntime {
   readonly lifecycle: SessionLifecycle;
   /** Cancel a queued, running or suspended execution (agent turn or flow run). */
   readonly cancels: CancelService;
-  /** Flow run approvals (partner `POST /worker/approvals/runs/:runId`). */
-  readonly runApprovals: RunApprovals;
   /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
   readonly tools: ToolProviderRegistry;
   view(caller: Caller, sessionId: string): SessionView;
@@ -81,73 +57,20 @@ export interface SessionsRuntime {
 }
 
 export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntime {
-  const { store, clock, logger, bus, config } = deps;
+  const { store, clock, bus, turns } = deps;
   const { repos } = store;
-  const grants = createCallerGrants({ executions: repos.executions, keyRing: deps.keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
-  // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
-  const pacer = createPacer();
-  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer }));
-  const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
-
-  // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
-  const turns = registerTurnActors(deps.registry, repos.executions, async (failure) => {
-    const execution = repos.executions.execution(failure.id);
-    if (execution === undefined || execution.settled_at !== null) return;
-    const envelopes = await store.writer.submit(() => {
-      deps.registry.retire('session-turn', failure.id)();
-      repos.executions.settle(failure.id, 'failed', clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
-      grants.discard(failure.id);
-      return bus.append(execution.session_id, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
-    });
-    bus.publish(envelopes);
-    dispatcher.dispatch(execution.session_id);
-  });
-
-  const tools = createToolProviderRegistry();
-  tools.register(createHttpToolProvider({ allowPrivateNetworks: config.httpToolAllowPrivateNetworks }));
-  tools.register(createKnowledgeToolProvider({ store }));
-  tools.setKnowledgeSource(createKnowledgeSource({ store }));
-
-  const validator = createJsonSchemaValidator();
-  const catalogFor = createCatalogCache(repos.integrations);
-  const modelConfig = deps.modelConfig ?? loadModelConfig(process.env);
-  dispatcher.registerEngine(
-    'agent',
-    createAgentEngine({
-      store,
-      clock,
-      logger,
-      bus,
-      turns,
-      grants,
-      deadlines,
-      keyRing: deps.keyRing,
-      providers: tools,
-      catalogFor,
-      http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })),
-      validator,
-      resolveModel: (model) => deps.telemetry.observeModel(resolveModel(model, modelConfig)),
-      limits: { maxSteps: config.turnMaxSteps, maxTokens: config.turnMaxTokens, maxWallMs: config.turnMaxWallMs },
-      pacer,
-    }),
-  );
-
-  // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
-  const flows = registerFlows({ store, clock, logger, bus, grants, deadlines, keyRing: deps.keyRing, dispatcher, providers: tools, http: deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator })), validator });
-
-  handleApprovalExpiry({ store, clock, bus, grants, turns, dispatcher, scheduler: deps.scheduler, deadlines });
+  const { dispatcher, grants } = turns;
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
   return {
     starter,
     dispatcher,
     conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
-    approvals: createApprovalService({ store, clock, bus, grants, deadlines, turns, dispatcher, validator, catalogFor }),
-    inbox: createApprovalInbox({ repos, catalogFor }),
-    cancels: createCancelService({ store, clock, bus, grants, deadlines, turns, dispatcher }),
+    approvals: createApprovalService({ store, decisions: turns.decisions }),
+    inbox: createApprovalInbox({ repos, catalogFor: turns.catalogFor }),
+    cancels: createCancelService({ store, executions: turns.cancels }),
     list: createSessionList(repos),
     lifecycle: createSessionLifecycle({ store, clock, bus }),
-    runApprovals: flows.runApprovals,
-    tools,
+    tools: turns.tools,
     view: (caller, sessionId) => sessionView(repos, caller, visibleSession(repos, caller, sessionId)),
     snapshot: (sessionId) => streamSnapshot(repos, sessionId),
     visible(caller, sessionId) {

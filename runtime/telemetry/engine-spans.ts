@@ -1,7 +1,7 @@
 // A span per engine run (an agent turn or a flow run), active while it runs so model steps and tool calls nest in it.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { SessionDispatcher } from '../sessions/dispatcher.js';
-import type { SessionEngine } from '../sessions/engine.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
+import type { SessionEngine } from '../turns/engine.js';
 import { SpanKind, type Tracing } from './tracing.js';
 
 /**

@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/index.js';
 import type { Logger } from '../logger.js';
 import type { LanguageModelPort } from '../models/index.js';
-import type { SessionDispatcher } from '../sessions/dispatcher.js';
+import type { SessionDispatcher } from '../turns/dispatcher.js';
 import type { HttpIntegrationExecutor } from '../tools/index.js';
 import type { FireService } from '../triggers/fire.service.js';
 import type { WebhookSend } from '../webhooks/webhook-sender.js';

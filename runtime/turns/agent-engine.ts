@@ -1,7 +1,7 @@
 // The agent engine behind the dispatcher: admits starts on published agents, queues turns, and runs them.
 import { AppError, notFound, validation } from '../errors.js';
 import { newId } from '../ids.js';
-import type { SessionEngine } from '../sessions/engine.js';
+import type { SessionEngine } from './engine.js';
 import { readRevision } from './agent-revision.js';
 import type { TurnDeps } from './turn-deps.js';
 import { createTurnMover } from './turn-mover.js';

@@ -5,7 +5,7 @@ import type { IntegrationDefinition } from '../manifest/integration.schema.js';
 import type { ToolIdentity } from '../tools/index.js';
 import { openSecret, sealedSecretAad } from '../vault/sealed-secret.js';
 import { decideIdentityForEntry, stripUndeclaredFields, type IdentityBinding, type KeyRing } from '../vault/index.js';
-import type { CallerGrants } from '../sessions/caller-grants.js';
+import type { CallerGrants } from './caller-grants.js';
 
 export type IdentityFailureCode = 'CALLER_CREDENTIAL_EXPIRED' | 'CALLER_CREDENTIALS_REQUIRED' | 'CONNECTION_NOT_CONFIGURED';
 

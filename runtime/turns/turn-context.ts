@@ -3,12 +3,12 @@ import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
 import type { SessionRow } from '../../storage/repos/sessions.repo.js';
 import { AppError } from '../errors.js';
 import type { LanguageModelPort } from '../models/index.js';
-import type { QueuedExecution } from '../sessions/engine.js';
+import type { QueuedExecution } from './engine.js';
 import { readRevision, type PublishedRevision } from './agent-revision.js';
 import type { BudgetUsage } from './turn-budget.js';
 import type { TurnDeps } from './turn-deps.js';
 import { bindTurnTools, type TurnTools } from './turn-tools.js';
-import type { ToolCallScope } from './tool-providers.js';
+import type { ToolCallScope } from '../tools/tool-providers.js';
 
 /** Counts what the turn used: steps and tokens as stored, running time since this run started on top of `run_ms`. */
 export class UsageMeter {

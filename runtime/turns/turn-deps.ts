@@ -6,12 +6,12 @@ import type { Logger } from '../logger.js';
 import type { LanguageModelPort } from '../models/index.js';
 import type { HttpIntegrationExecutor, JsonSchemaValidator } from '../tools/index.js';
 import type { KeyRing } from '../vault/index.js';
-import type { ApprovalDeadlines } from '../sessions/approval-deadlines.js';
-import type { CallerGrants } from '../sessions/caller-grants.js';
-import type { TurnActors } from '../sessions/turn-actor.js';
+import type { ApprovalDeadlines } from './approval-deadlines.js';
+import type { CallerGrants } from './caller-grants.js';
+import type { TurnActors } from './turn-actor.js';
 import type { Pacer } from '../execution/pacer.js';
 import type { BudgetLimits } from './turn-budget.js';
-import type { ToolProviderRegistry } from './tool-providers.js';
+import type { ToolProviderRegistry } from '../tools/tool-providers.js';
 import type { CatalogSource } from './turn-tools.js';
 
 export interface TurnDeps {

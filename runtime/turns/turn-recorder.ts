@@ -1,4 +1,4 @@
-// Every durable write of a running turn: one unit of work per fact, events stored with it and published after commit.
+// Every durable write of a running turn: one unit of work per fact (a step rides with its first call), events published after commit.
 import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
 import type { PersistedSessionEvent, SessionEventEnvelope } from '../events/index.js';
 import { newId } from '../ids.js';
@@ -8,7 +8,7 @@ import type { BudgetBreach } from './turn-budget.js';
 import type { TurnContext } from './turn-context.js';
 import type { TurnDeps } from './turn-deps.js';
 import { modelResult, storedResult, type CallOutcome } from './tool-outcome.js';
-import { createTurnMover } from './turn-mover.js';
+import { createTurnMover, type MoveOptions, type TurnMover } from './turn-mover.js';
 
 /** One model step as it is stored: the assistant message id its deltas carried, its text and its calls. */
 export interface RecordedStep {
@@ -24,7 +24,42 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
   const { bus, clock } = deps;
   const sessionId = ctx.session.id;
   const executionId = ctx.execution.id;
-  const { commit, move } = createTurnMover(deps, { sessionId, executionId });
+  const mover = createTurnMover(deps, { sessionId, executionId });
+
+  // A model step that issued calls is written with the unit that handles its first call (issue 12 item 5: one
+  // unit per model step): nothing external happens in between, so a crash before it simply repeats the step.
+  let deferred: (() => void) | null = null;
+  const takeDeferred = () => {
+    const work = deferred;
+    deferred = null;
+    return work;
+  };
+  async function withDeferred<T>(run: (write: () => void) => Promise<T>): Promise<T> {
+    const work = takeDeferred();
+    try {
+      return await run(() => work?.());
+    } catch (error) {
+      deferred ??= work;
+      throw error;
+    }
+  }
+  const commit = (work: () => SessionEventEnvelope[]) =>
+    withDeferred((write) =>
+      mover.commit(() => {
+        write();
+        return work();
+      }),
+    );
+  const move = (event: Parameters<TurnMover['move']>[0], options: MoveOptions = {}) =>
+    withDeferred((write) =>
+      mover.move(event, {
+        ...options,
+        before: (step) => {
+          write();
+          return options.before?.(step) ?? [];
+        },
+      }),
+    );
 
   const append = (event: PersistedSessionEvent): SessionEventEnvelope[] => bus.append(sessionId, event)();
 
@@ -124,37 +159,44 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     commit,
     move,
 
-    /** A step that issued tool calls: its assistant message and usage. */
-    recordStep: (step: RecordedStep) =>
-      commit(() => {
+    /** A step that issued tool calls: its assistant message and usage, written with the next unit of this turn. */
+    recordStep(step: RecordedStep): void {
+      deferred = () => {
         writeStep(step);
         storeUsage({ steps: 1, tokens: step.tokens });
-        return [];
-      }),
+      };
+    },
 
     /** The final step (no tool calls): the answer and the completion commit together. */
     complete: (step: RecordedStep) =>
-      move({ type: 'COMPLETE', now: clock.now() }, {}, () => {
-        writeStep(step);
-        storeUsage({ steps: 1, tokens: step.tokens });
-        return [];
+      move({ type: 'COMPLETE', now: clock.now() }, {
+        before: () => {
+          writeStep(step);
+          storeUsage({ steps: 1, tokens: step.tokens });
+          return [];
+        },
       }),
 
     fail: (code: string, message: string) =>
-      move({ type: 'FAIL', now: clock.now(), code, message }, { errorMessage: message }, () => {
-        storeUsage();
-        return [];
+      move({ type: 'FAIL', now: clock.now(), code, message }, {
+        facts: { errorMessage: message },
+        before: () => {
+          storeUsage();
+          return [];
+        },
       }),
 
     /** budget.failed, then the failed turn; a step that broke the token budget is kept in the log. */
     failBudget: (breach: BudgetBreach, step?: RecordedStep) =>
       move(
         { type: 'FAIL', now: clock.now(), code: 'BUDGET_EXCEEDED', message: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
-        { errorMessage: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
-        () => {
-          if (step) writeStep(step);
-          storeUsage(step ? { steps: 1, tokens: step.tokens } : {});
-          return append({ type: 'budget.failed', executionId, budget: breach.budget, limit: breach.limit, used: breach.budget === 'wall_time' ? ctx.meter.usage().ms : breach.used });
+        {
+          facts: { errorMessage: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
+          before: () => {
+            if (step) writeStep(step);
+            storeUsage(step ? { steps: 1, tokens: step.tokens } : {});
+            return append({ type: 'budget.failed', executionId, budget: breach.budget, limit: breach.limit, used: breach.budget === 'wall_time' ? ctx.meter.usage().ms : breach.used });
+          },
         },
       ),
 
@@ -201,24 +243,26 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
       const toolCallId = newId();
       return move(
         { type: 'SUSPEND', now: clock.now(), approvalId, toolName: call.toolName, args: call.args, grantExpiresAt: gate.grantExpiresAt },
-        { toolCallId },
-        () => {
-          insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
-          repos.approvals.insert({
-            id: approvalId,
-            org_id: ctx.session.org_id,
-            session_id: sessionId,
-            execution_id: executionId,
-            tool_call_id: toolCallId,
-            kind: gate.kind,
-            routing: gate.routing,
-            tool: call.toolName,
-            args: JSON.stringify(call.args ?? {}),
-            initiated_by: ctx.execution.created_by,
-            created_at: clock.now(),
-          });
-          storeUsage();
-          return [];
+        {
+          facts: { toolCallId },
+          before: () => {
+            insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
+            repos.approvals.insert({
+              id: approvalId,
+              org_id: ctx.session.org_id,
+              session_id: sessionId,
+              execution_id: executionId,
+              tool_call_id: toolCallId,
+              kind: gate.kind,
+              routing: gate.routing,
+              tool: call.toolName,
+              args: JSON.stringify(call.args ?? {}),
+              initiated_by: ctx.execution.created_by,
+              created_at: clock.now(),
+            });
+            storeUsage();
+            return [];
+          },
         },
       );
     },

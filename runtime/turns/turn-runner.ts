@@ -1,7 +1,7 @@
 // The turn loop: answer the current step's calls, check budgets, take the next model step, until it completes or parks.
 import { AppError } from '../errors.js';
 import { isModelError, type KnowledgeSnippet } from '../models/index.js';
-import type { QueuedExecution } from '../sessions/engine.js';
+import type { QueuedExecution } from './engine.js';
 import { rebuildConversation } from './conversation.js';
 import { runModelStep } from './model-step.js';
 import { handleCall, type CallRun } from './tool-call-handler.js';
@@ -35,7 +35,7 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
     ctx = loadTurnContext(deps, queued);
   } catch (error) {
     const { code, message } = startFailure(error);
-    await mover.move({ type: 'FAIL', now: deps.clock.now(), code, message }, { errorMessage: message });
+    await mover.move({ type: 'FAIL', now: deps.clock.now(), code, message }, { facts: { errorMessage: message } });
     return;
   }
   const rec = createTurnRecorder(deps, ctx);
@@ -48,15 +48,10 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
     for (;;) {
       await deps.pacer?.pace();
       if (shutdown.aborted) return;
-      const execution = repos.executions.execution(queued.executionId)!;
-      const conversation = rebuildConversation(repos.sessions.conversation(queued.sessionId), execution);
+      // The execution's id and position are all the rebuild needs, and neither changes during a run.
+      const conversation = rebuildConversation(repos.sessions.conversation(queued.sessionId), ctx.execution);
       if (conversation.pending.length > 0) {
-        for (const call of conversation.pending) {
-          const handled = await handleCall(run, call);
-          if (handled !== 'answered') return;
-          const wall = budgetBreach(limits, { ...ctx.meter.usage(), steps: 0, tokens: 0 }, 'after-step');
-          if (wall !== null) return void (await rec.failBudget(wall));
-        }
+        if (!(await answerCalls(run, conversation.pending))) return;
         continue;
       }
       const before = budgetBreach(limits, ctx.meter.usage(), 'before-step');
@@ -75,11 +70,26 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
       const after = budgetBreach(limits, { ...ctx.meter.usage(), tokens: ctx.meter.usage().tokens + step.tokens }, 'after-step');
       if (after !== null) return void (await rec.failBudget(after, step));
       if (step.toolCalls.length === 0) return void (await rec.complete(step));
-      await rec.recordStep(step);
+      // The step is written with its first call's unit (one unit per model step), so its calls are taken from memory.
+      rec.recordStep(step);
+      if (!(await answerCalls(run, step.toolCalls))) return;
     }
   } finally {
     deadline.dispose();
   }
+}
+
+/** Takes each call to its outcome in order; false when the turn parked, stopped or broke its wall-time budget. */
+async function answerCalls(run: CallRun, calls: Parameters<typeof handleCall>[1][]): Promise<boolean> {
+  for (const call of calls) {
+    if ((await handleCall(run, call)) !== 'answered') return false;
+    const wall = budgetBreach(run.deps.limits, { ...run.ctx.meter.usage(), steps: 0, tokens: 0 }, 'after-step');
+    if (wall !== null) {
+      await run.rec.failBudget(wall);
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Knowledge for the system prompt, chosen once per run from the turn's message; a failing source adds none. */

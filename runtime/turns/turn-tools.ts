@@ -5,7 +5,7 @@ import type { IntegrationDefinition, ToolDefinition } from '../manifest/integrat
 import type { ToolSpec } from '../models/index.js';
 import { createToolCatalog, type CatalogTool, type ToolCatalog } from '../tools/index.js';
 import type { PublishedRevision } from './agent-revision.js';
-import type { ToolCallScope, ToolProvider, ToolProviderRegistry } from './tool-providers.js';
+import type { ToolCallScope, ToolProvider, ToolProviderRegistry } from '../tools/tool-providers.js';
 
 export type BoundTool =
   | { readonly source: 'manifest'; readonly integration: IntegrationDefinition; readonly tool: ToolDefinition; readonly readonly: boolean }

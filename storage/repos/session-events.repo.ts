@@ -1,5 +1,9 @@
 // Session event rows: dense per-session seq assigned at insert, range reads for replay, prefix pruning.
 import type { SqliteDatabase } from '../database.js';
+import { journalOf } from '../tx-journal.js';
+
+/** Sessions whose next seq is held in memory; past it the least recently appended are forgotten (and reseeded). */
+const SEQ_CACHE_LIMIT = 50_000;
 
 export interface SessionEventRow {
   seq: number;
@@ -19,15 +23,7 @@ export interface SeqBounds {
 
 export function createSessionEventsRepo(db: SqliteDatabase) {
   const s = {
-    // One statement reads MAX and inserts: the seq is assigned by whatever transaction the row commits in,
-    // so a rolled-back unit leaves no hole and seqs stay dense (1, 2, 3 ... with no gaps).
-    appendNext: db
-      .prepare(
-        `INSERT INTO session_events (session_id, seq, ts, type, payload)
-         SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM session_events WHERE session_id = ?
-         RETURNING seq`,
-      )
-      .pluck(),
+    insert: db.prepare('INSERT INTO session_events (session_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)'),
     maxSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?').pluck(),
     // Two scalar subqueries: SQLite answers each MIN/MAX from the primary key in O(log n); one query with both would scan.
     bounds: db.prepare(
@@ -45,10 +41,48 @@ export function createSessionEventsRepo(db: SqliteDatabase) {
     ),
   };
 
+  /*
+   * Issue 12 item 5: each session's last seq is held in memory, seeded once from MAX(seq), so an append is one
+   * plain insert. It stays right whoever wrote earlier rows: a seq someone else took fails the primary key, and the
+   * session is reseeded from the table and the insert retried. A unit that rolls back puts its sessions' seqs back
+   * (tx-journal), so seqs stay dense (1, 2, 3 ... with no gaps); an append outside any frame is not cached.
+   */
+  const lastSeq = new Map<string, number>();
+  const journal = journalOf(db);
+
+  function remember(sessionId: string, seq: number): void {
+    lastSeq.delete(sessionId);
+    if (lastSeq.size >= SEQ_CACHE_LIMIT) lastSeq.delete(lastSeq.keys().next().value!);
+    lastSeq.set(sessionId, seq);
+  }
+
+  function insertAt(sessionId: string, seq: number, ts: number, type: string, payload: string): boolean {
+    try {
+      s.insert.run(sessionId, seq, ts, type, payload);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
+      throw error;
+    }
+  }
+
   return {
     /** Inserts the session's next event and returns its seq. Run inside a transaction (a unit of work). */
     appendNext(sessionId: string, ts: number, type: string, payload: string): number {
-      return s.appendNext.get(sessionId, ts, type, payload, sessionId) as number;
+      const cached = lastSeq.get(sessionId);
+      let seq = (cached ?? (s.maxSeq.get(sessionId) as number)) + 1;
+      if (!insertAt(sessionId, seq, ts, type, payload)) {
+        // Rows were appended by someone who does not share this cache: the table is the truth.
+        seq = (s.maxSeq.get(sessionId) as number) + 1;
+        s.insert.run(sessionId, seq, ts, type, payload);
+      }
+      if (!journal.framed) {
+        lastSeq.delete(sessionId);
+        return seq;
+      }
+      remember(sessionId, seq);
+      journal.onRollback(() => (cached === undefined ? lastSeq.delete(sessionId) : lastSeq.set(sessionId, cached)));
+      return seq;
     },
     maxSeq(sessionId: string): number {
       return s.maxSeq.get(sessionId) as number;

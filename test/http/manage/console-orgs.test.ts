@@ -87,7 +87,7 @@ t.test('switching organization is a cookie write: a cross-site request is refuse
   const store = m.c.server.service.store;
   store.transaction(() => store.repos.tenancy.setOrgRole(globex, ada, 'admin', 0));
   const cookie = await m.login('ada@acme.test', 'ada-password-1');
-  for (const forged of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }]) {
+  for (const forged of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }] as Array<Record<string, string>>) {
     const refused = await call(`${m.url}/api/v1/console/organization`, { method: 'POST', headers: { cookie, ...forged }, json: { orgId: globex } });
     t.same([refused.status, refused.json.error.code, refused.json.error.details?.reason], [403, 'FORBIDDEN', 'cross_origin'], JSON.stringify(forged));
     t.notOk(refused.headers.get('set-cookie'), 'no new session');

@@ -10,9 +10,9 @@ import { createSessionEventBus, type SessionEventBus } from '../../../runtime/ev
 import { createFlowEngine, createRunApprovals, type FlowEngine, type RunApprovals } from '../../../runtime/flows/index.js';
 import { applyManifest } from '../../../runtime/manifest/apply.js';
 import { createScheduler, type Scheduler } from '../../../runtime/scheduler/index.js';
-import { createCallerGrants } from '../../../runtime/sessions/caller-grants.js';
+import { createCallerGrants } from '../../../runtime/turns/caller-grants.js';
 import type { StartSessionRequest } from '../../../runtime/sessions/contracts.js';
-import { createSessionDispatcher, type SessionDispatcher } from '../../../runtime/sessions/dispatcher.js';
+import { createSessionDispatcher, type SessionDispatcher } from '../../../runtime/turns/dispatcher.js';
 import { createSessionStarter } from '../../../runtime/sessions/session-starter.js';
 import type { Caller } from '../../../runtime/sessions/session-access.js';
 import { createHttpIntegrationExecutor } from '../../../runtime/tools/index.js';

@@ -57,7 +57,8 @@ export function applyTurnStep(deps: TurnEffectsDeps, sessionId: string, step: Tu
         executions.settle(fact.executionId, fact.outcome === 'cancelled' ? 'failed' : fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
         // Rule 7: caller material is deleted when the execution settles (secure_delete zeroes the freed pages).
         deps.grants.discard(fact.executionId);
-        deps.deadlines?.disarm(fact.executionId);
+        // Only a suspended turn has an approval window open (resuming closed it): no timer read on every settle.
+        if (step.before?.matches('suspended') === true) deps.deadlines?.disarm(fact.executionId);
         sessions.touchSession(sessionId, now);
         append({ type: 'turn.completed', executionId: fact.executionId, outcome: fact.outcome, errorCode: fact.code });
         break;

@@ -5,15 +5,10 @@
  * A stale timer (the turn moved on meanwhile) finds nothing pending and is marked fired without effect.
  */
 import { APPROVAL_EXPIRED } from '../../machines/session-turn.machine.js';
-import type { Store } from '../../storage/store.js';
-import type { Clock } from '../clock.js';
-import type { SessionEventBus } from '../events/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import type { CallerGrants } from './caller-grants.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { closeOpenWork, settleClosedRun } from './open-work.js';
-import type { TurnActors } from './turn-actor.js';
-import { applyTurnStep } from './turn-effects.js';
+import { createTurnMover, type TurnMoverDeps } from './turn-mover.js';
 
 export const APPROVAL_EXPIRY_TIMER = 'approval-expiry';
 
@@ -31,12 +26,7 @@ export function createApprovalDeadlines(deps: { scheduler: Pick<Scheduler, 'sche
   };
 }
 
-export interface ApprovalExpiryDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
-  clock: Clock;
-  bus: SessionEventBus;
-  grants: CallerGrants;
-  turns: TurnActors;
+export interface ApprovalExpiryDeps extends TurnMoverDeps {
   dispatcher: Pick<SessionDispatcher, 'dispatch'>;
   scheduler: Pick<Scheduler, 'on'>;
   deadlines: ApprovalDeadlines;
@@ -59,8 +49,8 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
     const sessionId = execution.session_id;
     const session = repos.sessions.session(sessionId);
     const kind = session === undefined ? undefined : repos.automations.automation(session.automation_id)?.kind;
+    const ids = { sessionId, executionId: execution.id };
     if (kind === 'flow') {
-      const ids = { sessionId, executionId: execution.id };
       const stored = await deps.store.writer.submit(() => {
         delivery.markFired();
         return settleClosedRun({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, ids, CLOSED_BY, 'failed') ?? [];
@@ -70,13 +60,11 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
       return;
     }
     const now = clock.now();
-    const envelopes = await deps.turns.transition(execution.id, { type: 'EXPIRE_APPROVAL', now, approvalId: approval.id }, (step) => {
-      delivery.markFired();
-      if (!step.changed) return [];
-      const effects = { repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines };
-      return [...closeOpenWork({ repos, bus }, { sessionId, executionId: execution.id }, CLOSED_BY, now), ...applyTurnStep(effects, sessionId, step)];
-    });
-    bus.publish(envelopes);
+    // A turn that moved on meanwhile refuses the step: the timer is marked fired and nothing else is written.
+    await createTurnMover(deps, ids).move(
+      { type: 'EXPIRE_APPROVAL', now, approvalId: approval.id },
+      { always: () => delivery.markFired(), refused: null, before: () => closeOpenWork({ repos, bus }, ids, CLOSED_BY, now) },
+    );
     deps.dispatcher.dispatch(sessionId);
   });
 }

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import type { EngineKind, QueuedExecution, SessionEngine } from './engine.js';
 
 export interface SessionDispatcher {
-  /** Registers the engine for one automation kind (`agent` by the sessions runtime, `flow` by the flow runtime). */
+  /** Registers the engine for one automation kind (`agent` by the turns runtime, `flow` by the flow runtime). */
   registerEngine(kind: EngineKind, engine: SessionEngine): void;
   engineFor(kind: EngineKind): SessionEngine | undefined;
   /** After commit: runs the session's oldest unsettled execution, then the next, until one parks or none is left. Returns at once. */

@@ -5,7 +5,12 @@ import {
   type SessionTurnEvent,
 } from '../../machines/session-turn.machine.js';
 import type { ExecutionsRepo } from '../../storage/repos/executions.repo.js';
+import type { Store } from '../../storage/store.js';
 import type { ActorFailure, ActorKindHandle, ActorRegistry } from '../actors/index.js';
+import type { Clock } from '../clock.js';
+import type { SessionEventBus } from '../events/index.js';
+import type { CallerGrants } from './caller-grants.js';
+import type { SessionDispatcher } from './dispatcher.js';
 
 export const TURN_ACTOR_KIND = 'session-turn';
 
@@ -31,3 +36,29 @@ export function registerTurnActors(registry: ActorRegistry, executions: Pick<Exe
 }
 
 
+export interface UnrestorableTurnDeps {
+  store: Pick<Store, 'repos' | 'writer'>;
+  clock: Clock;
+  bus: SessionEventBus;
+  grants: Pick<CallerGrants, 'discard'>;
+  registry: Pick<ActorRegistry, 'retire'>;
+  dispatcher: Pick<SessionDispatcher, 'dispatch'>;
+}
+
+/**
+ * The registry gave up on a turn (its snapshot cannot be restored, or it keeps failing): there is no machine to
+ * step, so its row is retired and the execution settled failed directly, and the session's queue moves on.
+ */
+export async function failUnrestorableTurn(deps: UnrestorableTurnDeps, failure: ActorFailure): Promise<void> {
+  const { repos } = deps.store;
+  const execution = repos.executions.execution(failure.id);
+  if (execution === undefined || execution.settled_at !== null) return;
+  const envelopes = await deps.store.writer.submit(() => {
+    deps.registry.retire(TURN_ACTOR_KIND, failure.id)();
+    repos.executions.settle(failure.id, 'failed', deps.clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
+    deps.grants.discard(failure.id);
+    return deps.bus.append(execution.session_id, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
+  });
+  deps.bus.publish(envelopes);
+  deps.dispatcher.dispatch(execution.session_id);
+}

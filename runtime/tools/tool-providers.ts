@@ -1,6 +1,6 @@
 // The seam for tools that are not declarative HTTP integrations (built-in `http`, `knowledge.search`) and for knowledge context.
 import type { KnowledgeSnippet } from '../models/index.js';
-import type { CatalogTool, ToolResult } from '../tools/index.js';
+import type { CatalogTool, ToolResult } from './index.js';
 
 /** Where a tool call happens: providers scope what they read (e.g. knowledge) by it. */
 export interface ToolCallScope {

@@ -2,8 +2,29 @@
 import type { AutomationKind, AutomationRow } from '../../storage/repos/automations.repo.js';
 import type { ExecutionStatus } from '../../storage/repos/executions.repo.js';
 import type { SessionEventEnvelope } from '../events/index.js';
-import type { IntegrationBinding } from '../vault/index.js';
-import type { StartSessionRequest } from './contracts.js';
+import type { IntegrationBinding, NormalizedCallerCredentials } from '../vault/index.js';
+
+/** Where a session came from; recorded on the session for the audit trail (`console`: the Run and Test run buttons). */
+export type SessionOrigin = 'api' | 'trigger' | 'schedule' | 'event' | 'mcp' | 'partner' | 'console';
+
+export interface StartSessionRequest {
+  orgId: string;
+  automationId: string;
+  /** The person the work runs for (null for schedule/event firings: no caller). */
+  actorUserId: string | null;
+  origin: SessionOrigin;
+  /** `personal` chats are visible to their creator only; `domain` sessions to the domain's members. */
+  visibility: 'personal' | 'domain';
+  /** Agents: the first user message (already trimmed and bounded). Flows: ignored. */
+  message?: string;
+  /** Flows: the input object, verbatim. Agents: ignored. */
+  input?: Record<string, unknown>;
+  /** Caller credentials already narrowed to this target's caller-identity integrations. */
+  callerCredentials?: NormalizedCallerCredentials;
+  /** Epoch ms; custody ends at the earlier of this and the execution settling. */
+  callerCredentialExpiresAt?: number;
+  triggerRunId?: string;
+}
 
 /** What an engine settled on when it accepted a start: the version it runs and the bindings credentials narrow to. */
 export interface AdmittedStart {

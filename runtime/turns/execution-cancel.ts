@@ -1,0 +1,60 @@
+// Stopping one execution for good (issue 13 item 1): settle it durably with its open work closed, then abort its run.
+/*
+ * Order matters: the cancel commits first (execution settled, calls and approval closed, grant deleted,
+ * turn.completed `cancelled` stored), then the in-flight run is aborted. A crash in between leaves a settled
+ * execution that boot recovery skips; the aborted engine records nothing (it treats the signal as a stop), and
+ * any step it still tries is refused by the turn machine, which is final. Idempotency: docs/decisions.md.
+ */
+import { CANCELLED } from '../../machines/session-turn.machine.js';
+import type { AutomationKind } from '../../storage/repos/automations.repo.js';
+import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
+import { AppError } from '../errors.js';
+import type { SessionDispatcher } from './dispatcher.js';
+import { closeOpenWork, settleClosedRun } from './open-work.js';
+import { createTurnMover, type TurnMoverDeps } from './turn-mover.js';
+
+export interface ExecutionCancelDeps extends TurnMoverDeps {
+  dispatcher: Pick<SessionDispatcher, 'abort' | 'dispatch'>;
+}
+
+const CLOSED_BY = { code: CANCELLED, approvalComment: 'Closed without a decision: the turn was cancelled.' } as const;
+
+export const alreadySettled = (row: Pick<ExecutionRow, 'status'>) =>
+  new AppError('CONFLICT', 'The execution has already finished; there is nothing to cancel.', { status: row.status });
+
+export function createExecutionCancel(deps: ExecutionCancelDeps) {
+  const { repos } = deps.store;
+  const { bus } = deps;
+  const settled = (executionId: string) => alreadySettled(repos.executions.execution(executionId) ?? { status: 'completed' });
+
+  /** An agent turn: the session-turn machine's CANCEL step, with its rows, in one unit of work. */
+  async function cancelTurn(sessionId: string, executionId: string): Promise<void> {
+    const now = deps.clock.now();
+    await createTurnMover(deps, { sessionId, executionId }).move(
+      { type: 'CANCEL', now },
+      { refused: () => settled(executionId), before: () => closeOpenWork({ repos, bus }, { sessionId, executionId }, CLOSED_BY, now) },
+    );
+  }
+
+  /** A flow run has no turn machine: its trail is settled the way the flow runner settles a failed run. */
+  async function cancelRun(sessionId: string, executionId: string): Promise<void> {
+    const envelopes = await deps.store.writer.submit(() => {
+      const out = settleClosedRun({ repos, bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines }, { sessionId, executionId }, CLOSED_BY, 'cancelled');
+      if (out === null) throw settled(executionId);
+      return out;
+    });
+    bus.publish(envelopes);
+  }
+
+  return {
+    /** Throws `alreadySettled` when the execution finished first (nothing written). */
+    async cancel(kind: AutomationKind | undefined, sessionId: string, executionId: string): Promise<void> {
+      await (kind === 'flow' ? cancelRun(sessionId, executionId) : cancelTurn(sessionId, executionId));
+      // The in-flight model or tool call sees its signal abort; the session's queue then moves on to the next execution.
+      void deps.dispatcher.abort(executionId);
+      deps.dispatcher.dispatch(sessionId);
+    },
+  };
+}
+
+export type ExecutionCancel = ReturnType<typeof createExecutionCancel>;

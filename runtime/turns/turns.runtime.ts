@@ -1,0 +1,126 @@
+// Composes what drives executions: turn actors, grants, the dispatcher and agent engine, approval windows, decisions, cancels.
+import type { Store } from '../../storage/store.js';
+import type { ActorRegistry } from '../actors/index.js';
+import type { Clock } from '../clock.js';
+import type { ServiceConfig } from '../config.js';
+import type { SessionEventBus } from '../events/index.js';
+import type { Admission } from '../execution/admission.js';
+import { createPacer } from '../execution/pacer.js';
+import { createKnowledgeSource, createKnowledgeToolProvider } from '../knowledge/knowledge-search.tool.js';
+import type { Logger } from '../logger.js';
+import { loadModelConfig, resolveModel, type ModelConfig } from '../models/index.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { Telemetry } from '../telemetry/index.js';
+import { createHttpIntegrationExecutor, createJsonSchemaValidator, type HttpIntegrationExecutor, type JsonSchemaValidator } from '../tools/index.js';
+import type { KeyRing } from '../vault/index.js';
+import { createAgentEngine } from './agent-engine.js';
+import { createApprovalDeadlines, handleApprovalExpiry, type ApprovalDeadlines } from './approval-deadlines.js';
+import { createCallerGrants, type CallerGrants } from './caller-grants.js';
+import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
+import { createExecutionCancel, type ExecutionCancel } from './execution-cancel.js';
+import { createHttpToolProvider } from './http-tool.provider.js';
+import { createToolProviderRegistry, type ToolProviderRegistry } from '../tools/tool-providers.js';
+import { failUnrestorableTurn, registerTurnActors } from './turn-actor.js';
+import { createTurnApprovals, type TurnApprovals } from './turn-approval.js';
+import { createCatalogCache, type CatalogSource } from './turn-tools.js';
+
+export interface TurnsRuntimeDeps {
+  config: ServiceConfig;
+  clock: Clock;
+  logger: Logger;
+  store: Store;
+  keyRing: KeyRing;
+  bus: SessionEventBus;
+  registry: ActorRegistry;
+  scheduler: Scheduler;
+  /** Bounds the execution queue: the dispatcher reports what it starts. */
+  admission: Admission;
+  /** Provider settings for `openai:`, `anthropic:`, `openai-compatible:` models (default: from the environment). */
+  modelConfig?: ModelConfig;
+  telemetry: Pick<Telemetry, 'traceEngines' | 'observeModel' | 'traceTools'>;
+}
+
+/** What another engine (flows) is built from: the same grants, approval windows, tool providers and HTTP executor. */
+export interface EngineDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly bus: SessionEventBus;
+  readonly grants: CallerGrants;
+  readonly deadlines: ApprovalDeadlines;
+  readonly keyRing: KeyRing;
+  readonly providers: ToolProviderRegistry;
+  readonly http: HttpIntegrationExecutor;
+  readonly validator: JsonSchemaValidator;
+  /** The organization's integration catalog, parsed once while its integrations are unchanged (so are compiled schemas). */
+  readonly catalogFor: CatalogSource;
+}
+
+export interface TurnsRuntime {
+  /** Register another automation kind's engine here (`dispatcher.registerEngine('flow', engine)`). */
+  readonly dispatcher: SessionDispatcher;
+  readonly grants: CallerGrants;
+  /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
+  readonly tools: ToolProviderRegistry;
+  /** What deciding a suspended turn's approval does to the turn (who may decide is the session's check). */
+  readonly decisions: TurnApprovals;
+  /** Settles and aborts one execution (agent turn or flow run). */
+  readonly cancels: ExecutionCancel;
+  readonly engineDeps: EngineDeps;
+  /** The organization's parsed integration catalog (the approvals inbox shows a tool's input schema from it). */
+  readonly catalogFor: CatalogSource;
+}
+
+export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
+  const { store, clock, logger, bus, config, keyRing } = deps;
+  const { repos } = store;
+  const grants = createCallerGrants({ executions: repos.executions, keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
+  // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
+  const pacer = createPacer();
+  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer }));
+  const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
+  // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
+  const turns = registerTurnActors(deps.registry, repos.executions, (failure) => failUnrestorableTurn({ store, clock, bus, grants, registry: deps.registry, dispatcher }, failure));
+
+  const tools = createToolProviderRegistry();
+  tools.register(createHttpToolProvider({ allowPrivateNetworks: config.httpToolAllowPrivateNetworks }));
+  tools.register(createKnowledgeToolProvider({ store }));
+  tools.setKnowledgeSource(createKnowledgeSource({ store }));
+
+  const validator = createJsonSchemaValidator();
+  const catalogFor = createCatalogCache(repos.integrations);
+  const http = deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator }));
+  const modelConfig = deps.modelConfig ?? loadModelConfig(process.env);
+  dispatcher.registerEngine(
+    'agent',
+    createAgentEngine({
+      store,
+      clock,
+      logger,
+      bus,
+      turns,
+      grants,
+      deadlines,
+      keyRing,
+      providers: tools,
+      catalogFor,
+      http,
+      validator,
+      resolveModel: (model) => deps.telemetry.observeModel(resolveModel(model, modelConfig)),
+      limits: { maxSteps: config.turnMaxSteps, maxTokens: config.turnMaxTokens, maxWallMs: config.turnMaxWallMs },
+      pacer,
+    }),
+  );
+
+  const moving = { store, clock, bus, grants, deadlines, turns, dispatcher };
+  handleApprovalExpiry({ ...moving, scheduler: deps.scheduler });
+  return {
+    dispatcher,
+    grants,
+    tools,
+    decisions: createTurnApprovals({ ...moving, validator, catalogFor }),
+    cancels: createExecutionCancel(moving),
+    engineDeps: { store, clock, logger, bus, grants, deadlines, keyRing, providers: tools, http, validator, catalogFor },
+    catalogFor,
+  };
+}

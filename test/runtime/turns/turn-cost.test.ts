@@ -1,0 +1,53 @@
+// What one execution costs the database (issue 12 item 5): statements and write units per execution, pinned.
+import t from 'tap';
+import { startFireServer } from '../../http/triggers/fire-server.js';
+import { breakdown, profiled, statementCounter } from './turn-cost.fixture.js';
+
+const counter = statementCounter();
+const FIRES = Number(process.env.TURN_COST_FIRES ?? 20);
+
+t.test('a keyed fire of new-lead (lookup agent + enrich flow), executions run to completion', async (t) => {
+  // No admission bound: the fires are queued without running until the measured window.
+  const fire = await startFireServer(t, { config: { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } });
+  const { sessions, store } = { sessions: fire.server.service.services.sessions, store: fire.server.service.store };
+  const fireOnce = (i: number) => fire.fire('bob', { triggerId: fire.refs['new-lead'], input: { id: `c-${i}` } }, { 'idempotency-key': `cost-${i}` });
+  t.equal((await fireOnce(-1)).status, 202);
+  await fire.settle();
+
+  // Accept without running: the sessions stay queued until the window below hands them to their engines.
+  const dispatch = sessions.dispatcher.dispatch;
+  sessions.dispatcher.dispatch = () => undefined;
+  for (let i = 0; i < FIRES; i++) t.equal((await fireOnce(i)).status, 202);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  sessions.dispatcher.dispatch = dispatch;
+
+  const unitsBefore = store.writer.stats.units;
+  counter.start();
+  const started = process.cpuUsage();
+  const recovered = await profiled(async () => {
+    const count = sessions.dispatcher.recover();
+    await sessions.dispatcher.idle();
+    return count;
+  });
+  const cpu = process.cpuUsage(started);
+  const cost = counter.stop();
+  const units = store.writer.stats.units - unitsBefore;
+  const executions = FIRES * 2;
+  t.equal(recovered, executions, 'every queued session was picked up');
+  const settled = store.db.prepare("SELECT status, COUNT(*) AS n FROM executions GROUP BY status").all();
+  t.same(settled, [{ status: 'completed', n: executions + 2 }], 'every execution completed');
+
+  const perExecution = { statements: cost.statements / executions, units: units / executions };
+  const cpuMs = (cpu.user + cpu.system) / 1000 / executions;
+  t.comment(`per execution: ${perExecution.statements.toFixed(1)} statements, ${perExecution.units.toFixed(2)} write units, ${(cpuMs * 1000).toFixed(0)} µs CPU`);
+  if (process.env.TURN_COST_VERBOSE) t.comment(`\n${breakdown(cost, executions)}`);
+  const ran = (pattern: RegExp) => [...cost.bySql].filter(([sql]) => pattern.test(sql)).reduce((sum, [, n]) => sum + n, 0);
+
+  // Before issue 12 item 5 this workload took 51 statements and 4.5 write units per execution. Lower is welcome:
+  // lower these bounds with it. Higher means something started writing or reading per execution again.
+  t.ok(perExecution.units <= 3.5, `write units per execution: ${perExecution.units} (agent: start, step + its call, answer, completion; flow: call, answer, settle)`);
+  t.ok(perExecution.statements <= 46.5, `statements per execution: ${perExecution.statements}`);
+  t.ok(ran(/MAX\(seq\)/) <= executions, 'event seqs come from memory: MAX(seq) is read at most once per session (each execution here has its own)');
+  t.equal(ran(/FROM timers/), 0, 'no timer read or write for executions that never waited for an approval');
+  t.equal(ran(/^INSERT INTO session_events/), Math.round(4.5 * executions), 'the stored events themselves are unchanged');
+});
