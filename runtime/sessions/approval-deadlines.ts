@@ -61,22 +61,20 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
     const kind = session === undefined ? undefined : repos.automations.automation(session.automation_id)?.kind;
     if (kind === 'flow') {
       const ids = { sessionId, executionId: execution.id };
-      const stored = await deps.store.writer.submit(() => {
+      await deps.store.writer.submit(() => {
         delivery.markFired();
         return settleClosedRun({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, ids, CLOSED_BY, 'failed') ?? [];
       });
-      bus.publish(stored);
       deps.dispatcher.dispatch(sessionId);
       return;
     }
     const now = clock.now();
-    const envelopes = await deps.turns.transition(execution.id, { type: 'EXPIRE_APPROVAL', now, approvalId: approval.id }, (step) => {
+    await deps.turns.transition(execution.id, { type: 'EXPIRE_APPROVAL', now, approvalId: approval.id }, (step) => {
       delivery.markFired();
       if (!step.changed) return [];
       const effects = { repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines };
       return [...closeOpenWork({ repos, bus }, { sessionId, executionId: execution.id }, CLOSED_BY, now), ...applyTurnStep(effects, sessionId, step)];
     });
-    bus.publish(envelopes);
     deps.dispatcher.dispatch(sessionId);
   });
 }

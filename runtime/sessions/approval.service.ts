@@ -79,7 +79,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       const snapshot = deps.turns.peek(execution.id);
       if (snapshot === undefined || decisionRefusal(snapshot, event) !== null) throw conflict('The approval is no longer waiting for a decision.');
 
-      const envelopes = await deps.turns.transition(execution.id, event, (step) => {
+      await deps.turns.transition(execution.id, event, (step) => {
         if (!step.changed) throw conflict('The approval is no longer waiting for a decision.');
         const edited = request.editedArgs === undefined ? null : JSON.stringify(request.editedArgs);
         const decided = repos.approvals.decide(approval.id, { status: request.decision, decidedBy: caller.userId, comment: request.comment ?? null, editedArgs: edited }, now);
@@ -106,7 +106,6 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         out.push(...applyTurnStep({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, sessionId, step));
         return out;
       });
-      bus.publish(envelopes);
       // Rule 5: the resume is queued; this answer does not wait for the resumed call.
       deps.dispatcher.dispatch(sessionId);
       return { ok: true, approvalId: approval.id, decision: request.decision };

@@ -85,16 +85,15 @@ export function createCancelService(deps: CancelServiceDeps) {
       if (target.settled_at !== null) throw alreadySettled(target);
 
       const automation = repos.automations.automation(session.automation_id);
-      let envelopes: SessionEventEnvelope[];
       try {
-        envelopes = automation?.kind === 'flow' ? await cancelRun(sessionId, target.id) : await cancelTurn(sessionId, target.id);
+        // Its events are published by the unit's outbox at commit.
+        await (automation?.kind === 'flow' ? cancelRun(sessionId, target.id) : cancelTurn(sessionId, target.id));
       } catch (error) {
         // Raced with another cancel of the same execution: same answer as a repeat.
         const now = repos.executions.execution(target.id);
         if (now !== undefined && isCancelled(now)) return { executionId: target.id, status: 'cancelled' };
         throw error;
       }
-      bus.publish(envelopes);
       // The in-flight model or tool call sees its signal abort; the session's queue then moves on to the next execution.
       void deps.dispatcher.abort(target.id);
       deps.dispatcher.dispatch(sessionId);

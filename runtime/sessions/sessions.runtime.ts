@@ -90,13 +90,12 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const turns = registerTurnActors(deps.registry, repos.executions, async (failure) => {
     const execution = repos.executions.execution(failure.id);
     if (execution === undefined || execution.settled_at !== null) return;
-    const envelopes = await store.writer.submit(() => {
+    await store.writer.submit(() => {
       deps.registry.retire('session-turn', failure.id)();
       repos.executions.settle(failure.id, 'failed', clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
       grants.discard(failure.id);
       return bus.append(execution.session_id, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
     });
-    bus.publish(envelopes);
     dispatcher.dispatch(execution.session_id);
   });
 
