@@ -1,4 +1,4 @@
-// The session-turn actor kind: its registration with the supervised registry; a queued turn is its execution row.
+// The session-turn actor kind: its registration with the actor registry; a queued turn is its execution row.
 import {
   MACHINE_VERSION,
   sessionTurnMachine,
