@@ -156,12 +156,12 @@ async function memoryPerActor(n: number): Promise<Row[]> {
   store.close();
   return [
     baseline,
-    row(scenario, 'registry (resident, supervised)', n, ms, latencies, `${(bytes / 1024).toFixed(2)} KB heap/actor, ${resident} resident (${gcNote})`, baseline),
+    row(scenario, 'registry (resident snapshots)', n, ms, latencies, `${(bytes / 1024).toFixed(2)} KB heap/actor, ${resident} resident (${gcNote})`, baseline),
   ];
 }
 
 async function rehydration(n: number): Promise<Row[]> {
-  const scenario = 'actors: rehydrate (snapshot JSON -> live actor)';
+  const scenario = 'actors: read back (snapshot JSON -> snapshot)';
   const store = openStore({ path: ':memory:' });
   const { registry, turns, clock } = registryOn(store, 1_000);
   await spawnAll(turns, 0, n);
@@ -185,13 +185,13 @@ async function rehydration(n: number): Promise<Row[]> {
   const began = performance.now();
   for (let i = 0; i < n; i += 1) {
     const t0 = performance.now();
-    turns.get(input(i).executionId);
+    turns.peek(input(i).executionId);
     latencies.push(performance.now() - t0);
   }
   const ms = performance.now() - began;
   registry.close();
   store.close();
-  return [baseline, row(scenario, 'registry.get after passivation', n, ms, latencies, `row read + version check + restore + supervise${passivated ? '' : ' (NOT passivated)'}`, baseline)];
+  return [baseline, row(scenario, 'registry.peek after passivation', n, ms, latencies, `row read + version check + restore${passivated ? '' : ' (NOT passivated)'}`, baseline)];
 }
 
 function snapshotRows(n: number, json: string): ActorSnapshotRow[] {

@@ -1,7 +1,9 @@
 // Fire idempotency claim for one key: absent, in progress, completed, expired after 24 h (spec "States and transitions", Limits).
-import { assertEvent, assign, emit, setup, type SnapshotFrom } from 'xstate';
-import { claimScheduled, claimTaken, isLeaseExpired, isWindowElapsed, type ClaimEvent, type ClaimScheduled } from './claim-window.js';
+import type { SnapshotFrom } from 'xstate';
+import { createClaimMachine, isLeaseExpired, isWindowElapsed, type ClaimContext, type ClaimEmitted, type ClaimInput, type ClaimMachineEvent, type StoredResponse } from './claim.js';
 import type { SpecTableRow } from './spec-row.js';
+
+export type { StoredResponse } from './claim.js';
 
 /** Bump when a persisted snapshot of an older version can no longer be restored as is. */
 export const MACHINE_VERSION = 1;
@@ -9,118 +11,14 @@ export const MACHINE_VERSION = 1;
 /** Reservation window of a fire idempotency key (spec Limits), counted from the claim's creation. */
 export const FIRE_CLAIM_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-export interface StoredResponse {
-  readonly status: number;
-  readonly body: unknown;
-}
+export type IdempotencyClaimInput = ClaimInput;
+export type IdempotencyClaimContext = ClaimContext;
+/** The events a fire claim takes (the shared definition ignores the provisioning ones here). */
+export type IdempotencyClaimEvent = Extract<ClaimMachineEvent, { type: 'CLAIM' | 'COMPLETE' | 'RELEASE' | 'RELEASE_ABANDONED' | 'TICK' }>;
+export type IdempotencyClaimEmitted = ClaimEmitted;
 
-export interface IdempotencyClaimInput {
-  /** The key as scoped by the runtime (organization + key). */
-  readonly key: string;
-}
-
-export interface IdempotencyClaimContext {
-  readonly key: string;
-  /** Hash of target, input and callerCredentials (credential values included; spec Errors). */
-  readonly fingerprint: string | null;
-  readonly owner: string | null;
-  readonly createdAt: number | null;
-  readonly expiresAt: number | null;
-  readonly leaseExpiresAt: number | null;
-  readonly response: StoredResponse | null;
-  readonly completedAt: number | null;
-}
-
-export type IdempotencyClaimEvent =
-  | ClaimEvent
-  | { readonly type: 'COMPLETE'; readonly now: number; readonly owner: string; readonly response: StoredResponse }
-  /** The original failed before completing and committed no effect: the key is free again. */
-  | { readonly type: 'RELEASE'; readonly now: number; readonly owner: string }
-  /** Sent at boot (and when a lease falls due) for claims whose owner may be dead. */
-  | { readonly type: 'RELEASE_ABANDONED'; readonly now: number }
-  | { readonly type: 'TICK'; readonly now: number };
-
-/** Effects for the runtime: store due times for the scheduler, sweep the row once expired. */
-export type IdempotencyClaimEmitted =
-  | ClaimScheduled
-  | { readonly type: 'claim.released'; readonly key: string; readonly reason: 'failed-without-effect' | 'lease-expired' }
-  | { readonly type: 'claim.expired'; readonly key: string };
-
-const EMPTY_CLAIM = {
-  fingerprint: null,
-  owner: null,
-  createdAt: null,
-  expiresAt: null,
-  leaseExpiresAt: null,
-  response: null,
-  completedAt: null,
-} as const;
-
-export const idempotencyClaimMachine = setup({
-  types: {
-    input: {} as IdempotencyClaimInput,
-    context: {} as IdempotencyClaimContext,
-    events: {} as IdempotencyClaimEvent,
-    emitted: {} as IdempotencyClaimEmitted,
-  },
-  guards: {
-    // "original completes": only the request that holds the claim may settle it; a slow owner
-    // whose lease was taken over is refused and must roll back its own transaction.
-    isOriginalOwner: ({ context, event }) => (event.type === 'COMPLETE' || event.type === 'RELEASE') && event.owner === context.owner,
-    leaseExpired: ({ context, event }) => isLeaseExpired(context, event.now),
-    claimWindowElapsed: ({ context, event }) => isWindowElapsed(context, event.now),
-  },
-  actions: {
-    takeClaim: assign(({ event }) => (event.type === 'CLAIM' ? { ...EMPTY_CLAIM, ...claimTaken(event, FIRE_CLAIM_WINDOW_MS) } : {})),
-    announceScheduled: emit(({ context, event }) => {
-      assertEvent(event, 'CLAIM');
-      return claimScheduled(context.key, event, FIRE_CLAIM_WINDOW_MS);
-    }),
-    storeResponse: assign(({ event }) => (event.type === 'COMPLETE' ? { response: event.response, completedAt: event.now, leaseExpiresAt: null } : {})),
-    clearClaim: assign(() => EMPTY_CLAIM),
-    announceReleased: emit(({ context }, params: { reason: 'failed-without-effect' | 'lease-expired' }) => ({
-      type: 'claim.released' as const,
-      key: context.key,
-      reason: params.reason,
-    })),
-    announceExpired: emit(({ context }) => ({ type: 'claim.expired' as const, key: context.key })),
-  },
-}).createMachine({
-  id: 'idempotency-claim',
-  initial: 'absent',
-  context: ({ input }) => ({ key: input.key, ...EMPTY_CLAIM }),
-  states: {
-    absent: {
-      on: { CLAIM: { target: 'inProgress', actions: ['takeClaim', 'announceScheduled'] } },
-    },
-    inProgress: {
-      description: 'Repeats get IDEMPOTENCY_IN_PROGRESS (Retry-After: 2) while the lease holds.',
-      on: {
-        COMPLETE: { guard: 'isOriginalOwner', target: 'completed', actions: 'storeResponse' },
-        RELEASE: {
-          guard: 'isOriginalOwner',
-          target: 'absent',
-          actions: [{ type: 'announceReleased', params: { reason: 'failed-without-effect' } }, 'clearClaim'],
-        },
-        RELEASE_ABANDONED: {
-          guard: 'leaseExpired',
-          target: 'absent',
-          actions: [{ type: 'announceReleased', params: { reason: 'lease-expired' } }, 'clearClaim'],
-        },
-        TICK: { guard: 'claimWindowElapsed', target: 'expired' },
-      },
-    },
-    completed: {
-      description: 'Identical repeats replay the stored response with Idempotency-Replayed: true.',
-      on: { TICK: { guard: 'claimWindowElapsed', target: 'expired' } },
-    },
-    expired: {
-      description: 'Key reusable immediately, the runtime sweeps the row.',
-      entry: 'announceExpired',
-      on: { CLAIM: { target: 'inProgress', actions: ['takeClaim', 'announceScheduled'] } },
-    },
-  },
-});
+/** The shared claim definition (claim.ts) for a fire key: its effects commit with the claim, so a failed owner frees the key. */
+export const idempotencyClaimMachine = createClaimMachine({ id: 'idempotency-claim', windowMs: FIRE_CLAIM_WINDOW_MS, effects: 'one-transaction' });
 
 export type IdempotencyClaimSnapshot = SnapshotFrom<typeof idempotencyClaimMachine>;
 

@@ -41,7 +41,7 @@ export interface AuthoringServices {
   authoring: AuthoringService;
 }
 
-/** The actor runtime (supervised actors, durable timers, session event bus) and agent conversations on top of it. */
+/** The actor runtime (durable actors, durable timers, session event bus) and agent conversations on top of it. */
 export interface ConversationServices {
   events: SessionEventBus;
   actors: ActorRegistry;

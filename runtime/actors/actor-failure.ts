@@ -2,8 +2,6 @@
 import { AppError } from '../errors.js';
 
 export type ActorFailureReason =
-  /** The actor kept failing: more than `restarts` restarts within `windowMs`; `error` is the last one's message. */
-  | { readonly code: 'restarts_exhausted'; readonly restarts: number; readonly windowMs: number; readonly error: string }
   /** The row was written by another MACHINE_VERSION of the machine; restoring it as is could misread its state. */
   | { readonly code: 'machine_version_mismatch'; readonly stored: number; readonly current: number }
   /** The row's JSON does not parse or the machine refuses to restore it. */
@@ -21,8 +19,6 @@ export interface ActorFailure {
 
 export function describeFailure(reason: ActorFailureReason): string {
   switch (reason.code) {
-    case 'restarts_exhausted':
-      return `actor failed after ${reason.restarts} restarts within ${reason.windowMs} ms: ${reason.error}`;
     case 'machine_version_mismatch':
       return `snapshot written by machine version ${reason.stored}, this build runs version ${reason.current}`;
     case 'snapshot_unreadable':

@@ -1,13 +1,14 @@
 // Public types of the actor registry: kinds, steps (one committed state change) and moves.
-import type { Actor, AnyStateMachine, EmittedFrom, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
+import type { AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
 import type { UnitOfWork } from '../../storage/group-commit.js';
 import type { ActorFailure } from './actor-failure.js';
+import type { DurableStep } from './durable-step.js';
 
 /** Kind name -> machine, so registry calls keyed by kind are typed. The default accepts any kind. */
 export type MachineMap = Record<string, AnyStateMachine>;
 
 export interface ActorKindOptions<M extends AnyStateMachine> {
-  /** The machine with its effects bound (`machine.provide(...)`); its actions run only after the step commits. */
+  /** The pure machine: its effects are the events it emits, applied by the step's `effects` (nothing runs it). */
   machine: M;
   /** The machine module's MACHINE_VERSION; a snapshot written under another version is not restored. */
   version: number;
@@ -26,18 +27,10 @@ export interface ActorKindOptions<M extends AnyStateMachine> {
   implicit?: (id: string) => { input: InputFrom<M>; event?: EventFromLogic<M> } | undefined;
 }
 
-/** One state change of one actor, as computed before commit and handed to the effects of its unit of work. */
-export interface ActorStep<M extends AnyStateMachine = AnyStateMachine> {
+/** One state change of one actor (the shared durable step), as computed before commit and handed to its effects. */
+export interface ActorStep<M extends AnyStateMachine = AnyStateMachine> extends DurableStep<M> {
   readonly kind: string;
   readonly id: string;
-  /** The state before the event; null when this step spawned the actor. */
-  readonly before: SnapshotFrom<M> | null;
-  /** The state the step commits. */
-  readonly snapshot: SnapshotFrom<M>;
-  /** What the machine emitted (`emit(...)`) on the way: the facts the effects write rows for. */
-  readonly emitted: readonly EmittedFrom<M>[];
-  /** False when the machine ignored the event: no snapshot is written and the live actor is not sent it. */
-  readonly changed: boolean;
 }
 
 export interface TransitionMove<N extends string, M extends AnyStateMachine> {
@@ -61,12 +54,10 @@ export type MoveOf<K extends MachineMap> = {
 /** A registered kind, bound: the same operations as the registry's, without repeating the kind. */
 export interface ActorKindHandle<M extends AnyStateMachine> {
   readonly kind: string;
-  get(id: string): Actor<M> | undefined;
   peek(id: string): SnapshotFrom<M> | undefined;
   spawn<T = ActorStep<M>>(id: string, input: InputFrom<M>, options?: SpawnOptions<M, T>): Promise<T>;
   spawnRow(id: string, input: InputFrom<M>, event?: EventFromLogic<M>): UnitOfWork<ActorStep<M>>;
   transition<T = ActorStep<M>>(id: string, event: EventFromLogic<M>, effects?: (step: ActorStep<M>) => T): Promise<T>;
-  persist(id: string): UnitOfWork<void>;
   retire(id: string): UnitOfWork<boolean>;
 }
 
@@ -77,19 +68,17 @@ export interface SpawnOptions<M extends AnyStateMachine, T> {
 
 export interface ActorRegistry<K extends MachineMap = MachineMap> {
   register<N extends keyof K & string, M extends K[N]>(kind: N, options: ActorKindOptions<M>): ActorKindHandle<M>;
-  /** The live actor, rehydrated from its snapshot if not resident; undefined when no row exists. For reading. */
-  get<N extends keyof K & string>(kind: N, id: string): Actor<K[N]> | undefined;
-  /** The current snapshot without making the actor resident (boot recovery, listings). */
+  /** The committed snapshot (resident, else read from its row, else implied by its owner); undefined when none. */
   peek<N extends keyof K & string>(kind: N, id: string): SnapshotFrom<K[N]> | undefined;
   /** Creates the actor; its first snapshot commits with `effects`. Rejects CONFLICT when the id exists. */
   spawn<N extends keyof K & string, T = ActorStep<K[N]>>(kind: N, id: string, input: InputFrom<K[N]>, options?: SpawnOptions<K[N], T>): Promise<T>;
   /**
    * The new actor's first snapshot row as a unit-of-work function, for a caller that must create it inside its
-   * own unit (e.g. a firing creating turns). Nothing goes live: the actor is rehydrated on first use, so no
-   * provided action runs for this first step. Throws CONFLICT (rolling back the unit) when the id exists.
+   * own unit (e.g. a firing creating turns). Nothing is made resident: the row is read on first use. Throws
+   * CONFLICT (rolling back the unit) when the id exists.
    */
   spawnRow<N extends keyof K & string>(kind: N, id: string, input: InputFrom<K[N]>, event?: EventFromLogic<K[N]>): UnitOfWork<ActorStep<K[N]>>;
-  /** Applies `event`: next state + effects() commit together, then the live actor moves; resolves after commit. */
+  /** Applies `event`: next state + effects() commit together; resolves after commit. */
   transition<N extends keyof K & string, T = ActorStep<K[N]>>(
     kind: N,
     id: string,
@@ -98,11 +87,9 @@ export interface ActorRegistry<K extends MachineMap = MachineMap> {
   ): Promise<T>;
   /** Several actors' steps in one unit of work (e.g. a claim and the firing it guards): all commit or none. */
   transact<T>(moves: readonly MoveOf<K>[], effects: (steps: readonly ActorStep[]) => T): Promise<T>;
-  /** Writes the live actor's current snapshot; run it inside your own unit of work. No-op when not resident. */
-  persist(kind: keyof K & string, id: string): UnitOfWork<void>;
   /** Marks the row 'failed' (kept as evidence, skipped by boot recovery, never rehydrated); run in your unit. */
   retire(kind: keyof K & string, id: string): UnitOfWork<boolean>;
-  /** Drops actors idle for longer than `idleMs`; runs on its own (clock changes or an interval), exposed for tests. */
+  /** Drops snapshots idle for longer than `idleMs`; runs on its own (clock changes or an interval), exposed for tests. */
   passivateIdle(): number;
   readonly residentCount: number;
   /** Registered kind names (boot recovery walks them). */

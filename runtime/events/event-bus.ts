@@ -1,4 +1,4 @@
-// The session event bus: seq'd persistence inside the caller's unit of work, delta coalescing, then fan-out.
+// The session event bus: seq'd persistence inside the caller's unit of work, delta coalescing, fan-out from the unit's outbox.
 import type { GroupCommitWriter, UnitOfWork } from '../../storage/group-commit.js';
 import type { SessionEventsRepo } from '../../storage/repos/session-events.repo.js';
 import type { Clock } from '../clock.js';
@@ -30,13 +30,17 @@ export interface SessionEventBusOptions {
 
 export interface SessionEventBus {
   /**
-   * A unit of work for the caller's transaction: stores the session's buffered deltas, then `event`, each with
-   * the next seq. Returns their envelopes (the event last). Hand them to `publish` once the transaction committed.
+   * A unit of work for the caller's transaction (run it inside a group-commit unit): stores the session's buffered
+   * deltas, then `event`, each with the next seq, and puts them in the unit's outbox, published once it commits.
+   * Returns their envelopes (the event last).
    */
   append(sessionId: string, event: PersistedSessionEvent): UnitOfWork<SessionEventEnvelope[]>;
-  /** After commit: queues committed events for live subscribers; delivery runs from setImmediate, never inline. */
+  /**
+   * Queues committed events for live subscribers and observers (delivery runs from setImmediate, never inline).
+   * The unit of work's outbox calls it; call sites never need to. Already published seqs are skipped by the fan-out.
+   */
   publish(envelopes: readonly SessionEventEnvelope[]): void;
-  /** append in its own group-commit unit, then publish. */
+  /** append in its own group-commit unit (published at its commit). */
   emit(sessionId: string, event: PersistedSessionEvent): Promise<SessionEventEnvelope>;
   /** Buffers a message.delta chunk; stored and published coalesced (window, size, or the session's next event). */
   pushDelta(sessionId: string, delta: MessageDelta): void;
@@ -98,10 +102,16 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
     return deltas.take(sessionId).map((delta) => insert(sessionId, { type: 'message.delta', ...delta }));
   }
 
+  /** Puts stored envelopes in the running unit's outbox: subscribers see them only once that unit committed. */
+  function publishAtCommit(stored: SessionEventEnvelope[]): SessionEventEnvelope[] {
+    if (stored.length > 0) writer.afterCommit(() => publish(stored));
+    return stored;
+  }
+
   function flushSession(sessionId: string): void {
     const done = writer
-      .submit(() => insertBufferedDeltas(sessionId))
-      .then(publish, (error: unknown) => onError(error, { sessionId, where: 'delta-flush' }))
+      .submit(() => void publishAtCommit(insertBufferedDeltas(sessionId)))
+      .catch((error: unknown) => onError(error, { sessionId, where: 'delta-flush' }))
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
   }
@@ -110,7 +120,7 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
     return () => {
       const stored = insertBufferedDeltas(sessionId);
       stored.push(insert(sessionId, event));
-      return stored;
+      return publishAtCommit(stored);
     };
   }
 
@@ -125,7 +135,6 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
 
     async emit(sessionId, event) {
       const stored = await writer.submit(append(sessionId, event));
-      publish(stored);
       return stored[stored.length - 1];
     },
 

@@ -3,7 +3,7 @@ import type { Repositories } from '../../storage/repos/index.js';
 import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
 import type { GroupCommitWriter } from '../../storage/group-commit.js';
 import type { Clock } from '../clock.js';
-import type { PersistedSessionEvent, SessionEventBus, SessionEventEnvelope } from '../events/index.js';
+import type { PersistedSessionEvent, SessionEventBus } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
 import type { ToolFile, ToolResult } from '../tools/tool-result.js';
@@ -56,15 +56,12 @@ function failureRecord(result: Exclude<ToolResult, { ok: true }>): string {
 export function createFlowTrail(deps: FlowTrailDeps) {
   const { repos, writer, bus, clock, grants } = deps;
 
-  /** Runs `work` in the next group commit; its events are published once the commit is durable. */
+  /** Runs `work` in the next group commit; the unit's outbox publishes its events once the commit is durable. */
   async function commit<T>(sessionId: string, work: (unit: TrailUnit) => T): Promise<T> {
-    const [value, envelopes] = await writer.submit(() => {
-      const stored: SessionEventEnvelope[] = [];
-      const unit: TrailUnit = { now: clock.now(), emit: (event) => stored.push(...bus.append(sessionId, event)()) };
-      return [work(unit), stored] as const;
+    return writer.submit(() => {
+      const unit: TrailUnit = { now: clock.now(), emit: (event) => void bus.append(sessionId, event)() };
+      return work(unit);
     });
-    bus.publish(envelopes);
-    return value;
   }
 
   function insertCall(unit: TrailUnit, run: RunRef, call: CallSpec, status: ToolCallRow['status'], identity: ToolCallRow['identity'], approvalId: string | null): ToolCallRow {

@@ -72,7 +72,7 @@ export function createConversationService(deps: ConversationDeps) {
         callerCredentials: request.callerCredentials,
       });
       const executionId = newId();
-      const envelopes = await admitted(deps.admission, 1, () =>
+      await admitted(deps.admission, 1, () =>
         deps.store.writer.submit(() => {
           // Rechecked in the writing transaction: an archive or delete committed since the check above wins.
           assertCanAppend(repos, caller, visibleSession(repos, caller, sessionId));
@@ -82,7 +82,6 @@ export function createConversationService(deps: ConversationDeps) {
           return stored;
         }),
       );
-      deps.bus.publish(envelopes);
       deps.dispatcher.dispatch(sessionId);
       return { executionId };
     },

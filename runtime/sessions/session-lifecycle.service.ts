@@ -8,7 +8,7 @@ import type { Store } from '../../storage/store.js';
 import type { SessionLifecycleRow, SessionOutcome } from '../../storage/repos/session-list.repo.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { SessionEventBus, SessionEventEnvelope, SessionEventOf } from '../events/index.js';
+import type { SessionEventBus, SessionEventOf } from '../events/index.js';
 import { assertCanManage, visibleSession, type Caller } from './session-access.js';
 import { sessionView, type SessionView } from './session-view.js';
 
@@ -30,15 +30,14 @@ export interface LifecycleDeps {
 export function createSessionLifecycle(deps: LifecycleDeps) {
   const { repos } = deps.store;
 
-  /** Runs `change` on a session the caller may manage, in one unit of work; publishes its events after commit. */
+  /** Runs `change` on a session the caller may manage, in one unit of work; its outbox publishes the events after commit. */
   async function manage(caller: Caller, sessionId: string, change: (session: SessionLifecycleRow, now: number) => Change[]): Promise<void> {
-    const envelopes = await deps.store.writer.submit(() => {
+    await deps.store.writer.submit(() => {
       const session = visibleSession(repos, caller, sessionId) as SessionLifecycleRow;
       assertCanManage(repos, caller, session);
       const changes = change(session, deps.clock.now());
-      return changes.flatMap((c): SessionEventEnvelope[] => deps.bus.append(session.id, { type: 'session.changed', change: c })());
+      for (const c of changes) deps.bus.append(session.id, { type: 'session.changed', change: c })();
     });
-    deps.bus.publish(envelopes);
   }
 
   function assertNotArchived(session: SessionLifecycleRow): void {
@@ -82,18 +81,16 @@ export function createSessionLifecycle(deps: LifecycleDeps) {
      * `session.changed` `deleted` (published after commit; the stream then ends), and every read answers 404.
      */
     async remove(caller: Caller, sessionId: string): Promise<void> {
-      const envelopes = await deps.store.writer.submit(() => {
+      await deps.store.writer.submit(() => {
         const session = visibleSession(repos, caller, sessionId);
         assertCanManage(repos, caller, session);
         if (repos.sessionList.unsettledCount(session.id) > 0) {
           throw new AppError('CONFLICT', 'A turn of this session has not finished: cancel it or wait, then delete.', { reason: 'turn_in_progress' });
         }
         // The event row goes with the cascade; its envelope still reaches the subscribers watching now.
-        const announced = deps.bus.append(session.id, { type: 'session.changed', change: 'deleted' })();
+        deps.bus.append(session.id, { type: 'session.changed', change: 'deleted' })();
         repos.sessionList.remove(session.id);
-        return announced;
       });
-      deps.bus.publish(envelopes);
     },
   };
 }

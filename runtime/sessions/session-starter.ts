@@ -53,7 +53,7 @@ export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, 
   return { automation, engine, admitted, credentials, request };
 }
 
-/** Inside a unit of work: the execution row, its grant, then the engine's rows. Returns events to publish after commit. */
+/** Inside a unit of work: the execution row, its grant, then the engine's rows. Returns the events the unit's outbox publishes at commit. */
 export function writeExecution(
   deps: Pick<StarterDeps, 'store' | 'grants'>,
   start: AdmittedExecution,
@@ -88,7 +88,6 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
       const start = admitExecution(deps, request, checked);
       const sessionId = newId();
       const executionId = newId();
-      let envelopes: SessionEventEnvelope[] = [];
       return {
         sessionId,
         executionId,
@@ -109,10 +108,10 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
             created_at: now,
             updated_at: now,
           });
-          envelopes = writeExecution(deps, start, { sessionId, executionId }, 'open', now);
+          // Its events are published by the unit's outbox once the fire's or open's unit commits.
+          writeExecution(deps, start, { sessionId, executionId }, 'open', now);
         },
         dispatch() {
-          deps.bus.publish(envelopes);
           deps.dispatcher.dispatch(sessionId);
         },
       };

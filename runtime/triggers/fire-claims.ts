@@ -10,8 +10,9 @@
  *   retry runs fresh; no lease needs to be recovered at boot.
  * - 24 hours after creation the claim expires (the key is reusable at once, by the verdict at request time);
  *   the claim sweeper (claim-sweeper.ts: one timer for all claims) deletes the row later.
- * The claim row is the actor's persisted form (state + context), restored with resolveState: it is keyed by
- * (organization, key) and swept by expiry, which a generic snapshot row is not.
+ * The claim row is the machine's stored record (state + context), driven through the shared durable step
+ * (runtime/actors/durable-step.ts): row -> snapshot (resolve), the pure step, the row the step reached. It is keyed
+ * by (organization, key) and swept by expiry, which a generic snapshot row is not.
  */
 import {
   fireRequestVerdict,
@@ -22,7 +23,7 @@ import {
   type StoredResponse,
 } from '../../machines/idempotency-claim.machine.js';
 import type { FireClaimRow, FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
-import { createStepper } from '../actors/snapshot-codec.js';
+import { durableMachine } from '../actors/durable-step.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { ClaimSweeper } from './claim-sweeper.js';
@@ -71,36 +72,24 @@ const scopedKey = (scope: string, key: string): string => `${scope}:${key}`;
 
 export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; sweeper?: ClaimSweeper }): FireClaims {
   const { claims } = deps;
-  const stepper = createStepper(idempotencyClaimMachine);
+  const durable = durableMachine(idempotencyClaimMachine);
   /** scoped key -> fingerprint of the request holding it in this process. */
   const inFlight = new Map<string, string>();
 
   function restore(scoped: string, row: FireClaimRow | undefined): IdempotencyClaimSnapshot {
-    if (row === undefined) return stepper.spawn({ key: scoped }, undefined).next as IdempotencyClaimSnapshot;
-    return idempotencyClaimMachine.resolveState({
-      value: row.state === 'completed' ? 'completed' : 'inProgress',
-      context: {
-        key: scoped,
-        fingerprint: row.fingerprint.toString('hex'),
-        owner: row.owner,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-        leaseExpiresAt: row.state === 'completed' ? null : row.lease_until,
-        response: row.response === null ? null : { status: row.status_code ?? 202, body: JSON.parse(row.response) as unknown },
-        completedAt: row.state === 'completed' ? row.lease_until : null,
-      },
+    if (row === undefined) return durable.start({ key: scoped }).snapshot;
+    return durable.resolve(row.state === 'completed' ? 'completed' : 'inProgress', {
+      key: scoped,
+      fingerprint: row.fingerprint.toString('hex'),
+      owner: row.owner,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      leaseExpiresAt: row.state === 'completed' ? null : row.lease_until,
+      response: row.response === null ? null : { status: row.status_code ?? 202, body: JSON.parse(row.response) as unknown },
+      refusalCode: null,
+      indeterminateReason: null,
+      settledAt: row.state === 'completed' ? row.lease_until : null,
     });
-  }
-
-  function fold(snapshot: IdempotencyClaimSnapshot, events: readonly IdempotencyClaimEvent[]) {
-    let next = snapshot;
-    const emitted: Array<{ type: string }> = [];
-    for (const event of events) {
-      const step = stepper.transition(next, event);
-      next = step.next as IdempotencyClaimSnapshot;
-      emitted.push(...(step.emitted as Array<{ type: string }>));
-    }
-    return { next, emitted };
   }
 
   /** The events that free the claim for a fresh request, per verdict; null when the request may not take it. */
@@ -138,7 +127,7 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
       const verdict = fireRequestVerdict(before, { fingerprint: request.fingerprint, now });
       const lead = leadIn(verdict, now);
       if (lead === null) throw new ClaimRaced(verdict);
-      const { next } = fold(before, [
+      const { snapshot: next } = durable.step(before, [
         ...lead,
         { type: 'CLAIM', now, fingerprint: request.fingerprint, owner, leaseMs: CLAIM_LEASE_MS },
         { type: 'COMPLETE', now, owner, response },
@@ -157,7 +146,7 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
         run_id: runId,
         owner,
         // A completed claim holds no lease; the column keeps the completion time.
-        lease_until: c.completedAt ?? now,
+        lease_until: c.settledAt ?? now,
         created_at: c.createdAt,
         expires_at: c.expiresAt,
       });

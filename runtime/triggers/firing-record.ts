@@ -1,8 +1,9 @@
 // One trigger firing driven through the trigger-firing machine to `recorded`, and its Run history rows.
 /*
- * Every subscriber's result is decided before the fire's unit of work commits, so the actor goes accepted ->
- * fanningOut -> recorded within that one unit. Its persisted form is the Run history row (trigger_runs, with the
- * subscriber results inline): a final actor is never rehydrated, so no snapshot row is kept for it.
+ * Every subscriber's result is decided before the fire's unit of work commits, so the shared durable step
+ * (runtime/actors/durable-step.ts) takes the machine accepted -> fanningOut -> recorded in one call, and the
+ * record it reached is the Run history row (trigger_runs, with the subscriber results inline), written in that
+ * unit: a final actor takes no more steps, so no snapshot row is kept for it.
  */
 import {
   triggerFiringMachine,
@@ -11,7 +12,7 @@ import {
   type TriggerFiringEvent,
 } from '../../machines/trigger-firing.machine.js';
 import type { RunSource, TriggerRunsRepo } from '../../storage/repos/trigger-runs.repo.js';
-import { createStepper } from '../actors/snapshot-codec.js';
+import { durableMachine } from '../actors/durable-step.js';
 import { AppError } from '../errors.js';
 import type { SubscriberPlan } from './fire-subscribers.js';
 
@@ -34,7 +35,7 @@ export interface RecordedFiring {
   write(runs: TriggerRunsRepo): void;
 }
 
-const stepper = createStepper(triggerFiringMachine);
+const durable = durableMachine(triggerFiringMachine);
 
 export function recordFiring(facts: FiringFacts, plans: readonly SubscriberPlan[]): RecordedFiring {
   const now = facts.acceptedAt;
@@ -52,17 +53,12 @@ export function recordFiring(facts: FiringFacts, plans: readonly SubscriberPlan[
       }),
     ),
   ];
-  let step = stepper.spawn(
+  const step = durable.start(
     { firingId: facts.runId, triggerId: facts.triggerId, acceptedAt: now, suppliedIntegrationIds: facts.suppliedIntegrationIds },
-    undefined,
+    events,
   );
-  const emitted: TriggerFiringEmitted[] = [];
-  for (const event of events) {
-    step = stepper.transition(step.next, event);
-    emitted.push(...(step.emitted as TriggerFiringEmitted[]));
-  }
-  const recorded = emitted.find((e) => e.type === 'firing.recorded');
-  if (!step.next.matches('recorded') || recorded === undefined) {
+  const recorded = step.emitted.find((e: TriggerFiringEmitted) => e.type === 'firing.recorded');
+  if (!step.snapshot.matches('recorded') || recorded === undefined) {
     throw new AppError('INTERNAL', 'The trigger-firing machine did not record the firing.');
   }
   return {

@@ -51,11 +51,10 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
     const kind = session === undefined ? undefined : repos.automations.automation(session.automation_id)?.kind;
     const ids = { sessionId, executionId: execution.id };
     if (kind === 'flow') {
-      const stored = await deps.store.writer.submit(() => {
+      await deps.store.writer.submit(() => {
         delivery.markFired();
         return settleClosedRun({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, ids, CLOSED_BY, 'failed') ?? [];
       });
-      bus.publish(stored);
       deps.dispatcher.dispatch(sessionId);
       return;
     }

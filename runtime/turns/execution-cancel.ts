@@ -38,12 +38,12 @@ export function createExecutionCancel(deps: ExecutionCancelDeps) {
 
   /** A flow run has no turn machine: its trail is settled the way the flow runner settles a failed run. */
   async function cancelRun(sessionId: string, executionId: string): Promise<void> {
-    const envelopes = await deps.store.writer.submit(() => {
+    // Its events are published by the unit's outbox at commit.
+    await deps.store.writer.submit(() => {
       const out = settleClosedRun({ repos, bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines }, { sessionId, executionId }, CLOSED_BY, 'cancelled');
       if (out === null) throw settled(executionId);
       return out;
     });
-    bus.publish(envelopes);
   }
 
   return {

@@ -1,4 +1,4 @@
-// The session-turn actor kind: its registration with the supervised registry; a queued turn is its execution row.
+// The session-turn actor kind: its registration with the actor registry; a queued turn is its execution row.
 import {
   MACHINE_VERSION,
   sessionTurnMachine,
@@ -53,12 +53,11 @@ export async function failUnrestorableTurn(deps: UnrestorableTurnDeps, failure: 
   const { repos } = deps.store;
   const execution = repos.executions.execution(failure.id);
   if (execution === undefined || execution.settled_at !== null) return;
-  const envelopes = await deps.store.writer.submit(() => {
+  await deps.store.writer.submit(() => {
     deps.registry.retire(TURN_ACTOR_KIND, failure.id)();
     repos.executions.settle(failure.id, 'failed', deps.clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
     deps.grants.discard(failure.id);
     return deps.bus.append(execution.session_id, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
   });
-  deps.bus.publish(envelopes);
   deps.dispatcher.dispatch(execution.session_id);
 }

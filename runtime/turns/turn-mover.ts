@@ -1,4 +1,4 @@
-// The one way to move a turn: a session-turn machine step with its rows in one unit of work, events published after it.
+// The one way to move a turn: a session-turn machine step with its rows in one unit of work, its unit's outbox publishes the events.
 /*
  * Every caller that changes a turn — the turn loop, an approval decision, a cancel, the approval window's expiry —
  * goes through `move`, so the step's facts (execution row, grant deletion, approval window, stream events) are
@@ -43,13 +43,13 @@ export function createTurnMover(deps: TurnMoverDeps, ids: { sessionId: string; e
   const effectsDeps = { repos: deps.store.repos, bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines };
 
   async function commit(work: () => SessionEventEnvelope[]): Promise<void> {
-    bus.publish(await deps.store.writer.submit(work));
+    await deps.store.writer.submit(work);
   }
 
   /** A machine step with its rows; resolves whether the machine took the event. */
   async function move(event: SessionTurnEvent, options: MoveOptions = {}): Promise<boolean> {
     let taken = false;
-    const envelopes = await deps.turns.transition(ids.executionId, event, (step) => {
+    await deps.turns.transition(ids.executionId, event, (step) => {
       options.always?.();
       if (!step.changed) {
         if (options.refused === null) return [];
@@ -58,7 +58,6 @@ export function createTurnMover(deps: TurnMoverDeps, ids: { sessionId: string; e
       taken = true;
       return [...(options.before?.(step) ?? []), ...applyTurnStep(effectsDeps, ids.sessionId, step, options.facts)];
     });
-    bus.publish(envelopes);
     return taken;
   }
 

@@ -62,7 +62,7 @@ t.test('only the original owner completes the claim; replays return the stored r
   t.equal(actor.getSnapshot().value, 'inProgress', 'another owner cannot complete it');
   actor.send({ type: 'COMPLETE', now: T0 + 100, owner: 'req-1', response });
   t.equal(actor.getSnapshot().value, 'completed');
-  t.match(actor.getSnapshot().context, { response, completedAt: T0 + 100, leaseExpiresAt: null });
+  t.match(actor.getSnapshot().context, { response, settledAt: T0 + 100, leaseExpiresAt: null });
   t.same(fireRequestVerdict(actor.getSnapshot(), { fingerprint: 'fp-1', now: T0 + DAY - 1 }), { kind: 'replay', response });
   t.same(fireRequestVerdict(actor.getSnapshot(), { fingerprint: 'fp-2', now: T0 + DAY - 1 }), { kind: 'key-reused' });
 });

@@ -1,7 +1,8 @@
 // Proves spec "States and transitions" maps one to one onto the machines, and that no machine holds an undocumented transition.
 import { readdirSync } from 'node:fs';
 import t from 'tap';
-import { createActor, createMachine, type AnyStateMachine } from 'xstate';
+import { createMachine, type AnyStateMachine } from 'xstate';
+import { durableMachine } from '../../runtime/actors/durable-step.js';
 import { agentRevisionMachine } from '../../machines/agent-revision.machine.js';
 import { MACHINE_CATALOG } from '../../machines/catalog.js';
 import { idempotencyClaimMachine } from '../../machines/idempotency-claim.machine.js';
@@ -37,14 +38,10 @@ const DAY = 24 * HOUR;
 
 type LooseEvent = { readonly type: string } & Readonly<Record<string, unknown>>;
 
-// Drives an actor through events (each with its time) and returns it with everything it emitted.
+// Drives the machine through events (each with its time) by the runtime's own durable step, with everything it emitted.
 function drive(machine: AnyStateMachine, input: unknown, events: readonly LooseEvent[]) {
-  const actor = createActor(machine, { input });
-  const emitted: { type: string }[] = [];
-  actor.on('*', (e: { type: string }) => emitted.push(e));
-  actor.start();
-  for (const e of events) actor.send(e);
-  return { snapshot: actor.getSnapshot(), emitted };
+  const step = durableMachine(machine).start(input as never, events as never);
+  return { snapshot: step.snapshot, emitted: step.emitted as { type: string }[] };
 }
 
 const turn = { executionId: 'exec-1', sessionId: 'sess-1' };

@@ -24,11 +24,6 @@ export const jobMachine = setup({
     events: {} as JobEvent,
     emitted: {} as { type: 'job.started'; jobId: string; at: number },
   },
-  actions: {
-    // Bound by the runtime with provide(): the side effects that must only follow a commit.
-    onStarted: () => {},
-    explode: () => {},
-  },
 }).createMachine({
   id: 'job',
   initial: 'queued',
@@ -41,14 +36,13 @@ export const jobMachine = setup({
           actions: [
             assign(({ context, event }) => ({ startedAt: event.now, steps: context.steps + 1 })),
             emit(({ context, event }) => ({ type: 'job.started' as const, jobId: context.jobId, at: event.now })),
-            'onStarted',
           ],
         },
       },
     },
     running: {
       on: {
-        BOOM: { actions: [assign(({ context }) => ({ steps: context.steps + 1 })), 'explode'] },
+        BOOM: { actions: assign(({ context }) => ({ steps: context.steps + 1 })) },
         FINISH: { target: 'finished' },
         FAIL: { target: 'failed', actions: assign(({ event }) => ({ failure: event.reason })) },
       },
@@ -57,18 +51,6 @@ export const jobMachine = setup({
     failed: { type: 'final' },
   },
 });
-
-/** The job machine with recording effects; `explode` throws, like a buggy effect would. */
-export function providedJobMachine(started: string[] = []) {
-  return jobMachine.provide({
-    actions: {
-      onStarted: ({ context }) => void started.push(context.jobId),
-      explode: () => {
-        throw new Error('kaboom');
-      },
-    },
-  });
-}
 
 /** A temp-file database that survives close/reopen (restart tests); removed at teardown. */
 export function tempDbPath(t: { teardown(fn: () => void): void }): string {
@@ -83,7 +65,7 @@ export function openTestStore(t: { teardown(fn: () => void): void }, path = ':me
   return store;
 }
 
-/** Lets queued microtasks and one macrotask turn run (restarts run under the actor's lock, after the step). */
+/** Lets queued microtasks and one macrotask turn run (an owner's onFailure is called after the step). */
 export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A logger that keeps what it is told, so tests stay quiet and can assert on warnings. */

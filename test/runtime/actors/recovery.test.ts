@@ -4,7 +4,7 @@ import { ManualClock } from '../../../runtime/clock.js';
 import { createActorRegistry, createBootRecovery, type ActorFailure, type RecoveryOffer } from '../../../runtime/actors/index.js';
 import { createScheduler } from '../../../runtime/scheduler/index.js';
 import type { Store } from '../../../storage/store.js';
-import { JOB_VERSION, memoryLogger, openTestStore, providedJobMachine, tempDbPath, turn } from './job.fixture.js';
+import { JOB_VERSION, memoryLogger, openTestStore, jobMachine, tempDbPath, turn } from './job.fixture.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -12,9 +12,9 @@ function boot(store: Store, clock: ManualClock, version = JOB_VERSION) {
   const logger = memoryLogger();
   const failures: ActorFailure[] = [];
   const registry = createActorRegistry({ store, clock, logger });
-  const jobs = registry.register('job', { machine: providedJobMachine(), version, onFailure: (f) => void failures.push(f) });
+  const jobs = registry.register('job', { machine: jobMachine, version, onFailure: (f) => void failures.push(f) });
   // A second kind whose owner needs no recovery (left as is, rehydrated on demand).
-  const chores = registry.register('chore', { machine: providedJobMachine(), version, onFailure: (f) => void failures.push(f) });
+  const chores = registry.register('chore', { machine: jobMachine, version, onFailure: (f) => void failures.push(f) });
   const scheduler = createScheduler({ store, clock, logger });
   const recovery = createBootRecovery({ store, registry, scheduler, logger, pageSize: 2 });
   return { registry, jobs, chores, scheduler, recovery, failures, logger };

@@ -1,23 +1,22 @@
-// Actor registry: rehydrate/persist round trip, step + effect rows in one transaction, versions, settle, concurrency.
+// Actor registry: snapshot row round trip, step + effect rows in one transaction, versions, settle, concurrency.
 import t from 'tap';
 import { ManualClock } from '../../../runtime/clock.js';
 import { ActorFailureError, createActorRegistry, type ActorFailure } from '../../../runtime/actors/index.js';
-import { JOB_VERSION, memoryLogger, openTestStore, providedJobMachine, tempDbPath, turn, type JobEvent } from './job.fixture.js';
+import { JOB_VERSION, memoryLogger, openTestStore, jobMachine, tempDbPath, turn, type JobEvent } from './job.fixture.js';
 import type { Store } from '../../../storage/store.js';
 
 function setup(store: Store, clock = new ManualClock(), version = JOB_VERSION) {
-  const started: string[] = [];
   const failures: ActorFailure[] = [];
   const settled: string[] = [];
   const logger = memoryLogger();
   const registry = createActorRegistry({ store, clock, logger });
   const jobs = registry.register('job', {
-    machine: providedJobMachine(started),
+    machine: jobMachine,
     version,
     onFailure: (failure) => void failures.push(failure),
     onSettled: ({ id }) => void settled.push(id),
   });
-  return { registry, jobs, started, failures, settled, clock, logger };
+  return { registry, jobs, failures, settled, clock, logger };
 }
 
 /** An effect row of the step: a timer keyed by the job (any real table does; timers is ours). */
@@ -36,7 +35,6 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
   const step = await a.jobs.transition('job-1', { type: 'START', now: clock.now() });
   t.equal(step.snapshot.value, 'running');
   t.same(step.emitted, [{ type: 'job.started', jobId: 'job-1', at: clock.now() }], 'emitted events reach the step');
-  t.same(a.started, ['job-1'], 'the provided action ran once, after commit');
 
   const row = first.repos.snapshots.get('job-1');
   t.match(row, { machine: 'job', machine_version: JOB_VERSION, status: 'active' });
@@ -48,13 +46,12 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
   const second = openTestStore(t, path);
   const b = setup(second, clock);
   t.equal(b.registry.residentCount, 0);
-  const actor = b.jobs.get('job-1');
-  t.ok(actor, 'rehydrated');
-  t.equal(actor!.getSnapshot().value, 'running');
-  t.equal(actor!.getSnapshot().context.startedAt, clock.now());
-  t.equal(b.registry.residentCount, 1);
-  t.same(b.started, [], 'rehydrating does not replay actions');
-  t.equal(b.jobs.get('missing'), undefined, 'no row, no actor');
+  const restored = b.jobs.peek('job-1');
+  t.ok(restored, 'read back from its row');
+  t.equal(restored!.value, 'running');
+  t.equal(restored!.context.startedAt, clock.now());
+  t.equal(b.registry.residentCount, 0, 'reading does not make it resident');
+  t.equal(b.jobs.peek('missing'), undefined, 'no row, no actor');
 
   const finished = await b.jobs.transition('job-1', { type: 'FINISH', now: clock.now() });
   t.equal(finished.snapshot.status, 'done');
@@ -67,7 +64,7 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
 
 t.test('the snapshot commits in the same transaction as the effect rows', async (t) => {
   const store = openTestStore(t);
-  const { jobs, registry, started, clock } = setup(store);
+  const { jobs, registry, clock } = setup(store);
   t.teardown(() => registry.close());
   await jobs.spawn('job-1', { jobId: 'job-1' });
   const before = store.repos.snapshots.get('job-1')!.snapshot;
@@ -75,7 +72,6 @@ t.test('the snapshot commits in the same transaction as the effect rows', async 
   await t.rejects(
     jobs.transition('job-1', { type: 'START', now: clock.now() }, (step) => {
       t.equal(step.snapshot.value, 'running', 'effects see the next state');
-      t.same(started, [], 'side effects have not run before commit');
       effectRow(store, 'job-1', clock.now());
       throw new Error('refused');
     }),
@@ -83,8 +79,7 @@ t.test('the snapshot commits in the same transaction as the effect rows', async 
   );
   t.equal(store.repos.timers.pending('job-deadline', 'job-1'), undefined, 'the effect row rolled back');
   t.equal(store.repos.snapshots.get('job-1')!.snapshot, before, 'the snapshot did not change');
-  t.equal(jobs.get('job-1')!.getSnapshot().value, 'queued', 'the live actor did not move');
-  t.same(started, [], 'no side effect for a step that did not commit');
+  t.equal(jobs.peek('job-1')!.value, 'queued', 'the resident snapshot did not move');
 
   const value = await jobs.transition('job-1', { type: 'START', now: clock.now() }, (step) => {
     effectRow(store, 'job-1', clock.now());
@@ -93,7 +88,7 @@ t.test('the snapshot commits in the same transaction as the effect rows', async 
   t.equal(value, 'now running', 'the effects value is the answer');
   t.ok(store.repos.timers.pending('job-deadline', 'job-1'), 'effect row committed');
   t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'running' }, 'with the snapshot');
-  t.equal(jobs.get('job-1')!.getSnapshot().value, 'running');
+  t.equal(jobs.peek('job-1')!.value, 'running');
 });
 
 t.test('an ignored event writes no snapshot and effects see changed=false', async (t) => {
@@ -119,12 +114,12 @@ t.test('transact commits steps of several actors with their rows, or none of the
   ];
   await t.rejects(registry.transact(moves, () => { throw new Error('no'); }));
   t.equal(store.repos.snapshots.get('job-2'), undefined, 'spawn rolled back');
-  t.equal(jobs.get('job-1')!.getSnapshot().value, 'queued');
-  t.equal(jobs.get('job-2'), undefined);
+  t.equal(jobs.peek('job-1')!.value, 'queued');
+  t.equal(jobs.peek('job-2'), undefined);
 
   const values = await registry.transact(moves, (steps) => steps.map((s) => `${s.id}:${String(s.snapshot.value)}`));
   t.same(values, ['job-1:running', 'job-2:running']);
-  t.equal(jobs.get('job-2')!.getSnapshot().value, 'running');
+  t.equal(jobs.peek('job-2')!.value, 'running');
   await t.rejects(registry.transact([moves[0], moves[0]], () => 0), /One step per actor/);
 });
 
@@ -153,8 +148,7 @@ t.test('steps of one actor are serialized: concurrent events all apply, in order
   t.same(results.map((s) => s.snapshot.value), ['running', 'running', 'finished']);
   t.same(results.map((s) => s.changed), [true, true, true]);
   t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'finished', context: { steps: 2 } });
-  const live = registry.get('job', 'job-1')!.getPersistedSnapshot();
-  t.same(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), JSON.parse(JSON.stringify(live)), 'the committed step is what the live actor reached');
+  t.equal(registry.peek('job', 'job-1')?.value, 'finished', 'the resident snapshot is the committed one');
 });
 
 t.test('a machine_version mismatch on rehydrate is an explicit error with the reason given to the owner', async (t) => {
@@ -169,7 +163,7 @@ t.test('a machine_version mismatch on rehydrate is an explicit error with the re
   t.type(error, ActorFailureError);
   t.match((error as ActorFailureError).failure.reason, { code: 'machine_version_mismatch', stored: JOB_VERSION, current: JOB_VERSION + 1 });
   t.equal((error as ActorFailureError).code, 'INTERNAL');
-  t.throws(() => upgraded.jobs.get('job-1'), ActorFailureError, 'get refuses too');
+  t.throws(() => upgraded.jobs.peek('job-1'), ActorFailureError, 'peek refuses too');
   await turn();
   t.equal(upgraded.failures.length, 1, 'the owner is told once');
   t.match(upgraded.failures[0], { kind: 'job', id: 'job-1', reason: { code: 'machine_version_mismatch' } });
@@ -187,24 +181,9 @@ t.test('a machine_version mismatch on rehydrate is an explicit error with the re
   t.match(retired, { failure: { reason: { code: 'retired' } } }, 'a retired row is never rehydrated');
 });
 
-t.test('persist() writes the live snapshot inside the caller unit of work', async (t) => {
+t.test('spawnRow writes a new actor inside the caller unit of work; it is read on first use', async (t) => {
   const store = openTestStore(t);
   const { jobs, registry, clock } = setup(store);
-  t.teardown(() => registry.close());
-  await jobs.spawn('job-1', { jobId: 'job-1' });
-  // An actor moved by something other than transition() (here: a direct send) is saved with the caller's rows.
-  jobs.get('job-1')!.send({ type: 'START', now: clock.now() });
-  await store.writer.submit(() => {
-    effectRow(store, 'job-1', clock.now());
-    jobs.persist('job-1')();
-  });
-  t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'running' });
-  t.ok(store.repos.timers.pending('job-deadline', 'job-1'));
-});
-
-t.test('spawnRow writes a new actor inside the caller unit of work; it goes live on first use', async (t) => {
-  const store = openTestStore(t);
-  const { jobs, registry, started, clock } = setup(store);
   t.teardown(() => registry.close());
   await t.rejects(
     store.writer.submit(() => {
@@ -220,9 +199,8 @@ t.test('spawnRow writes a new actor inside the caller unit of work; it goes live
   });
   t.equal(step.snapshot.value, 'running');
   t.same(step.emitted, [{ type: 'job.started', jobId: 'job-1', at: clock.now() }]);
-  t.equal(registry.residentCount, 0, 'nothing went live');
-  t.same(started, [], 'so no provided action ran');
-  t.equal(jobs.get('job-1')!.getSnapshot().value, 'running', 'rehydrated on first use');
+  t.equal(registry.residentCount, 0, 'nothing made resident');
+  t.equal(jobs.peek('job-1')!.value, 'running', 'read on first use');
   await t.rejects(store.writer.submit(jobs.spawnRow('job-1', { jobId: 'job-1' })), { code: 'CONFLICT' });
 });
 
@@ -230,10 +208,9 @@ t.test('an implicit kind: with no snapshot row the owner implies the first step;
   const store = openTestStore(t, ':memory:');
   const clock = new ManualClock();
   const registry = createActorRegistry({ store, clock, logger: memoryLogger() });
-  const started: string[] = [];
   const queuedByOwner = new Set(['job-7']);
   const jobs = registry.register('job', {
-    machine: providedJobMachine(started),
+    machine: jobMachine,
     version: JOB_VERSION,
     onFailure: () => undefined,
     implicit: (id) => (queuedByOwner.has(id) ? { input: { jobId: id } } : undefined),
@@ -244,6 +221,5 @@ t.test('an implicit kind: with no snapshot row the owner implies the first step;
   t.equal(step.before?.value, 'queued');
   t.equal(step.snapshot.value, 'running');
   t.match(JSON.parse(store.repos.snapshots.get('job-7')!.snapshot), { value: 'running' }, 'the first committed step wrote the row');
-  t.same(started, ['job-7']);
   await t.rejects(jobs.transition('job-8', { type: 'START', now: clock.now() }), { code: 'NOT_FOUND' }, 'an id the owner does not imply does not exist');
 });

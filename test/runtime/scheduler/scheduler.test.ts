@@ -4,7 +4,7 @@ import { ManualClock, type Clock } from '../../../runtime/clock.js';
 import { createScheduler, type DueTimer, type TimerHandler } from '../../../runtime/scheduler/index.js';
 import { createActorRegistry } from '../../../runtime/actors/index.js';
 import type { Store } from '../../../storage/store.js';
-import { JOB_VERSION, memoryLogger, openTestStore, providedJobMachine, tempDbPath, turn } from '../actors/job.fixture.js';
+import { JOB_VERSION, memoryLogger, openTestStore, jobMachine, tempDbPath, turn } from '../actors/job.fixture.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -199,7 +199,7 @@ t.test('a deadline drives an actor: fired commits with the transition that handl
   const { scheduler } = setup(store, clock);
   const registry = createActorRegistry({ store, clock, logger: memoryLogger() });
   t.teardown(() => (scheduler.close(), registry.close()));
-  const jobs = registry.register('job', { machine: providedJobMachine(), version: JOB_VERSION, onFailure: () => {} });
+  const jobs = registry.register('job', { machine: jobMachine, version: JOB_VERSION, onFailure: () => {} });
   scheduler.on('job-timeout', async (timer, { markFired }) => {
     await jobs.transition(timer.targetId, { type: 'FAIL', now: clock.now(), reason: 'timeout' }, () => markFired());
   });
