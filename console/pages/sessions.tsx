@@ -1,4 +1,4 @@
-// The sessions list with filters (agent or flow by name, active or archived); refreshed while open so new sessions appear.
+// The sessions list with filters (agent or flow by name, active or archived, mine); refreshed while open so new sessions appear.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, sessionLabel, type SessionSummary } from '../api';
 import { useAutomations } from '../automations';
@@ -11,6 +11,7 @@ export function SessionsPage() {
   useTitle('Sessions');
   const [status, setStatus] = useState('active');
   const [automationId, setAutomationId] = useState('');
+  const [mine, setMine] = useState(false);
   const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -21,6 +22,7 @@ export function SessionsPage() {
     const params = new URLSearchParams({ limit: '50' });
     if (status) params.set('status', status);
     if (automationId) params.set('automationId', automationId);
+    if (mine) params.set('mine', 'true');
     if (cursor) params.set('cursor', cursor);
     return api<{ sessions: SessionSummary[]; nextCursor: string | null }>('GET', `/agents/sessions?${params}`);
   };
@@ -48,7 +50,7 @@ export function SessionsPage() {
       live = false;
       clearInterval(timer);
     };
-  }, [status, automationId]);
+  }, [status, automationId, mine]);
 
   const more = async () => {
     if (!nextCursor || !sessions) return;
@@ -79,10 +81,20 @@ export function SessionsPage() {
             ))}
           </select>
         </label>
+        <label class="check">
+          <input type="checkbox" checked={mine} onChange={(e) => setMine(e.currentTarget.checked)} />
+          Only sessions I started
+        </label>
       </form>
       {error && <p role="alert" class="error">{error}</p>}
       {sessions === null && !error && <p role="status">Loading sessions…</p>}
-      {sessions?.length === 0 && <p role="status">No sessions yet. Fire a trigger or open a session through the API, and it appears here.</p>}
+      {sessions?.length === 0 && (
+        <p role="status">
+          {mine || automationId || status !== 'active'
+            ? 'No session matches these filters. Change or clear them to see more.'
+            : 'No sessions yet. Fire a trigger or open a session through the API, and it appears here.'}
+        </p>
+      )}
       {sessions && sessions.length > 0 && (
         <ul class="list" aria-label="Sessions">
           {sessions.map((session) => (

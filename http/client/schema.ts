@@ -9310,6 +9310,8 @@ export interface operations {
                 createdFrom?: string;
                 /** @description Created before this instant (ISO-8601, exclusive). */
                 createdTo?: string;
+                /** @description true: only sessions the caller opened (their personal chats and the domain sessions they started). */
+                mine?: "true" | "false";
                 limit?: number;
                 /** @description nextCursor of the previous page (opaque). */
                 cursor?: string;
@@ -17867,6 +17869,8 @@ export interface operations {
                 createdFrom?: string;
                 /** @description Created before this instant (ISO-8601, exclusive). */
                 createdTo?: string;
+                /** @description true: only sessions the caller opened (their personal chats and the domain sessions they started). */
+                mine?: "true" | "false";
                 limit?: number;
                 /** @description nextCursor of the previous page (opaque). */
                 cursor?: string;

@@ -16,6 +16,7 @@ export const SessionsQuery = z.strictObject({
   status: z.enum(['active', 'archived']).optional().describe('Only active or only archived sessions; both when absent.'),
   createdFrom: z.iso.datetime({ offset: true }).optional().describe('Created at or after this instant (ISO-8601).'),
   createdTo: z.iso.datetime({ offset: true }).optional().describe('Created before this instant (ISO-8601, exclusive).'),
+  mine: z.enum(['true', 'false']).transform((v) => v === 'true').optional().describe('true: only sessions the caller opened (their personal chats and the domain sessions they started).'),
   limit,
   cursor,
 });

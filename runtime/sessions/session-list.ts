@@ -33,6 +33,8 @@ export interface SessionListOptions {
   createdFrom?: number;
   /** Epoch ms, exclusive. */
   createdTo?: number;
+  /** Only sessions the caller opened (their personal chats and the domain sessions they started). */
+  mine?: boolean;
   limit?: number;
   cursor?: string;
 }
@@ -76,7 +78,10 @@ export function createSessionList(repos: Repos) {
       const { sessionList } = repos;
       let rows: SessionLifecycleRow[];
       if (options.automationId !== undefined) {
-        rows = sessionList.ofAutomation(options.automationId, caller.orgId, caller.userId, query);
+        rows = sessionList.ofAutomation(options.automationId, caller.orgId, caller.userId, query, options.mine === true);
+      } else if (options.mine === true) {
+        rows = [...sessionList.domainOpenedBy(caller.userId, caller.orgId, query), ...sessionList.personalOf(caller.userId, caller.orgId, query)];
+        rows.sort(newestFirst);
       } else {
         rows = repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId).flatMap((d) => sessionList.ofDomain(d.domain_id, query));
         rows.push(...sessionList.personalOf(caller.userId, caller.orgId, query));

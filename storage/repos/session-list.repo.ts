@@ -35,9 +35,16 @@ export function createSessionListRepo(db: SqliteDatabase) {
     // Each statement matches one partial index exactly (the `visibility = …` term must be literal for that).
     ofDomain: db.prepare(`SELECT * FROM sessions WHERE domain_id = @source AND visibility = 'domain' AND ${PAGE}`),
     personalOf: db.prepare(`SELECT * FROM sessions WHERE created_by = @source AND visibility = 'personal' AND org_id = @org AND ${PAGE}`),
+    // Domain sessions the person opened, in domains they still belong to (rule 3 holds for "mine" too).
+    domainOpenedBy: db.prepare(
+      `SELECT * FROM sessions WHERE created_by = @source AND visibility = 'domain' AND org_id = @org
+       AND EXISTS (SELECT 1 FROM domain_memberships dm WHERE dm.domain_id = sessions.domain_id AND dm.user_id = @source)
+       AND ${PAGE}`,
+    ),
     ofAutomation: db.prepare(
       `SELECT * FROM sessions WHERE automation_id = @source AND org_id = @org
        AND ((visibility = 'personal' AND created_by = @user) OR (visibility = 'domain' AND EXISTS (SELECT 1 FROM domain_memberships dm WHERE dm.domain_id = sessions.domain_id AND dm.user_id = @user)))
+       AND (@creator IS NULL OR created_by = @creator)
        AND ${PAGE}`,
     ),
     messagesPage: db.prepare(
@@ -82,8 +89,11 @@ export function createSessionListRepo(db: SqliteDatabase) {
     /** The caller's personal chats in the organization. */
     personalOf: (userId: string, orgId: string, q: SessionListQuery) => s.personalOf.all(bind(userId, { org: orgId }, q)) as SessionLifecycleRow[],
     /** Sessions of one automation the user may see: their personal chats and domain sessions of their domains. */
-    ofAutomation: (automationId: string, orgId: string, userId: string, q: SessionListQuery) =>
-      s.ofAutomation.all(bind(automationId, { org: orgId, user: userId }, q)) as SessionLifecycleRow[],
+    /** Domain sessions the user opened, of domains they belong to now (with personalOf: "mine"). */
+    domainOpenedBy: (userId: string, orgId: string, q: SessionListQuery) => s.domainOpenedBy.all(bind(userId, { org: orgId }, q)) as SessionLifecycleRow[],
+    /** Sessions of one automation the user may see: their personal chats and domain sessions of their domains; `mine`: only those they opened. */
+    ofAutomation: (automationId: string, orgId: string, userId: string, q: SessionListQuery, mine = false) =>
+      s.ofAutomation.all(bind(automationId, { org: orgId, user: userId, creator: mine ? userId : null }, q)) as SessionLifecycleRow[],
     /** Visible messages, newest first, strictly before the (turn position, message position) bound. */
     messagesPage: (sessionId: string, before: { turn: number; position: number } | null, limit: number) =>
       s.messagesPage.all({

@@ -94,7 +94,14 @@ t.test('the session list and the paged session reads range-scan their indexes: n
     `INSERT INTO sessions (id, org_id, domain_id, automation_id, visibility, created_by, status, created_at, updated_at)
      VALUES (?, 'o', ?, ?, ?, 'u', ?, ?, ?)`,
   );
+  // Other people's memberships, so the planner's statistics are those of an organization, not of a single row.
+  const person = db.prepare("INSERT INTO users (id, email, name, created_at) VALUES (?, ?, 'P', 0)");
+  const member = db.prepare("INSERT INTO domain_memberships (domain_id, user_id, role, created_at) VALUES (?, ?, 'viewer', 0)");
   db.transaction(() => {
+    for (let p = 0; p < 500; p++) {
+      person.run(`p${p}`, `p${p}@o.test`);
+      member.run(p % 2 === 0 ? 'd1' : 'd2', `p${p}`);
+    }
     for (let a = 0; a < 20; a++) automation.run(`a${a}`, a % 2 === 0 ? 'd1' : 'd2', `A${a}`);
     for (let i = 0; i < 20_000; i++) {
       session.run(`s${i}`, i % 2 === 0 ? 'd1' : 'd2', `a${i % 20}`, i % 10 === 0 ? 'personal' : 'domain', i % 7 === 0 ? 'archived' : 'active', i, i);
@@ -106,6 +113,7 @@ t.test('the session list and the paged session reads range-scan their indexes: n
   const expected: Array<[RegExp, RegExp]> = [
     [/WHERE domain_id = @source AND visibility = 'domain'/, /USING INDEX sessions_domain_created/],
     [/WHERE created_by = @source AND visibility = 'personal'/, /USING INDEX sessions_personal_created/],
+    [/WHERE created_by = @source AND visibility = 'domain'/, /USING INDEX sessions_domain_creator/],
     [/WHERE automation_id = @source/, /USING INDEX sessions_automation_created/],
     [/FROM tool_calls WHERE session_id/, /USING INDEX tool_calls_session/],
   ];

@@ -84,6 +84,14 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
       await waitUntil(page, `![...document.querySelectorAll('ul[aria-label="Sessions"] li')].some((li) => li.textContent.includes('Demo helper'))`);
       t.ok((await list.getByText('Handbook lookup').count()) >= 1, 'the flow filter keeps the flow session');
       await page.getByLabel('Agent or flow').selectOption({ label: 'All' });
+      // The demo key is the signed-in person's: the sessions its fire started are theirs.
+      await page.getByLabel('Only sessions I started').check();
+      await list.getByText('Handbook lookup').first().waitFor();
+      t.ok((await list.getByRole('link').count()) >= 2, '"mine" keeps the sessions the person\'s key started');
+      await page.getByLabel('Status').selectOption({ label: 'Archived' });
+      await page.getByText('No session matches these filters').waitFor();
+      await page.getByLabel('Status').selectOption({ label: 'Active' });
+      await page.getByLabel('Only sessions I started').uncheck();
 
       const agentSession = (fired.json.sessions as Array<{ sessionId: string }>)[0].sessionId;
       await page.goto(`${server.url}/console/sessions/${agentSession}`);

@@ -135,3 +135,20 @@ t.test('a Flow\'s session is not drivable: canParticipate false, flow_session, a
   t.equal(c.count('SELECT count(*) AS n FROM executions WHERE session_id = ?', flow.sessionId), before, 'no run was started');
   t.equal((await send(c, 'PATCH', path, 'ada', { outcome: 'resolved' })).status, 200, 'a flow session is still managed');
 });
+
+t.test('mine=true lists only the sessions the caller opened, with or without an automation filter, by cursor', async (t) => {
+  const c = await startConversation(t);
+  const adasFirst = await open(c, 'ada');
+  const bobs = await open(c, 'bob');
+  const adasPersonal = await open(c, 'ada', { visibility: 'personal' });
+  const adasExport = await open(c, 'ada', {}, 'exporter');
+  const bobsExport = await open(c, 'bob', {}, 'exporter');
+
+  t.same((await allPages(c, 'ada', 'mine=true&limit=2', 'sessions')).flat().map((s) => s.sessionId), [adasExport, adasPersonal, adasFirst], 'ada opened these, newest first');
+  t.same((await allPages(c, 'bob', 'mine=true', 'sessions')).flat().map((s) => s.sessionId), [bobsExport, bobs]);
+  t.same((await allPages(c, 'ada', 'mine=false', 'sessions')).flat().map((s) => s.sessionId), [bobsExport, adasExport, adasPersonal, bobs, adasFirst], 'mine=false is every visible session');
+  const exporter = (await c.get('/agents/sessions?limit=1', 'ada')).json.sessions[0].automationId as string;
+  t.same((await allPages(c, 'ada', `mine=true&automationId=${exporter}`, 'sessions')).flat().map((s) => s.sessionId), [adasExport], 'with an automation: only its sessions ada opened');
+  const bad = await c.get('/agents/sessions?mine=yes', 'ada');
+  t.same([bad.status, bad.json.error.code], [400, 'VALIDATION']);
+});
