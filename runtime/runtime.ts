@@ -71,7 +71,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     runApprovals: sessions.runApprovals,
   });
   const mcp = createMcpRuntime({ config, clock, store, bus: events, sessions });
-  const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler, admission });
+  const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler, admission, materializer: sessions.materializer });
   // Outbound webhooks watch every firing (API, schedule, event) through the wrapped fire service.
   const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks, telemetry });
   const fire = telemetry.watchFires(webhooks.runSettlement.watchFires(triggers.fire));

@@ -12,6 +12,8 @@ import type { SessionDispatcher } from './dispatcher.js';
 import { assertCanAppend, assertCanExecute, visibleSession, type Caller } from './session-access.js';
 import { admitExecution, writeExecution } from './session-starter.js';
 import { admitted } from '../execution/admitted.js';
+import type { Materializer } from '../execution/materializer.js';
+import { sessionRowOf } from './pending-starts.js';
 
 export interface MessageRequest {
   /** Trimmed, 1-8,000 characters (validated by the route). */
@@ -31,6 +33,8 @@ export interface ConversationDeps {
   dispatcher: SessionDispatcher;
   starter: SessionStarter;
   admission: Pick<Admission, 'admit' | 'release'>;
+  /** Writes an opened session's first turn after the accept committed the session row alone. */
+  materializer: Pick<Materializer, 'accepted'>;
 }
 
 export function createConversationService(deps: ConversationDeps) {
@@ -53,8 +57,18 @@ export function createConversationService(deps: ConversationDeps) {
         message: request.message,
         callerCredentials: request.callerCredentials,
       });
-      await admitted(deps.admission, 1, () => deps.store.writer.submit(() => planned.write()));
-      planned.dispatch();
+      if (planned.deferred === null) {
+        // Caller credentials: sealed with the execution row, written now.
+        await admitted(deps.admission, 1, () => deps.store.writer.submit(() => planned.write()));
+        planned.dispatch();
+        return { sessionId: planned.sessionId, executionId: planned.executionId };
+      }
+      // One row: the session, carrying its first turn; the materializer writes the execution and message after.
+      const start = planned.deferred(deps.clock.now());
+      const row = sessionRowOf(start, JSON.stringify(start));
+      // Every check ran above: the unit only inserts, so it needs no savepoint of its own.
+      await admitted(deps.admission, 1, () => deps.store.writer.submit(() => repos.sessions.insertSession(row), { savepoint: false }));
+      deps.materializer.accepted({ kind: 'session', id: start.sessionId, starts: [start] });
       return { sessionId: planned.sessionId, executionId: planned.executionId };
     },
 

@@ -5,6 +5,7 @@ import type { ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { Admission } from '../execution/admission.js';
 import { createPacer } from '../execution/pacer.js';
+import { createMaterializer, type Materializer } from '../execution/materializer.js';
 import type { ServiceConfig } from '../config.js';
 import { notFound } from '../errors.js';
 import type { SessionEventBus, SnapshotPayload } from '../events/index.js';
@@ -28,7 +29,7 @@ import type { SessionStarter } from './contracts.js';
 import { createConversationService, type ConversationService } from './conversation.service.js';
 import { createSessionDispatcher, type SessionDispatcher } from './dispatcher.js';
 import { visibleSession, type Caller } from './session-access.js';
-import { createSessionStarter } from './session-starter.js';
+import { createSessionStarter, createStartWriter } from './session-starter.js';
 import { createSessionLifecycle, type SessionLifecycle } from './session-lifecycle.service.js';
 import { createSessionList, type SessionList } from './session-list.js';
 import { sessionView, streamSnapshot, type SessionView } from './session-view.js';
@@ -55,6 +56,8 @@ export interface SessionsRuntime {
   readonly starter: SessionStarter;
   /** Register another automation kind's engine here (`dispatcher.registerEngine('flow', engine)`). */
   readonly dispatcher: SessionDispatcher;
+  /** Writes the sessions an accept recorded in its one row; reads call `catchUp()` first (runtime/execution/materializer.ts). */
+  readonly materializer: Materializer;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
   /** The sessions a caller can see, and one session's messages and tool calls, by keyset pages. */
@@ -72,7 +75,7 @@ export interface SessionsRuntime {
   snapshot(sessionId: string): SnapshotPayload;
   visible(caller: Caller, sessionId: string): void;
   file(caller: Caller, sessionId: string, fileId: string): FileRow;
-  /** Boot recovery: resumes queued, running and resume-queued executions; returns how many sessions. */
+  /** Boot recovery: writes pending accepts, then resumes queued, running and resume-queued executions; returns how many sessions. */
   start(): number;
   stop(): Promise<void>;
 }
@@ -83,7 +86,10 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const grants = createCallerGrants({ executions: repos.executions, keyRing: deps.keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
   // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
   const pacer = createPacer();
-  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer }));
+  // Bound below (it dispatches through the dispatcher): the dispatcher's idle() also waits for accepts not yet written.
+  let materializer: Materializer | undefined;
+  const intake = { idle: () => materializer?.idle() ?? Promise.resolve() };
+  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer, intake }));
   const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
 
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
@@ -134,10 +140,20 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
 
   handleApprovalExpiry({ store, clock, bus, grants, turns, dispatcher, scheduler: deps.scheduler, deadlines });
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
+  materializer = createMaterializer({
+    repos,
+    writer: store.writer,
+    transaction: (work) => store.transaction(work),
+    inTransaction: () => store.db.inTransaction,
+    writeStart: createStartWriter({ store, dispatcher, grants }),
+    dispatch: (sessionId) => dispatcher.dispatch(sessionId),
+    logger,
+  });
   return {
     starter,
     dispatcher,
-    conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
+    materializer,
+    conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission, materializer }),
     approvals: createApprovalService({ store, clock, bus, grants, deadlines, turns, dispatcher, validator, catalogFor }),
     cancels: createCancelService({ store, clock, bus, grants, deadlines, turns, dispatcher }),
     list: createSessionList(repos),
@@ -155,7 +171,14 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
       if (file === undefined) throw notFound();
       return file;
     },
-    start: () => dispatcher.recover(),
-    stop: () => dispatcher.stop(),
+    start() {
+      // Accepts that committed but were not written out before a crash become sessions before any work starts.
+      materializer.recover();
+      return dispatcher.recover();
+    },
+    async stop() {
+      await materializer.idle();
+      await dispatcher.stop();
+    },
   };
 }
