@@ -7,7 +7,8 @@
  * when prepared): running it bumps a generation, and a cached value of an older generation is never returned. So
  * a revoked key or a disabled entitlement takes effect on the very next request, whichever code path wrote it,
  * including ON DELETE CASCADE from a watched parent (a deleted domain or organization is itself a watched write).
- * Nothing is cached while a transaction is open: a value read inside a unit of work may yet be rolled back.
+ * Nothing is cached from inside a transaction (a value read there may yet be rolled back); entries filled before it
+ * are served inside it until a watched write of its own clears them.
  */
 import type { SqliteDatabase } from './database.js';
 
@@ -89,10 +90,12 @@ export function createReadCache(db: SqliteDatabase): ReadCache {
           entries.clear();
           seen = generation;
         }
-        if (db.inTransaction) return read(...args);
         const k = key(...args);
         if (entries.has(k)) return entries.get(k) as ReturnType<typeof read>;
         const value = read(...args);
+        // Filled only outside transactions (committed state); an entry read inside one is still valid, since any
+        // watched write of that transaction has already cleared the cache.
+        if (db.inTransaction) return value;
         if (entries.size >= MAX_ENTRIES) entries.clear();
         entries.set(k, deepFreeze(value));
         return value;

@@ -42,8 +42,8 @@ export interface PendingSource {
 }
 
 export interface Materializer {
-  /** After the accept committed (before its answer): queues its starts for the next unit. */
-  accepted(source: PendingSource): void;
+  /** After the accept committed (before its answer): queues its starts for the next unit; resolves once they are written. */
+  accepted(source: PendingSource): Promise<void>;
   /** Writes every queued start now, synchronously; a no-op when none is queued or inside a transaction. */
   catchUp(): void;
   /** Boot, before work starts: writes every start still pending in the database; returns how many sessions. */
@@ -68,9 +68,15 @@ export interface MaterializerDeps {
   logger: Pick<Logger, 'error'>;
 }
 
+interface Queued {
+  readonly source: PendingSource;
+  readonly written: () => void;
+}
+
 export function createMaterializer(deps: MaterializerDeps): Materializer {
   const { repos } = deps;
-  let queue: PendingSource[] = [];
+  /** Queued sources, each with the resolver of its `accepted()` promise. */
+  let queue: Queued[] = [];
   let scheduled: Promise<void> | null = null;
 
   /** Inside a transaction: writes the sources whose pending mark is still set; returns the sessions written. */
@@ -91,11 +97,13 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
 
   const dispatchAll = (sessionIds: readonly string[]): void => sessionIds.forEach((id) => deps.dispatch(id));
 
-  function take(): PendingSource[] {
+  function take(): Queued[] {
     const taken = queue;
     queue = [];
     return taken;
   }
+  const sourcesOf = (entries: readonly Queued[]) => entries.map((entry) => entry.source);
+  const settle = (entries: readonly Queued[]) => entries.forEach((entry) => entry.written());
 
   const failed = (error: unknown, source?: PendingSource): void =>
     deps.logger.error({ source: source?.id, err: error instanceof Error ? error.message : String(error) }, 'materializing accepted work failed');
@@ -107,14 +115,15 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
    */
   function schedule(): void {
     if (scheduled !== null) return;
-    let taken: PendingSource[] | null = null;
+    let taken: Queued[] | null = null;
     scheduled = deps.writer
-      .submit(() => write((taken ??= take())), { savepoint: false })
+      .submit(() => write(sourcesOf((taken ??= take()))), { savepoint: false })
       .then(dispatchAll, async (error: unknown) => {
         failed(error);
-        await Promise.all((taken ?? []).map((source) => deps.writer.submit(() => write([source])).then(dispatchAll, (e: unknown) => failed(e, source))));
+        await Promise.all(sourcesOf(taken ?? []).map((source) => deps.writer.submit(() => write([source])).then(dispatchAll, (e: unknown) => failed(e, source))));
       })
       .finally(() => {
+        settle(taken ?? []);
         scheduled = null;
         if (queue.length > 0) schedule();
       });
@@ -139,13 +148,17 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
 
   return {
     accepted(source) {
-      if (source.starts.length === 0) return;
-      queue.push(source);
-      schedule();
+      if (source.starts.length === 0) return Promise.resolve();
+      return new Promise<void>((written) => {
+        queue.push({ source, written });
+        schedule();
+      });
     },
     catchUp() {
       if (queue.length === 0 || deps.inTransaction()) return;
-      dispatchAll(writeNow(take()));
+      const taken = take();
+      dispatchAll(writeNow(sourcesOf(taken)));
+      settle(taken);
     },
     recover() {
       const sources: PendingSource[] = [

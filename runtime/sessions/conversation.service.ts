@@ -41,7 +41,8 @@ export function createConversationService(deps: ConversationDeps) {
   const { repos } = deps.store;
   return {
     /** Rule 1: a published Agent (else the uniform 404), executable by the key owner (else 403). 202 after commit. */
-    async open(caller: Caller, automationId: string, request: MessageRequest): Promise<{ sessionId: string; executionId: string }> {
+    /** `written` resolves once the session's execution and message rows exist (a caller that waits on the turn needs them). */
+    async open(caller: Caller, automationId: string, request: MessageRequest): Promise<{ sessionId: string; executionId: string; written: Promise<void> }> {
       const automation = repos.automations.automation(automationId);
       if (automation === undefined || automation.org_id !== caller.orgId || automation.kind !== 'agent' || automation.published_revision === null) {
         throw notFound();
@@ -61,15 +62,15 @@ export function createConversationService(deps: ConversationDeps) {
         // Caller credentials: sealed with the execution row, written now.
         await admitted(deps.admission, 1, () => deps.store.writer.submit(() => planned.write()));
         planned.dispatch();
-        return { sessionId: planned.sessionId, executionId: planned.executionId };
+        return { sessionId: planned.sessionId, executionId: planned.executionId, written: Promise.resolve() };
       }
       // One row: the session, carrying its first turn; the materializer writes the execution and message after.
       const start = planned.deferred(deps.clock.now());
       const row = sessionRowOf(start, JSON.stringify(start));
       // Every check ran above: the unit only inserts, so it needs no savepoint of its own.
       await admitted(deps.admission, 1, () => deps.store.writer.submit(() => repos.sessions.insertSession(row), { savepoint: false }));
-      deps.materializer.accepted({ kind: 'session', id: start.sessionId, starts: [start] });
-      return { sessionId: planned.sessionId, executionId: planned.executionId };
+      const written = deps.materializer.accepted({ kind: 'session', id: start.sessionId, starts: [start] });
+      return { sessionId: planned.sessionId, executionId: planned.executionId, written };
     },
 
     /** Rule 2: visible (else 404) and drivable (else 403 SESSION_NOT_DRIVABLE); the turn queues behind earlier ones. */

@@ -67,7 +67,7 @@ t.test('every id in the 202 is readable at once: session, list, stream, Run hist
   // Holds the materializer's own unit back, so the reads below find the sessions still pending.
   const accepted = materializer.accepted.bind(materializer);
   const held: Array<Parameters<typeof accepted>[0]> = [];
-  materializer.accepted = (source) => void held.push(source);
+  materializer.accepted = (source) => (held.push(source), Promise.resolve());
 
   const answer = await quietFire(f, 'read-1');
   t.equal(answer.status, 202);
@@ -113,7 +113,7 @@ t.test('a crash after the 202 and before the sessions were written: boot writes 
   const dbPath = join(dir, 'inbox.db');
   const first = await startFireServer(t, { dbPath });
   // The process "dies" before its materializer runs: the accepts are durable, their sessions never written.
-  first.server.service.services.sessions.materializer.accepted = () => undefined;
+  first.server.service.services.sessions.materializer.accepted = () => Promise.resolve();
   const fired = await quietFire(first, 'crash-1');
   const opened = await call(`${first.server.url}/api/v1/agents/${first.refs.echo}/sessions`, { method: 'POST', headers: bearer(first.key('bob')), json: { message: 'still there?' } });
   t.equal(opened.status, 202);
