@@ -4,7 +4,8 @@
  * Rows, per scenario, with "× baseline" relative to the floor (baseline-fire-sqlite), the cost every durable fire pays:
  * - switchyard-fire: the real service; each fire starts the lookup agent and the enrich flow, which then run in the
  *   same process (the example's crm is unreachable, so their tool calls fail fast);
- * - switchyard-fire --accept-only: the same, but sessions stay queued: the accept path alone, comparable to the floor;
+ * - switchyard-fire --accept-only: the same, but sessions stay queued: the accept path (one run row per fire) plus the
+ *   materializer writing the sessions after it in the same process, comparable to the floor;
  * - switchyard-fire --accept-only --history N: the same over a database already holding N completed keyed fires
  *   (claims, Run history, sessions, executions): accept throughput must not decay with history (issue 12);
  * Every fire carries a fresh Idempotency-Key (autocannon's [<id>]), so each one takes and completes a claim.
@@ -65,7 +66,7 @@ const TARGETS: Target[] = [
     server: 'switchyard-fire',
     args: ['--accept-only'],
     label: 'switchyard-fire --accept-only',
-    note: 'sessions committed, not run: the accept path',
+    note: 'the accept path: one row per fire before the 202; its sessions written in bulk after it, in-process, and not run',
     scenarios: [REPLAY, FIRE],
     request: switchyardRequest,
   },

@@ -14,13 +14,11 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
   const subscribers = service.store.repos.triggers.subscribers(trigger.id);
   const automations = subscribers.map((s) => service.store.repos.automations.automation(s.automation_id)!);
   const userId = refs.bob!;
-  const claim = db.prepare(
-    `INSERT INTO idempotency_claims (scope, key, fingerprint, state, status_code, response, run_id, owner, lease_until, created_at, expires_at)
-     VALUES (?, ?, randomblob(32), 'completed', 202, '{}', ?, 'seed', ?, ?, ?)`,
-  );
+  // The claim lives on its run (claim_* columns, unique index trigger_runs_claim).
   const run = db.prepare(
-    `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at, results)
-     VALUES (?, ?, ?, 'api', ?, 'succeeded', ?, ?, ?)`,
+    `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at, results,
+       claim_key, claim_fingerprint, claim_response, claim_expires_at)
+     VALUES (?, ?, ?, 'api', ?, 'succeeded', ?, ?, ?, ?, randomblob(32), '{}', ?)`,
   );
   const session = db.prepare(
     `INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, created_by, origin, trigger_run_id, status, created_at, updated_at)
@@ -37,15 +35,14 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
     for (let i = from; i < to; i++) {
       const at = now - (fires - i);
       const runId = newId();
-      claim.run(trigger.org_id, `seed-${i}`, runId, at, at, at + 86_400_000);
       const sessionIds = automations.map(() => newId());
       const results = automations.map((a, position) => ({ automationId: a.id, position, status: 'started', code: null, reason: null, sessionId: sessionIds[position] }));
-      run.run(runId, trigger.id, trigger.org_id, userId, `seed-${i}`, at, JSON.stringify(results));
+      run.run(runId, trigger.id, trigger.org_id, userId, `seed-${i}`, at, JSON.stringify(results), `seed-${i}`, at + 86_400_000);
       automations.forEach((automation, position) => {
         session.run(sessionIds[position], trigger.org_id, automation.domain_id, automation.id, userId, runId, at, at);
         execution.run(newId(), sessionIds[position], userId, at, at, at);
       });
-      rows += 2 + 2 * automations.length;
+      rows += 1 + 2 * automations.length;
     }
   });
   for (let from = 0; from < fires; from += CHUNK) chunk(from, Math.min(fires, from + CHUNK));

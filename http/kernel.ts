@@ -18,6 +18,8 @@ export interface KernelDeps<S> {
   unlimitedPaths?: Set<string>;
   /** Deepest JSON nesting a body may have (config.jsonMaxDepth); readJson enforces it. */
   jsonMaxDepth?: number;
+  /** Runs before a matched route's steps (the service writes out accepted work a read could name; docs/lifecycle.md). */
+  beforeRoute?: (method: string, routePath: string) => void;
 }
 
 export interface Kernel {
@@ -55,6 +57,7 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
         const bodyLimit = found.match.route.bodyLimit ?? defaultBodyLimit;
         if (request.body.length > bodyLimit) throw payloadTooLarge(bodyLimit);
         request.params = found.match.params;
+        deps.beforeRoute?.(request.method, routeLabel);
         if (deps.jsonMaxDepth !== undefined) request.jsonMaxDepth = deps.jsonMaxDepth;
         ({ after, ...reply } = await invokeRoute(found.match.route, request, services) as HandlerReply);
       } catch (error) {

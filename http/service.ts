@@ -20,6 +20,15 @@ import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
 import { NodeAdapter, type NodeRequestHandler } from './node-server.js';
 
+/** Routes that never read accepted-but-unwritten work: the two accepts (they only add to it) and the probes. */
+const DEFERRING_ROUTES: ReadonlySet<string> = new Set([
+  'POST /api/v1/triggers/fire',
+  'POST /api/v1/agents/:automationId/sessions',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+]);
+
 export interface CreateServiceOptions {
   /** SQLite file path or ':memory:' (default: config.dbPath). */
   dbPath?: string;
@@ -78,6 +87,11 @@ export async function createService(options: CreateServiceOptions = {}): Promise
       ipLimiter: new TokenBuckets(config.ipRateLimit, clock),
       unlimitedPaths: new Set(['/healthz', '/readyz', '/metrics']),
       jsonMaxDepth: config.jsonMaxDepth,
+      // Every id in a 202 is readable at once: a route that may read what an accept wrote first writes out the
+      // accepts still queued for the materializer (a no-op when none is). The accept routes themselves do not wait.
+      beforeRoute: (method, routePath) => {
+        if (!DEFERRING_ROUTES.has(`${method} ${routePath}`)) runtime.services.sessions.materializer.catchUp();
+      },
     },
     config.bodyLimitBytes,
   );

@@ -59,7 +59,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const actors = createActorRegistry({ store, clock, logger });
   const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
   const scheduler = createScheduler({ store, clock, logger });
-  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry });
+  // The materializer is built with the sessions runtime below; the dispatcher's idle() waits for its pending accepts.
+  const intake = { idle: (): Promise<void> => sessions.materializer.idle() };
+  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake });
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
   const flows = registerFlows({ ...turns.engineDeps, dispatcher: turns.dispatcher });
   const sessions = createSessionsRuntime({ clock, store, bus: events, admission, turns });
@@ -76,7 +78,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     runApprovals: flows.runApprovals,
   });
   const mcp = createMcpRuntime({ config, clock, store, bus: events, sessions });
-  const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler, admission });
+  const triggers = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: sessions.starter, scheduler, admission, materializer: sessions.materializer });
   // Outbound webhooks watch every firing (API, schedule, event) through the wrapped fire service.
   const webhooks = createWebhookServices({ store, clock, logger, keyRing, scheduler, bus: events, allowPrivateNetworks: config.webhooksAllowPrivateNetworks, telemetry });
   const fire = telemetry.watchFires(webhooks.runSettlement.watchFires(triggers.fire));

@@ -4,8 +4,19 @@ import { journalOf } from './tx-journal.js';
 
 export type UnitOfWork<T> = () => T;
 
+export interface SubmitOptions {
+  /**
+   * False for a unit whose checks all run before its first write (accepts validated up front, the materializer):
+   * consecutive such units share one savepoint instead of one each. Should one throw anyway, their savepoint is
+   * rolled back and they run again one savepoint each, so a failing unit still rolls back only itself: such a unit
+   * must be safe to run a second time.
+   */
+  savepoint?: boolean;
+}
+
 interface Pending {
   work: UnitOfWork<unknown>;
+  bare: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -23,7 +34,7 @@ const SAMPLE_LIMIT = 10_000;
 
 export interface GroupCommitWriter {
   /** Runs `work` inside the next batch transaction; resolves only after that transaction commits. */
-  submit<T>(work: UnitOfWork<T>): Promise<T>;
+  submit<T>(work: UnitOfWork<T>, options?: SubmitOptions): Promise<T>;
   /** Commits whatever is queued now (used at shutdown). */
   flush(): void;
   /**
@@ -36,8 +47,9 @@ export interface GroupCommitWriter {
 }
 
 /**
- * Units run in submission order, each inside its own savepoint, so one failing unit rolls back only
- * itself and rejects only its own caller. A request is answered after its commit: a 202 means durable.
+ * Units run in submission order, each inside its own savepoint (unless submitted without one), so one failing
+ * unit rolls back only itself and rejects only its own caller. A request is answered after its commit: a 202
+ * means durable.
  */
 export interface GroupCommitOptions {
   maxBatch?: number;
@@ -60,19 +72,46 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
 
   // In-memory state the units cached (event seqs) is rolled back with the unit or batch that wrote it.
   const journal = journalOf(db);
+  /** Runs one unit with its outbox open; what it queued is kept only if it returns. */
+  const withOutbox = <T>(mine: Array<() => void>, work: () => T): T => {
+    outbox = mine;
+    try {
+      return work();
+    } finally {
+      outbox = null;
+    }
+  };
+  /** One unit in its own savepoint: a failure rolls back only this unit, and what it meant to publish never happens. */
+  const attempt = (unit: Pending): Outcome => {
+    const mine: Array<() => void> = [];
+    try {
+      return { ok: true, value: journal.frame(db.transaction(() => withOutbox(mine, unit.work))), outbox: mine };
+    } catch (error) {
+      return { ok: false, value: error, outbox: [] };
+    }
+  };
+  // A run of consecutive units without savepoints shares one; if any of them throws, that savepoint is rolled back
+  // and they run again one savepoint each, so only the failing one is lost (they must be safe to run again).
   const runBatch = db.transaction((batch: Pending[]) => {
     const outcomes: Outcome[] = [];
-    for (const unit of batch) {
-      const mine: Array<() => void> = [];
-      outbox = mine;
-      try {
-        outcomes.push({ ok: true, value: journal.frame(db.transaction(unit.work)), outbox: mine });
-      } catch (error) {
-        // Rolled back to its savepoint: what it meant to publish never happened.
-        outcomes.push({ ok: false, value: error, outbox: [] });
-      } finally {
-        outbox = null;
+    let i = 0;
+    while (i < batch.length) {
+      if (!batch[i].bare) {
+        outcomes.push(attempt(batch[i]));
+        i += 1;
+        continue;
       }
+      let end = i;
+      while (end < batch.length && batch[end].bare) end += 1;
+      const group = batch.slice(i, end);
+      const outboxes = group.map((): Array<() => void> => []);
+      try {
+        const values = journal.frame(db.transaction(() => group.map((unit, k) => withOutbox(outboxes[k]!, unit.work))));
+        values.forEach((value, k) => outcomes.push({ ok: true, value, outbox: outboxes[k]! }));
+      } catch {
+        for (const unit of group) outcomes.push(attempt(unit));
+      }
+      i = end;
     }
     return outcomes;
   });
@@ -127,9 +166,9 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
       if (outbox === null) throw new Error('afterCommit is only valid inside a unit of work run by the group-commit writer.');
       outbox.push(publish);
     },
-    submit<T>(work: UnitOfWork<T>): Promise<T> {
+    submit<T>(work: UnitOfWork<T>, options?: SubmitOptions): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({ work, bare: options?.savepoint === false, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(scheduledCommit);

@@ -2,6 +2,7 @@
 import { openDatabase, type Durability, type SqliteDatabase } from './database.js';
 import { createGroupCommitWriter, type GroupCommitWriter } from './group-commit.js';
 import { migrate } from './migrate.js';
+import { createReadCache } from './read-cache.js';
 import { createRepositories, type Repositories } from './repos/index.js';
 import { journalOf } from './tx-journal.js';
 
@@ -26,9 +27,12 @@ export interface Store {
 }
 
 export function openStore(options: StoreOptions): Store {
-  const db = openDatabase(options.path, { durability: options.durability });
-  migrate(db);
-  const repos = createRepositories(db);
+  const raw = openDatabase(options.path, { durability: options.durability });
+  migrate(raw);
+  // Everything above storage prepares through the watched handle, so any write to a cached table invalidates.
+  const cache = createReadCache(raw);
+  const db = cache.db;
+  const repos = createRepositories(raw, cache);
   const writer = createGroupCommitWriter(db);
   let closed = false;
   return {

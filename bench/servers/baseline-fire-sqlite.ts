@@ -1,10 +1,12 @@
 // Baseline: the floor for a durable fire. A bare uWS handler writes the rows one Switchyard fire writes, through raw
 // better-sqlite3 with the same schema, pragmas (WAL, synchronous=FULL) and group commit, and answers after the commit.
 /*
- * Rows per fire with two started subscribers, as counted on the real service: trigger_runs 1 (subscriber results
- * inline), sessions 2, executions 2, messages 2; a keyed first fire adds idempotency_claims 1, and a keyed repeat
- * reads the claim and answers its stored body. (Before issue 12 a fire wrote 14 rows: subscriber_results 2,
- * session_events 2, actor_snapshots 1 and a claim-expiry timer more.)
+ * Rows per fire with two started subscribers, as the real service eventually writes them: trigger_runs 1 (subscriber
+ * results and, for a keyed fire, the claim inline), sessions 2, executions 2, messages 2; a keyed repeat reads the
+ * claim and answers its stored body. The service commits only the run row before its 202 and writes the other six
+ * in bulk after (runtime/execution/materializer.ts); this floor writes all seven before answering. (Before issue 12
+ * a fire wrote 14 rows: subscriber_results 2, session_events 2, actor_snapshots 1, a claim-expiry timer and a
+ * separate claim row more.)
  * No authentication, no validation beyond JSON.parse, no planning: the gap to this is Switchyard's overhead.
  */
 import Database from 'better-sqlite3';
@@ -37,12 +39,14 @@ automation.run(ids.flow, ids.org, ids.domain, 'flow', 'Enrich contact', T, T);
 db.prepare("INSERT INTO triggers (id, org_id, domain_id, type, name, created_at) VALUES (?, ?, ?, 'api', 'New lead', ?)").run(ids.trigger, ids.org, ids.domain, T);
 
 const s = {
-  run: db.prepare("INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at, results) VALUES (?, ?, ?, 'api', NULL, 'succeeded', ?, ?, ?)"),
+  run: db.prepare(
+    `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at, results, claim_key, claim_fingerprint, claim_response, claim_expires_at)
+     VALUES (?, ?, ?, 'api', NULL, 'succeeded', ?, ?, ?, ?, ?, ?, ?)`,
+  ),
   session: db.prepare("INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, origin, trigger_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, 1, 'domain', 'trigger', ?, ?, ?)"),
   execution: db.prepare("INSERT INTO executions (id, session_id, position, status, input, created_at, updated_at, revision, entry) VALUES (?, ?, 1, 'queued', ?, ?, ?, 1, 'open')"),
   message: db.prepare("INSERT INTO messages (id, session_id, execution_id, role, content, created_at, position) VALUES (?, ?, ?, 'user', ?, ?, 1)"),
-  claimGet: db.prepare('SELECT response FROM idempotency_claims WHERE scope = ? AND key = ?').pluck(),
-  claim: db.prepare("INSERT INTO idempotency_claims (scope, key, fingerprint, state, status_code, response, run_id, owner, lease_until, created_at, expires_at) VALUES (?, ?, ?, 'completed', 202, ?, ?, ?, ?, ?, ?)"),
+  claimGet: db.prepare('SELECT claim_response FROM trigger_runs WHERE org_id = ? AND claim_key = ?').pluck(),
 };
 
 interface Pending {
@@ -59,16 +63,14 @@ function writeFire(p: Pending): string {
   const sessions = [ids.agent, ids.flow].map((automationId) => ({ automationId, sessionId: randomUUID() }));
   const body = JSON.stringify({ runId, sessions });
   const results = sessions.map(({ automationId, sessionId }, position) => ({ automationId, position, status: 'started', code: null, reason: null, sessionId }));
-  s.run.run(runId, ids.trigger, ids.org, p.key, now, JSON.stringify(results));
+  const claim = p.key === null ? [null, null, null, null] : [p.key, Buffer.alloc(32), body, now + 86_400_000];
+  s.run.run(runId, ids.trigger, ids.org, p.key, now, JSON.stringify(results), ...claim);
   sessions.forEach(({ automationId, sessionId }) => {
     const executionId = randomUUID();
     s.session.run(sessionId, ids.org, ids.domain, automationId, runId, now, now);
     s.execution.run(executionId, sessionId, JSON.stringify(p.input ?? {}), now, now);
     s.message.run(randomUUID(), sessionId, executionId, `The trigger "New lead" fired with this input:\n- id: c-1`, now);
   });
-  if (p.key !== null) {
-    s.claim.run(ids.org, p.key, Buffer.alloc(32), body, runId, randomUUID(), now, now, now + 86_400_000);
-  }
   return body;
 }
 

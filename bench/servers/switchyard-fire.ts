@@ -1,7 +1,7 @@
 // The service under test for the fire bench: the embedding API on a temp file DB seeded from examples/workspace.json.
 // Announces bob's key and the `new-lead` API trigger (subscribers: the lookup agent on builtin:procedure, the enrich flow).
-// `--accept-only`: sessions are committed as usual but never handed to their engines, so a load measures the
-// accept path (auth, planning, one durable unit of work) without the sessions' execution competing for the core.
+// `--accept-only`: sessions are written as usual (the run row before the 202, the sessions by the materializer after)
+// but never handed to their engines, so a load measures the accept path without the sessions' execution competing.
 import { parseArgs } from 'node:util';
 import { seedFireHistory } from '../history-seed.js';
 import { bootBenchService } from '../service-boot.js';

@@ -60,10 +60,11 @@ export const sessionsRoutes: Route<Services>[] = [
         422: { description: 'CALLER_CREDENTIALS_REQUIRED: the agent binds an integration at caller identity and no credential was sent' },
       },
     },
-    handler: async ({ caller, params, body }, services) => ({
-      status: 202,
-      body: await services.sessions.conversations.open(caller, params.automationId as string, openRequest(body)),
-    }),
+    handler: async ({ caller, params, body }, services) => {
+      // Answered once the session row is durable; its execution and message rows follow (`written`, not awaited).
+      const { sessionId, executionId } = await services.sessions.conversations.open(caller, params.automationId as string, openRequest(body));
+      return { status: 202, body: { sessionId, executionId } };
+    },
   }),
   sessionRoute({
     method: 'POST',

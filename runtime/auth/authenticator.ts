@@ -1,4 +1,4 @@
-// Resolves bearer secrets and console cookies to principals; every check rereads current state.
+// Resolves bearer secrets and console cookies to principals; every check sees current state (cached reads drop on any write).
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import type { UserPrincipal } from './principal.js';
@@ -48,7 +48,8 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
     apiKey(secret) {
       if (!isWellFormed(secret, 'sv_')) return null;
       const hash = hashSecret(secret);
-      // Revocation, a disabled user and a removed membership are checked by the same query, read per request (no cache).
+      // Revocation, a disabled user, a removed membership and a suspended customer are checked by the same query, served
+      // from memory until any write to those tables (storage/read-cache.ts): each takes effect on the next request.
       const row = credentials.activeApiKeyByHash(hash);
       if (!row || !sameHash(row.key_hash, hash)) return null;
       noteUse(row);

@@ -51,7 +51,10 @@ export function createAgentToolCall(deps: AgentToolCallDeps) {
     };
     if (args.sessionId === undefined) {
       // Sessions opened through MCP are personal to the key owner: an assistant's chat is theirs (decisions.md).
-      return deps.conversations.open(caller, automationId, { ...message, origin: 'mcp', visibility: 'personal' });
+      const opened = await deps.conversations.open(caller, automationId, { ...message, origin: 'mcp', visibility: 'personal' });
+      // The watch below reads the execution row: wait until the materializer wrote it (the next loop turn).
+      await opened.written;
+      return { sessionId: opened.sessionId, executionId: opened.executionId };
     }
     const session = visibleSession(repos, caller, args.sessionId.toLowerCase());
     if (session.automation_id !== automationId) {

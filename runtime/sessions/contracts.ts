@@ -1,6 +1,7 @@
 // The seam between whoever starts work (open session, fire, schedule, event, MCP, partner) and the engines.
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
 import type { StartSessionRequest } from '../turns/engine.js';
+import type { PendingStart } from '../execution/materializer.js';
 
 // The start request belongs to the engine seam (turns/engine.ts); re-exported for whoever starts work.
 export type { SessionOrigin, StartSessionRequest } from '../turns/engine.js';
@@ -8,9 +9,15 @@ export type { SessionOrigin, StartSessionRequest } from '../turns/engine.js';
 export interface PlannedStart {
   sessionId: string;
   executionId: string;
-  /** Writes the session, its first execution, message/input, sealed grant and actor snapshot. Run it inside a group-commit unit of work. */
+  /**
+   * The start as a record the accept commits in its one row and the execution side writes later
+   * (runtime/execution/materializer.ts); null when the start carries caller credentials, which are sealed and
+   * written with the execution at once (`write`).
+   */
+  deferred: ((acceptedAt: number) => PendingStart) | null;
+  /** Writes the session, its first execution, message/input and sealed grant now. Run it inside a group-commit unit of work. */
   write(): void;
-  /** Call after the unit of work committed: hands the queued execution to its engine. */
+  /** Call after `write` committed: hands the queued execution to its engine. */
   dispatch(): void;
 }
 

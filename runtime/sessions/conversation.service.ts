@@ -12,6 +12,8 @@ import type { SessionDispatcher } from '../turns/dispatcher.js';
 import { assertCanAppend, assertCanExecute, visibleSession, type Caller } from './session-access.js';
 import { admitExecution, writeExecution } from './session-starter.js';
 import { admitted } from '../execution/admitted.js';
+import type { Materializer } from '../execution/materializer.js';
+import { sessionRowOf } from './pending-starts.js';
 
 export interface MessageRequest {
   /** Trimmed, 1-8,000 characters (validated by the route). */
@@ -31,13 +33,16 @@ export interface ConversationDeps {
   dispatcher: SessionDispatcher;
   starter: SessionStarter;
   admission: Pick<Admission, 'admit' | 'release'>;
+  /** Writes an opened session's first turn after the accept committed the session row alone. */
+  materializer: Pick<Materializer, 'accepted'>;
 }
 
 export function createConversationService(deps: ConversationDeps) {
   const { repos } = deps.store;
   return {
     /** Rule 1: a published Agent (else the uniform 404), executable by the key owner (else 403). 202 after commit. */
-    async open(caller: Caller, automationId: string, request: MessageRequest): Promise<{ sessionId: string; executionId: string }> {
+    /** `written` resolves once the session's execution and message rows exist (a caller that waits on the turn needs them). */
+    async open(caller: Caller, automationId: string, request: MessageRequest): Promise<{ sessionId: string; executionId: string; written: Promise<void> }> {
       const automation = repos.automations.automation(automationId);
       if (automation === undefined || automation.org_id !== caller.orgId || automation.kind !== 'agent' || automation.published_revision === null) {
         throw notFound();
@@ -53,9 +58,19 @@ export function createConversationService(deps: ConversationDeps) {
         message: request.message,
         callerCredentials: request.callerCredentials,
       });
-      await admitted(deps.admission, 1, () => deps.store.writer.submit(() => planned.write()));
-      planned.dispatch();
-      return { sessionId: planned.sessionId, executionId: planned.executionId };
+      if (planned.deferred === null) {
+        // Caller credentials: sealed with the execution row, written now.
+        await admitted(deps.admission, 1, () => deps.store.writer.submit(() => planned.write()));
+        planned.dispatch();
+        return { sessionId: planned.sessionId, executionId: planned.executionId, written: Promise.resolve() };
+      }
+      // One row: the session, carrying its first turn; the materializer writes the execution and message after.
+      const start = planned.deferred(deps.clock.now());
+      const row = sessionRowOf(start, JSON.stringify(start));
+      // Every check ran above: the unit only inserts, so it needs no savepoint of its own.
+      await admitted(deps.admission, 1, () => deps.store.writer.submit(() => repos.sessions.insertSession(row), { savepoint: false }));
+      const written = deps.materializer.accepted({ kind: 'session', id: start.sessionId, starts: [start] });
+      return { sessionId: planned.sessionId, executionId: planned.executionId, written };
     },
 
     /** Rule 2: visible (else 404) and drivable (else 403 SESSION_NOT_DRIVABLE); the turn queues behind earlier ones. */

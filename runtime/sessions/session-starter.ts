@@ -8,9 +8,11 @@ import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
 import { newId } from '../ids.js';
 import { narrowCredentials, planTargetIdentities, type NormalizedCallerCredentials } from '../vault/index.js';
 import type { CallerGrants } from '../turns/caller-grants.js';
-import type { CheckedTarget, PlannedStart, SessionStarter, StartSessionRequest } from './contracts.js';
+import type { CheckedTarget, PlannedStart, SessionOrigin, SessionStarter, StartSessionRequest } from './contracts.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
 import type { AdmittedStart, SessionEngine } from '../turns/engine.js';
+import { pendingStartOf, sessionRowOf } from './pending-starts.js';
+import type { PendingStart } from '../execution/materializer.js';
 
 export interface StarterDeps {
   store: Pick<Store, 'repos'>;
@@ -88,9 +90,12 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
       const start = admitExecution(deps, request, checked);
       const sessionId = newId();
       const executionId = newId();
+      // Caller credentials are sealed at accept, bound to the execution row: such a start is written at once.
+      const deferrable = Object.keys(start.credentials.integrations).length === 0;
       return {
         sessionId,
         executionId,
+        deferred: deferrable ? (acceptedAt) => pendingStartOf(start, { sessionId, executionId }, acceptedAt) : null,
         write() {
           const now = deps.clock.now();
           deps.store.repos.sessions.insertSession({
@@ -116,5 +121,30 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
         },
       };
     },
+  };
+}
+
+/** The materializer's writer: the same rows an eager start writes (session, execution, message or input), by the engines' own code. */
+export function createStartWriter(deps: Pick<StarterDeps, 'store' | 'dispatcher' | 'grants'>) {
+  const { repos } = deps.store;
+  return (start: PendingStart, withSession: boolean): boolean => {
+    const automation = repos.automations.automation(start.automationId);
+    const engine = automation && deps.dispatcher.engineFor(automation.kind);
+    // Deleted since the accept: the cascade would have removed the session with it.
+    if (automation === undefined || engine === undefined) return false;
+    if (withSession) repos.sessions.insertSession(sessionRowOf(start, null));
+    const request: StartSessionRequest = {
+      orgId: start.orgId,
+      automationId: start.automationId,
+      actorUserId: start.actorUserId,
+      origin: start.origin as SessionOrigin,
+      visibility: start.visibility,
+      ...(start.message !== undefined ? { message: start.message } : {}),
+      ...(start.input !== undefined ? { input: start.input } : {}),
+      ...(start.triggerRunId !== undefined ? { triggerRunId: start.triggerRunId } : {}),
+    };
+    const admitted: AdmittedExecution = { automation, engine, admitted: { revision: start.revision, bindings: [] }, credentials: NO_CREDENTIALS, request };
+    writeExecution(deps, admitted, start, 'open', start.acceptedAt);
+    return true;
   };
 }

@@ -3,6 +3,7 @@ import type { Store } from '../../storage/store.js';
 import type { FileRow } from '../../storage/repos/sessions.repo.js';
 import type { Clock } from '../clock.js';
 import type { Admission } from '../execution/admission.js';
+import { createMaterializer, type Materializer } from '../execution/materializer.js';
 import { notFound } from '../errors.js';
 import type { SessionEventBus, SnapshotPayload } from '../events/index.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
@@ -14,7 +15,7 @@ import { createCancelService, type CancelService } from './cancel.service.js';
 import type { SessionStarter } from './contracts.js';
 import { createConversationService, type ConversationService } from './conversation.service.js';
 import { visibleSession, type Caller } from './session-access.js';
-import { createSessionStarter } from './session-starter.js';
+import { createSessionStarter, createStartWriter } from './session-starter.js';
 import { createSessionLifecycle, type SessionLifecycle } from './session-lifecycle.service.js';
 import { createSessionList, type SessionList } from './session-list.js';
 import { sessionView, streamSnapshot, type SessionView } from './session-view.js';
@@ -34,6 +35,8 @@ export interface SessionsRuntime {
   readonly starter: SessionStarter;
   /** The turns runtime's dispatcher: every session's executions, one at a time, on their kind's engine. */
   readonly dispatcher: SessionDispatcher;
+  /** Writes the sessions an accept recorded in its one row; reads call `catchUp()` first (runtime/execution/materializer.ts). */
+  readonly materializer: Materializer;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
   /** Pending approvals a person may decide, across sessions and flow runs (the console's inbox). */
@@ -51,7 +54,7 @@ export interface SessionsRuntime {
   snapshot(sessionId: string): SnapshotPayload;
   visible(caller: Caller, sessionId: string): void;
   file(caller: Caller, sessionId: string, fileId: string): FileRow;
-  /** Boot recovery: resumes queued, running and resume-queued executions; returns how many sessions. */
+  /** Boot recovery: writes pending accepts, then resumes queued, running and resume-queued executions; returns how many sessions. */
   start(): number;
   stop(): Promise<void>;
 }
@@ -61,10 +64,20 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const { repos } = store;
   const { dispatcher, grants } = turns;
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
+  const materializer = createMaterializer({
+    repos,
+    writer: store.writer,
+    transaction: (work) => store.transaction(work),
+    inTransaction: () => store.db.inTransaction,
+    writeStart: createStartWriter({ store, dispatcher, grants }),
+    dispatch: (sessionId) => dispatcher.dispatch(sessionId),
+    logger: turns.engineDeps.logger,
+  });
   return {
     starter,
     dispatcher,
-    conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission }),
+    materializer,
+    conversations: createConversationService({ store, clock, bus, grants, dispatcher, starter, admission: deps.admission, materializer }),
     approvals: createApprovalService({ store, decisions: turns.decisions }),
     inbox: createApprovalInbox({ repos, catalogFor: turns.catalogFor }),
     cancels: createCancelService({ store, executions: turns.cancels }),
@@ -82,7 +95,14 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
       if (file === undefined) throw notFound();
       return file;
     },
-    start: () => dispatcher.recover(),
-    stop: () => dispatcher.stop(),
+    start() {
+      // Accepts that committed but were not written out before a crash become sessions before any work starts.
+      materializer.recover();
+      return dispatcher.recover();
+    },
+    async stop() {
+      await materializer.idle();
+      await dispatcher.stop();
+    },
   };
 }

@@ -1,18 +1,19 @@
-// Fire idempotency claims: each keyed fire drives one idempotency-claim actor, persisted in idempotency_claims.
+// Fire idempotency claims: each keyed fire drives one idempotency-claim actor, persisted on the run it answered.
 /*
  * Protocol (SPEC "States and transitions", idempotency rows; Limits):
  * - Read path, no write: the request's verdict from the committed claim (fireRequestVerdict). A key whose
  *   original is still being planned or committed in this process is "in progress" from memory (`hold`).
  * - Write path: `settle` runs inside the fire's own unit of work. It re-reads the claim synchronously (units
  *   run one after another in the writer, so of 1,000 concurrent duplicates exactly one can take it), then
- *   CLAIM and COMPLETE are applied together: the claim, the firing and its sessions commit as one, and
- *   "in progress" is never durable. A crash before that commit leaves no claim and nothing answered, so a
- *   retry runs fresh; no lease needs to be recovered at boot.
+ *   CLAIM and COMPLETE are applied together and the completed claim is returned for the run row, which the
+ *   fire inserts with it (one row: the claim, the firing and its session plan commit as one, and the unique
+ *   index trigger_runs_claim keeps one live claim per key). "In progress" is never durable. A crash before that
+ *   commit leaves no claim and nothing answered, so a retry runs fresh; no lease needs to be recovered at boot.
  * - 24 hours after creation the claim expires (the key is reusable at once, by the verdict at request time);
  *   the claim sweeper (claim-sweeper.ts: one timer for all claims) deletes the row later.
- * The claim row is the machine's stored record (state + context), driven through the shared durable step
- * (runtime/actors/durable-step.ts): row -> snapshot (resolve), the pure step, the row the step reached. It is keyed
- * by (organization, key) and swept by expiry, which a generic snapshot row is not.
+ * The claim columns of the run row are the machine's stored record (state + context), driven through the shared
+ * durable step (runtime/actors/durable-step.ts): columns -> snapshot (resolve), the pure step, the columns it
+ * reached. Keyed by (organization, key) and swept by expiry, which a generic snapshot row is not.
  */
 import {
   fireRequestVerdict,
@@ -22,7 +23,7 @@ import {
   type IdempotencyClaimSnapshot,
   type StoredResponse,
 } from '../../machines/idempotency-claim.machine.js';
-import type { FireClaimRow, FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
+import type { FireClaimRow, FireClaimsRepo, NewClaim } from '../../storage/repos/fire-claims.repo.js';
 import { durableMachine } from '../actors/durable-step.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -64,8 +65,12 @@ export interface FireClaims {
   verdict(request: ClaimRequest, now: number): FireRequestVerdict;
   /** Marks the key in flight in this process until the returned release runs (call right after a claiming verdict). */
   hold(request: ClaimRequest): () => void;
-  /** Inside the fire's unit of work: takes and completes the claim with the response; throws ClaimRaced if it cannot. */
-  settle(request: ClaimRequest, settle: { owner: string; response: StoredResponse; runId: string; now: number }): void;
+  /**
+   * Inside the fire's unit of work, before its run row: takes and completes the claim with the response (an
+   * expired claim's key is given up first) and returns the claim columns the run row is inserted with; throws
+   * ClaimRaced if it cannot.
+   */
+  settle(request: ClaimRequest, settle: { owner: string; response: StoredResponse; runId: string; now: number }): NewClaim;
 }
 
 const scopedKey = (scope: string, key: string): string => `${scope}:${key}`;
@@ -78,17 +83,18 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
 
   function restore(scoped: string, row: FireClaimRow | undefined): IdempotencyClaimSnapshot {
     if (row === undefined) return durable.start({ key: scoped }).snapshot;
-    return durable.resolve(row.state === 'completed' ? 'completed' : 'inProgress', {
+    // Only completed claims are stored; the owner (the request that took it) is not kept once it completed.
+    return durable.resolve('completed', {
       key: scoped,
       fingerprint: row.fingerprint.toString('hex'),
-      owner: row.owner,
+      owner: null,
       createdAt: row.created_at,
       expiresAt: row.expires_at,
-      leaseExpiresAt: row.state === 'completed' ? null : row.lease_until,
-      response: row.response === null ? null : { status: row.status_code ?? 202, body: JSON.parse(row.response) as unknown },
+      leaseExpiresAt: null,
+      response: { status: row.status_code, body: JSON.parse(row.response) as unknown },
       refusalCode: null,
       indeterminateReason: null,
-      settledAt: row.state === 'completed' ? row.lease_until : null,
+      settledAt: row.lease_until,
     });
   }
 
@@ -127,6 +133,8 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
       const verdict = fireRequestVerdict(before, { fingerprint: request.fingerprint, now });
       const lead = leadIn(verdict, now);
       if (lead === null) throw new ClaimRaced(verdict);
+      // An expired (or abandoned) claim gives its key up; its run stays in Run history.
+      if (verdict.kind !== 'claim') claims.delete(request.scope, request.key);
       const { snapshot: next } = durable.step(before, [
         ...lead,
         { type: 'CLAIM', now, fingerprint: request.fingerprint, owner, leaseMs: CLAIM_LEASE_MS },
@@ -136,21 +144,8 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
       if (!next.matches('completed') || c.createdAt === null || c.expiresAt === null) {
         throw new AppError('INTERNAL', 'The idempotency-claim machine did not complete a fresh claim.');
       }
-      claims.upsert({
-        scope: request.scope,
-        key: request.key,
-        fingerprint: Buffer.from(request.fingerprint, 'hex'),
-        state: 'completed',
-        status_code: response.status,
-        response: JSON.stringify(response.body),
-        run_id: runId,
-        owner,
-        // A completed claim holds no lease; the column keeps the completion time.
-        lease_until: c.settledAt ?? now,
-        created_at: c.createdAt,
-        expires_at: c.expiresAt,
-      });
       deps.sweeper?.armFor(c.expiresAt);
+      return { key: request.key, fingerprint: Buffer.from(request.fingerprint, 'hex'), response: JSON.stringify(response.body), expiresAt: c.expiresAt };
     },
   };
 }

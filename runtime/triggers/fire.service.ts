@@ -3,13 +3,17 @@
  * Order of a keyed API fire (SPEC Trigger firing, "States and transitions", Errors):
  *   trigger in the caller's organization (404) -> caller may execute there (403) -> claim verdict: replay,
  *   409 in progress (Retry-After: 2), 409 reused -> active API trigger (404) -> hold the key -> plan every
- *   subscriber (nothing written) -> ONE unit of work: claim taken and completed, every started session's rows,
- *   the Run history -> answer 202 -> dispatch the sessions.
+ *   subscriber (nothing written) -> ONE unit of work writing ONE row: the run, carrying its Run history results,
+ *   the completed claim and the session starts -> answer 202. The starts are handed to the materializer
+ *   (runtime/execution/materializer.ts), which writes their sessions on the next loop turn and dispatches them.
+ *   A start with caller credentials is written in the fire's unit instead (sealed grant bound to its execution)
+ *   and dispatched after the answer.
  * A replay is answered before the trigger's state is looked at: a completed request replays even if the trigger
  * was paused since. Without a key every accepted request fires again.
  */
 import type { FireRequestVerdict } from '../../machines/idempotency-claim.machine.js';
 import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
+import type { NewClaim } from '../../storage/repos/fire-claims.repo.js';
 import type { RunSource } from '../../storage/repos/trigger-runs.repo.js';
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
 import type { Store } from '../../storage/store.js';
@@ -21,6 +25,7 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { ClaimSweeper } from './claim-sweeper.js';
 import type { Admission } from '../execution/admission.js';
+import type { Materializer, PendingStart } from '../execution/materializer.js';
 import { admitted } from '../execution/admitted.js';
 import type { SessionOrigin, SessionStarter } from '../sessions/contracts.js';
 import { normalizeCallerCredentials, type KeyRing, type NormalizedCallerCredentials } from '../vault/index.js';
@@ -90,10 +95,13 @@ export interface FireServiceDeps {
   sweeper?: ClaimSweeper;
   /** Bounds the execution queue: an API fire is refused (429) when its sessions would not fit. */
   admission: Pick<Admission, 'admit' | 'release' | 'enqueued'>;
+  /** Writes the sessions a fire recorded on its run row; without one, every start is written in the fire's unit. */
+  materializer?: Pick<Materializer, 'accepted'>;
 }
 
 const ORIGIN: Record<RunSource, SessionOrigin> = { api: 'trigger', schedule: 'schedule', event: 'event' };
 const noop = (): void => {};
+const noClaim = (): null => null;
 
 export function createFireService(deps: FireServiceDeps): FireService {
   const { store, clock } = deps;
@@ -102,8 +110,8 @@ export function createFireService(deps: FireServiceDeps): FireService {
   const claims = createFireClaims({ claims: repos.fireClaims, clock, sweeper: deps.sweeper });
   const planner = createSubscriberPlanner({ repos, bindings: createBindingsReader(repos.automations), starter: deps.sessionStarter, logger: deps.logger });
 
-  /** Plans, then commits `beforeWrites` (e.g. the claim), the sessions and the Run history in one unit of work. */
-  async function commitFiring(request: FanOutRequest, beforeWrites: (body: FireResponseBody, runId: string, now: number) => void): Promise<FanOutResult> {
+  /** Plans, then commits the run row (with `claimFor`'s claim) and any start that cannot wait, in one unit of work. */
+  async function commitFiring(request: FanOutRequest, claimFor: (body: FireResponseBody, runId: string, now: number) => NewClaim | null, alsoWrite?: (runId: string, now: number) => void): Promise<FanOutResult> {
     const now = clock.now();
     const runId = newId();
     const credentials = request.credentials;
@@ -132,13 +140,23 @@ export function createFireService(deps: FireServiceDeps): FireService {
     );
     const sessions = plans.flatMap((p) => (p.start === null ? [] : [{ automationId: p.automationId, sessionId: p.start.sessionId }]));
     const body: FireResponseBody = { runId, sessions };
+    const started = plans.flatMap((p) => (p.start === null ? [] : [p.start]));
+    // Recorded on the run row for the materializer; a start with caller credentials (or no materializer) is written now.
+    const deferred: PendingStart[] = [];
+    const eager = deps.materializer === undefined ? started : started.filter((start) => start.deferred === null);
+    if (deps.materializer !== undefined) for (const start of started) if (start.deferred !== null) deferred.push(start.deferred(now));
     const commit = () =>
-      store.writer.submit(() => {
-        // First, so a lost claim race throws before anything else is written.
-        beforeWrites(body, runId, now);
-        for (const p of plans) p.start?.write();
-        firing.write(repos.triggerRuns);
-      });
+      store.writer.submit(
+        () => {
+          // First, so a lost claim race throws before anything is written.
+          const claim = claimFor(body, runId, now);
+          alsoWrite?.(runId, now);
+          for (const start of eager) start.write();
+          firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : JSON.stringify(deferred) });
+        },
+        // Every check ran before the first write (a claim race throws first): no savepoint of its own.
+        { savepoint: alsoWrite !== undefined || eager.length > 0 },
+      );
     // API fires wait for room (429 OVERLOADED, nothing written); a schedule tick or an inbound event already
     // happened: refusing it would lose it, so it is counted in and the queue absorbs it.
     if (request.source === 'api') await admitted(deps.admission, sessions.length, commit);
@@ -146,16 +164,18 @@ export function createFireService(deps: FireServiceDeps): FireService {
       await commit();
       deps.admission.enqueued(sessions.length);
     }
+    // Before the answer: a read naming one of these sessions finds them queued (and writes them first).
+    deps.materializer?.accepted({ kind: 'run', id: runId, starts: deferred });
     return {
       ...body,
       outcome: firing.outcome,
       dispatch() {
-        for (const p of plans) {
+        for (const start of eager) {
           try {
-            p.start?.dispatch();
+            start.dispatch();
           } catch (error) {
             // The session is committed and queued: boot recovery or the next dispatch runs it.
-            deps.logger.error({ runId, automationId: p.automationId, err: errorMessage(error) }, 'dispatch after fire failed');
+            deps.logger.error({ runId, sessionId: start.sessionId, err: errorMessage(error) }, 'dispatch after fire failed');
           }
         }
       },
@@ -177,7 +197,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     };
     if (idempotencyKey === null) {
       assertFireable(trigger);
-      const result = await commitFiring(request, noop);
+      const result = await commitFiring(request, noClaim);
       return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, outcome: result.outcome, dispatch: result.dispatch };
     }
 
@@ -206,7 +226,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     }
   }
 
-  return { fire, fanOut: (request, alsoWrite) => commitFiring(request, alsoWrite === undefined ? noop : (_body, runId, now) => alsoWrite(runId, now)) };
+  return { fire, fanOut: (request, alsoWrite) => commitFiring(request, noClaim, alsoWrite) };
 }
 
 /** Replay, or throw the 409 the verdict calls for; null when the request should run. */

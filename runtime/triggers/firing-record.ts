@@ -11,6 +11,7 @@ import {
   type TriggerFiringEmitted,
   type TriggerFiringEvent,
 } from '../../machines/trigger-firing.machine.js';
+import type { NewClaim } from '../../storage/repos/fire-claims.repo.js';
 import type { RunSource, TriggerRunsRepo } from '../../storage/repos/trigger-runs.repo.js';
 import { durableMachine } from '../actors/durable-step.js';
 import { AppError } from '../errors.js';
@@ -31,8 +32,8 @@ export interface FiringFacts {
 export interface RecordedFiring {
   readonly outcome: FiringOutcome;
   readonly unusedIntegrationIds: readonly string[];
-  /** Writes the Run history rows; run it inside the fire's unit of work. */
-  write(runs: TriggerRunsRepo): void;
+  /** Writes the Run history row, with the fire's claim and the session starts left to the materializer; inside the fire's unit of work. */
+  write(runs: TriggerRunsRepo, extra?: { claim: NewClaim | null; pending: string | null }): void;
 }
 
 const durable = durableMachine(triggerFiringMachine);
@@ -64,8 +65,10 @@ export function recordFiring(facts: FiringFacts, plans: readonly SubscriberPlan[
   return {
     outcome: recorded.outcome,
     unusedIntegrationIds: recorded.unusedIntegrationIds,
-    write(runs) {
+    write(runs, extra) {
       runs.insertRun({
+        claim: extra?.claim ?? null,
+        pending: extra?.pending ?? null,
         id: facts.runId,
         trigger_id: facts.triggerId,
         org_id: facts.orgId,

@@ -18,7 +18,7 @@ export interface SessionDispatcher {
   engineFor(kind: EngineKind): SessionEngine | undefined;
   /** After commit: runs the session's oldest unsettled execution, then the next, until one parks or none is left. Returns at once. */
   dispatch(sessionId: string): void;
-  /** Resolves when the session's queue (or every queue) has nothing running. */
+  /** Resolves when nothing accepted is still to be written and the session's queue (or every queue) has nothing running. */
   idle(sessionId?: string): Promise<void>;
   /** Boot: dispatches every session with queued, running or resume-queued executions; returns how many. */
   recover(): number;
@@ -40,6 +40,8 @@ export interface DispatcherDeps {
   admission?: Pick<Admission, 'started' | 'enqueued'>;
   /** Yields to I/O between executions once a time slice is used up (health and reads stay fast under load). */
   pacer?: Pacer;
+  /** Accepted work not yet handed over (the materializer): `idle()` waits for it too. */
+  intake?: { idle(): Promise<void> };
 }
 
 /** A counting semaphore: a burst of thousands of opened sessions runs a bounded number of turns at a time. */
@@ -157,6 +159,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     dispatch,
     async idle(sessionId) {
       for (;;) {
+        await deps.intake?.idle();
         const waiting = sessionId === undefined ? [...pumps.values()] : [pumps.get(sessionId)].filter((p) => p !== undefined);
         if (waiting.length === 0) return;
         await Promise.all(waiting.map((p) => p.done));

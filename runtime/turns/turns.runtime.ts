@@ -38,6 +38,8 @@ export interface TurnsRuntimeDeps {
   /** Provider settings for `openai:`, `anthropic:`, `openai-compatible:` models (default: from the environment). */
   modelConfig?: ModelConfig;
   telemetry: Pick<Telemetry, 'traceEngines' | 'observeModel' | 'traceTools'>;
+  /** Accepts not yet written out (the materializer): the dispatcher's idle() waits for them too. */
+  intake?: { idle(): Promise<void> };
 }
 
 /** What another engine (flows) is built from: the same grants, approval windows, tool providers and HTTP executor. */
@@ -77,7 +79,7 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
   const grants = createCallerGrants({ executions: repos.executions, keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
   // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
   const pacer = createPacer();
-  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer }));
+  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer, intake: deps.intake }));
   const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
   const turns = registerTurnActors(deps.registry, repos.executions, (failure) => failUnrestorableTurn({ store, clock, bus, grants, registry: deps.registry, dispatcher }, failure));

@@ -1,4 +1,10 @@
-// Fire idempotency claims (table idempotency_claims): the persisted state of each idempotency-claim actor.
+// Fire idempotency claims: the persisted state of each idempotency-claim actor, kept on the run it answered (trigger_runs).
+/*
+ * A claim is written with its run, in the run's INSERT (trigger-runs.repo.ts `insertRun` with `claim`): one row
+ * per keyed fire. The unique index trigger_runs_claim (org_id, claim_key WHERE claim_key IS NOT NULL) keeps one
+ * live claim per key and organization; an expired claim gives its key up by clearing the claim columns, and the
+ * run stays in Run history.
+ */
 import type { SqliteDatabase } from '../database.js';
 
 export interface FireClaimRow {
@@ -7,46 +13,52 @@ export interface FireClaimRow {
   key: string;
   /** Keyed HMAC of the request (never the request itself: it may carry caller credentials). */
   fingerprint: Buffer;
-  state: 'in_progress' | 'completed';
-  status_code: number | null;
+  /** Only completed claims are stored: "in progress" lives in memory while the original commits. */
+  state: 'completed';
+  status_code: number;
   /** JSON of the original response body (ids only). */
-  response: string | null;
-  run_id: string | null;
-  /** The request that holds (or held) the claim. */
-  owner: string;
+  response: string;
+  run_id: string;
+  /** When the claim completed (its run was accepted). */
   lease_until: number;
   created_at: number;
   expires_at: number;
 }
 
+/** The claim columns a keyed run row is inserted with. */
+export interface NewClaim {
+  key: string;
+  fingerprint: Buffer;
+  response: string;
+  expiresAt: number;
+}
+
+const CLEAR = 'claim_key = NULL, claim_fingerprint = NULL, claim_response = NULL, claim_expires_at = NULL';
+
 export function createFireClaimsRepo(db: SqliteDatabase) {
   const s = {
-    get: db.prepare('SELECT * FROM idempotency_claims WHERE scope = ? AND key = ?'),
-    upsert: db.prepare(
-      `INSERT INTO idempotency_claims (scope, key, fingerprint, state, status_code, response, run_id, owner, lease_until, created_at, expires_at)
-       VALUES (@scope, @key, @fingerprint, @state, @status_code, @response, @run_id, @owner, @lease_until, @created_at, @expires_at)
-       ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state,
-         status_code = excluded.status_code, response = excluded.response, run_id = excluded.run_id, owner = excluded.owner,
-         lease_until = excluded.lease_until, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+    get: db.prepare(
+      `SELECT org_id AS scope, claim_key AS key, claim_fingerprint AS fingerprint, 'completed' AS state, 202 AS status_code,
+              claim_response AS response, id AS run_id, created_at AS lease_until, created_at, claim_expires_at AS expires_at
+       FROM trigger_runs WHERE org_id = ? AND claim_key = ?`,
     ),
-    delete: db.prepare('DELETE FROM idempotency_claims WHERE scope = ? AND key = ?'),
-    count: db.prepare('SELECT COUNT(*) FROM idempotency_claims').pluck(),
-    // Both on idempotency_claims_expiry: O(log n) however many claims are stored (test/storage/query-plans.test.ts).
-    earliestExpiry: db.prepare('SELECT MIN(expires_at) FROM idempotency_claims').pluck(),
+    release: db.prepare(`UPDATE trigger_runs SET ${CLEAR} WHERE org_id = ? AND claim_key = ?`),
+    count: db.prepare('SELECT COUNT(*) FROM trigger_runs WHERE claim_key IS NOT NULL').pluck(),
+    // Both on trigger_runs_claim_expiry: O(log n) however many claims are stored (test/storage/query-plans.test.ts).
+    earliestExpiry: db.prepare('SELECT MIN(claim_expires_at) FROM trigger_runs WHERE claim_key IS NOT NULL').pluck(),
     sweep: db.prepare(
-      `DELETE FROM idempotency_claims WHERE rowid IN
-         (SELECT rowid FROM idempotency_claims INDEXED BY idempotency_claims_expiry WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
+      `UPDATE trigger_runs SET ${CLEAR} WHERE rowid IN
+         (SELECT rowid FROM trigger_runs INDEXED BY trigger_runs_claim_expiry WHERE claim_key IS NOT NULL AND claim_expires_at <= ? ORDER BY claim_expires_at LIMIT ?)`,
     ),
   };
   return {
     get: (scope: string, key: string) => s.get.get(scope, key) as FireClaimRow | undefined,
-    upsert: (row: FireClaimRow): void => void s.upsert.run(row),
-    /** Sweeps an expired claim; false when there was none. */
-    delete: (scope: string, key: string): boolean => s.delete.run(scope, key).changes > 0,
+    /** Gives an expired claim's key up (its run stays); false when there was none. */
+    delete: (scope: string, key: string): boolean => s.release.run(scope, key).changes > 0,
     count: () => s.count.get() as number,
     /** The soonest expiry of any stored claim; null when there is none. */
     earliestExpiry: () => s.earliestExpiry.get() as number | null,
-    /** Deletes up to `limit` claims expired at `now`, oldest first; returns how many went. */
+    /** Clears up to `limit` claims expired at `now`, oldest first; returns how many went. */
     sweepExpired: (now: number, limit: number): number => s.sweep.run(now, limit).changes,
   };
 }

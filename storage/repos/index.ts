@@ -1,5 +1,6 @@
 // All repositories over one connection; each feature adds its repo here (one line each).
 import type { SqliteDatabase } from '../database.js';
+import { createReadCache, type ReadCache } from '../read-cache.js';
 import { createAutomationsRepo } from './automations.repo.js';
 import { createIntegrationsRepo } from './integrations.repo.js';
 import { createKnowledgeRepo } from './knowledge.repo.js';
@@ -28,8 +29,10 @@ import { createGaugesRepo } from './gauges.repo.js';
 import { createManagementRepo } from './management.repo.js';
 import { createOperationsRepo } from './operations.repo.js';
 
-export function createRepositories(db: SqliteDatabase) {
-  return {
+/** `cache` watches the writes made through `cache.db`: pass the same one the rest of the store writes through. */
+export function createRepositories(raw: SqliteDatabase, cache: ReadCache = createReadCache(raw)) {
+  const db = cache.db;
+  const repos = {
     automations: createAutomationsRepo(db),
     integrations: createIntegrationsRepo(db),
     triggers: createTriggersRepo(db),
@@ -58,6 +61,25 @@ export function createRepositories(db: SqliteDatabase) {
     management: createManagementRepo(db),
     operations: createOperationsRepo(db),
   };
+  cacheHotReads(repos, cache);
+  return repos;
+}
+
+/**
+ * The reads every API request or fire makes, served from memory until a write to their tables (storage/read-cache.ts):
+ * the key check, the trigger and its subscribers, each subscriber's automation, entitlement override and published
+ * version, and the caller's domain role.
+ */
+function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void {
+  const { credentials, triggers, automations, entitlements, tenancy } = repos;
+  credentials.activeApiKeyByHash = cache.cached(credentials.activeApiKeyByHash, (hash) => hash.toString('hex'));
+  triggers.trigger = cache.cached(triggers.trigger, (id) => id);
+  triggers.subscribers = cache.cached(triggers.subscribers, (id) => id);
+  automations.automation = cache.cached(automations.automation, (id) => id);
+  automations.agentRevision = cache.cached(automations.agentRevision, (id, revision) => `${id}@${revision}`);
+  automations.flowVersion = cache.cached(automations.flowVersion, (id, version) => `${id}@${version}`);
+  entitlements.override = cache.cached(entitlements.override, (orgId, automationId) => `${orgId}:${automationId}`);
+  tenancy.domainRole = cache.cached(tenancy.domainRole, (domainId, userId) => `${domainId}:${userId}`);
 }
 
 export type Repositories = ReturnType<typeof createRepositories>;

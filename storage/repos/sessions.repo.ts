@@ -18,6 +18,8 @@ export interface SessionRow {
   title: string | null;
   created_at: number;
   updated_at: number;
+  /** JSON of the first turn the execution side has yet to write (runtime/execution/materializer.ts); null once written. */
+  pending?: string | null;
 }
 
 export interface MessageRow {
@@ -55,9 +57,12 @@ export type FileMeta = Omit<FileRow, 'content'> & { size_bytes: number };
 export function createSessionsRepo(db: SqliteDatabase) {
   const s = {
     insert: db.prepare(
-      `INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, created_by, origin, trigger_run_id, status, title, created_at, updated_at)
-       VALUES (@id, @org_id, @domain_id, @automation_id, @revision, @visibility, @created_by, @origin, @trigger_run_id, @status, @title, @created_at, @updated_at)`,
+      `INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, created_by, origin, trigger_run_id, status, title, created_at, updated_at, pending)
+       VALUES (@id, @org_id, @domain_id, @automation_id, @revision, @visibility, @created_by, @origin, @trigger_run_id, @status, @title, @created_at, @updated_at, @pending)`,
     ),
+    // Served by the partial index sessions_pending: O(pending), however many sessions are stored.
+    pendingSessions: db.prepare('SELECT id, pending FROM sessions INDEXED BY sessions_pending WHERE pending IS NOT NULL ORDER BY created_at'),
+    clearPending: db.prepare('UPDATE sessions SET pending = NULL WHERE id = ? AND pending IS NOT NULL'),
     byId: db.prepare('SELECT * FROM sessions WHERE id = ?'),
     touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
     // Position assigned in the inserting transaction, like session event seqs: dense and gap-free.
@@ -87,7 +92,11 @@ export function createSessionsRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertSession: (row: SessionRow): void => void s.insert.run(row),
+    insertSession: (row: SessionRow): void => void s.insert.run({ ...row, pending: row.pending ?? null }),
+    /** Sessions whose first turn the execution side has not written yet, oldest first (boot recovery). */
+    pendingSessions: () => s.pendingSessions.all() as Array<{ id: string; pending: string }>,
+    /** Marks the session's first turn written; false when it already was (or the session is gone). */
+    clearPending: (id: string): boolean => s.clearPending.run(id).changes > 0,
     session: (id: string) => s.byId.get(id) as SessionRow | undefined,
     touchSession: (id: string, now: number): void => void s.touch.run(now, id),
     insertMessage: (row: Omit<MessageRow, 'position'>): void => void s.insertMessage.run(row),

@@ -1,5 +1,6 @@
-// Run history: one trigger_runs row per firing and its subscriber_results, read newest first by keyset cursor.
+// Run history: one trigger_runs row per firing (subscriber results, claim and pending session starts inline), read newest first.
 import type { SqliteDatabase } from '../database.js';
+import type { NewClaim } from './fire-claims.repo.js';
 
 export type RunSource = 'api' | 'schedule' | 'event';
 export type RunOutcome = 'accepted' | 'succeeded' | 'partial' | 'failed' | 'skipped';
@@ -19,8 +20,21 @@ export interface TriggerRunRow {
   created_at: number;
 }
 
-/** A run as written: its subscriber results travel with it (stored as JSON in trigger_runs.results). */
-export type NewTriggerRun = TriggerRunRow & { results: readonly Omit<SubscriberResultRow, 'run_id'>[] };
+/**
+ * A run as written: its subscriber results travel with it (stored as JSON in trigger_runs.results), and so do the
+ * fire's idempotency claim and the session starts the execution side has yet to write (JSON, null when none).
+ */
+export type NewTriggerRun = TriggerRunRow & {
+  results: readonly Omit<SubscriberResultRow, 'run_id'>[];
+  claim?: NewClaim | null;
+  pending?: string | null;
+};
+
+/** A run whose session starts are not yet written (runtime/execution/materializer.ts). */
+export interface PendingRunRow {
+  id: string;
+  pending: string;
+}
 
 export interface SubscriberResultRow {
   run_id: string;
@@ -44,9 +58,14 @@ export interface RunCursor {
 export function createTriggerRunsRepo(db: SqliteDatabase) {
   const s = {
     insertRun: db.prepare(
-      `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, unused_credential_integrations, idempotency_key, created_at, results)
-       VALUES (@id, @trigger_id, @org_id, @source, @fired_by, @outcome, @unused_credential_integrations, @idempotency_key, @created_at, @results)`,
+      `INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, unused_credential_integrations, idempotency_key, created_at, results,
+         pending, claim_key, claim_fingerprint, claim_response, claim_expires_at)
+       VALUES (@id, @trigger_id, @org_id, @source, @fired_by, @outcome, @unused_credential_integrations, @idempotency_key, @created_at, @results,
+         @pending, @claim_key, @claim_fingerprint, @claim_response, @claim_expires_at)`,
     ),
+    // Served by the partial index trigger_runs_pending: O(pending), however long Run history is.
+    pendingRuns: db.prepare('SELECT id, pending FROM trigger_runs INDEXED BY trigger_runs_pending WHERE pending IS NOT NULL ORDER BY created_at'),
+    clearPending: db.prepare('UPDATE trigger_runs SET pending = NULL WHERE id = ? AND pending IS NOT NULL'),
     run: db.prepare('SELECT * FROM trigger_runs WHERE id = ?'),
     // Served by the index trigger_runs_trigger (trigger_id, created_at DESC, id DESC).
     firstPage: db.prepare('SELECT * FROM trigger_runs WHERE trigger_id = ? ORDER BY created_at DESC, id DESC LIMIT ?'),
@@ -67,9 +86,14 @@ export function createTriggerRunsRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertRun: ({ results, ...row }: NewTriggerRun): void =>
+    insertRun: ({ results, claim, pending, ...row }: NewTriggerRun): void =>
       void s.insertRun.run({
         ...row,
+        pending: pending ?? null,
+        claim_key: claim?.key ?? null,
+        claim_fingerprint: claim?.fingerprint ?? null,
+        claim_response: claim?.response ?? null,
+        claim_expires_at: claim?.expiresAt ?? null,
         results: JSON.stringify(
           results.map((r) => ({ automationId: r.automation_id, position: r.position, status: r.status, code: r.code, reason: r.reason, sessionId: r.session_id })),
         ),
@@ -83,6 +107,10 @@ export function createTriggerRunsRepo(db: SqliteDatabase) {
     /** Results of several runs in one query, each run's in firing order. */
     resultsOf: (runIds: readonly string[]) => s.results.all(JSON.stringify(runIds)) as SubscriberResultView[],
     countOfTrigger: (triggerId: string) => s.countOfTrigger.get(triggerId) as number,
+    /** Runs whose session starts the execution side has not written yet, oldest first (boot recovery). */
+    pendingRuns: () => s.pendingRuns.all() as PendingRunRow[],
+    /** Marks the run's session starts written; false when they already were. */
+    clearPending: (id: string): boolean => s.clearPending.run(id).changes > 0,
   };
 }
 

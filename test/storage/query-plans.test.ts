@@ -10,6 +10,8 @@ import type { SqliteDatabase } from '../../storage/database.js';
 import { openStore } from '../../storage/store.js';
 import { createTimersRepo } from '../../storage/repos/timers.repo.js';
 import { createFireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
+import { createTriggerRunsRepo } from '../../storage/repos/trigger-runs.repo.js';
+import { createSessionsRepo } from '../../storage/repos/sessions.repo.js';
 import { createSessionEventsRepo } from '../../storage/repos/session-events.repo.js';
 import { createSessionListRepo } from '../../storage/repos/session-list.repo.js';
 import { createCredentialsRepo } from '../../storage/repos/credentials.repo.js';
@@ -47,14 +49,17 @@ t.test('every statement of the timers, fire-claims and session-events repositori
   t.teardown(() => store.close());
   const { db } = store;
   const timer = db.prepare("INSERT INTO timers (id, kind, target_id, due_at, payload, created_at) VALUES (?, ?, ?, ?, '{}', 0)");
-  const claim = db.prepare(
-    `INSERT INTO idempotency_claims (scope, key, fingerprint, state, owner, lease_until, created_at, expires_at)
-     VALUES ('org', ?, x'00', 'completed', 'r', 0, 0, ?)`,
+  seedTrigger(db);
+  // Claims live on their runs (trigger_runs.claim_*); half the runs hold one, as after a day of mixed traffic.
+  const run = db.prepare(
+    `INSERT INTO trigger_runs (id, trigger_id, org_id, source, outcome, created_at, claim_key, claim_fingerprint, claim_response, claim_expires_at)
+     VALUES (?, 'tr', 'org', 'api', 'succeeded', ?, ?, x'00', '{}', ?)`,
   );
   db.transaction(() => {
     for (let i = 0; i < 20_000; i++) {
       timer.run(`t${i}`, i % 2 === 0 ? 'a' : 'b', `g${i}`, 1_000 + i);
-      claim.run(`k${i}`, 86_400_000 + i);
+      const keyed = i % 2 === 0;
+      run.run(`r${i}`, i, keyed ? `k${i}` : null, keyed ? 86_400_000 + i : null);
     }
   })();
   db.exec('ANALYZE');
@@ -62,7 +67,7 @@ t.test('every statement of the timers, fire-claims and session-events repositori
   const sources = [createTimersRepo, createFireClaimsRepo, createSessionEventsRepo].flatMap((create) => preparedBy(db, create));
   t.ok(sources.length >= 15, `recorded ${sources.length} statements`);
   for (const sql of sources) {
-    if (/SELECT COUNT\(\*\) FROM idempotency_claims$/.test(sql.trim())) continue; // a test helper, never on a request path
+    if (/SELECT COUNT\(\*\) FROM trigger_runs WHERE claim_key IS NOT NULL$/.test(sql.trim())) continue; // a test helper, never on a request path
     const plan = planOf(db, sql);
     t.notOk(plan.some(fullScan), `${sql.replace(/\s+/g, ' ').slice(0, 90)}… -> ${plan.join(' | ')}`);
   }
@@ -75,9 +80,30 @@ t.test('the due-timer queries walk timers_due, and the claim sweep walks the exp
   const due = sources.filter((sql) => /FROM timers/.test(sql) && /due_at/.test(sql) && /SELECT/.test(sql));
   t.equal(due.length, 2, 'due and next-due');
   for (const sql of due) t.match(planOf(store.db, sql).join(' | '), /USING INDEX timers_due/);
-  const sweep = sources.find((sql) => /DELETE FROM idempotency_claims WHERE rowid IN/.test(sql));
-  t.match(planOf(store.db, sweep!).join(' | '), /USING (COVERING )?INDEX idempotency_claims_expiry/);
+  const sweep = sources.find((sql) => /UPDATE trigger_runs SET .* WHERE rowid IN/s.test(sql));
+  t.match(planOf(store.db, sweep!).join(' | '), /USING (COVERING )?INDEX trigger_runs_claim_expiry/);
+  const claim = sources.find((sql) => /FROM trigger_runs WHERE org_id = \? AND claim_key = \?/.test(sql));
+  t.match(planOf(store.db, claim!).join(' | '), /USING INDEX trigger_runs_claim/, 'a claim is a point read on the unique claim index');
 });
+
+t.test('boot finds accepts not yet materialized through partial indexes: O(pending), not O(history)', async (t) => {
+  const store = openStore({ path: ':memory:' });
+  t.teardown(() => store.close());
+  const sources = preparedBy(store.db, createTriggerRunsRepo).concat(preparedBy(store.db, createSessionsRepo));
+  const runs = sources.find((sql) => /FROM trigger_runs .*pending IS NOT NULL/s.test(sql));
+  t.match(planOf(store.db, runs!).join(' | '), /SCAN trigger_runs USING INDEX trigger_runs_pending/);
+  const sessions = sources.find((sql) => /FROM sessions .*pending IS NOT NULL/s.test(sql));
+  t.match(planOf(store.db, sessions!).join(' | '), /SCAN sessions USING INDEX sessions_pending/);
+});
+
+/** An organization, domain and API trigger ('org', 'dom', 'tr') for trigger_runs rows to point at. */
+function seedTrigger(db: SqliteDatabase): void {
+  db.exec(`
+    INSERT INTO organizations (id, name, created_at) VALUES ('org', 'O', 0);
+    INSERT INTO domains (id, org_id, name, created_at) VALUES ('dom', 'org', 'D', 0);
+    INSERT INTO triggers (id, org_id, domain_id, type, name, created_at) VALUES ('tr', 'org', 'dom', 'api', 'T', 0);
+  `);
+}
 
 t.test('the session list and the paged session reads range-scan their indexes: no table scan, no sort', async (t) => {
   const store = openStore({ path: ':memory:' });

@@ -18,6 +18,8 @@ export interface FireServer {
   run(user: string, triggerRef: string, runId: string): Promise<Answer>;
   /** Waits until every session queue is idle (the dispatcher says when; no sleeping). */
   settle(): Promise<void>;
+  /** Writes out the sessions accepted fires recorded on their run rows, as any read route does first (materializer). */
+  written(): void;
 }
 
 export async function startFireServer(
@@ -42,6 +44,7 @@ export async function startFireServer(
     fire: (user, json, headers = {}) => call(`${base}/triggers/fire`, { method: 'POST', headers: { ...bearer(key(user)), ...headers }, json }),
     runs: (user, triggerRef, query = '') => call(`${base}/triggers/${refs[triggerRef] ?? triggerRef}/runs${query}`, { headers: bearer(key(user)) }),
     run: (user, triggerRef, runId) => call(`${base}/triggers/${refs[triggerRef] ?? triggerRef}/runs/${runId}`, { headers: bearer(key(user)) }),
+    written: () => server.service.services.sessions.materializer.catchUp(),
     async settle() {
       // The fire route dispatches from setImmediate after its reply is written; a client in this process can read
       // that reply in the same poll phase, so let the check phase run before asking the dispatcher.

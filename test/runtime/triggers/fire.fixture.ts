@@ -30,6 +30,8 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
       return {
         sessionId,
         executionId,
+        // Written in the fire's own unit (as a start with caller credentials is), so the rows can be checked at once.
+        deferred: null,
         write() {
           const automation = store.repos.automations.automation(request.automationId)!;
           const now = Date.now();

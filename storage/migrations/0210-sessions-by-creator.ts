@@ -2,7 +2,7 @@
 import type { Migration } from './migration.js';
 
 export const migration: Migration = {
-  version: 200,
+  version: 210,
   name: 'sessions-by-creator',
   up(db) {
     db.exec(`

@@ -1,0 +1,42 @@
+// A session start recorded at accept (runtime/execution/materializer.ts) and the rows it becomes when written.
+import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { PendingStart } from '../execution/materializer.js';
+import type { AdmittedExecution } from './session-starter.js';
+
+/** The record of an admitted start without caller credentials (a start with them is written at accept, sealed). */
+export function pendingStartOf(start: AdmittedExecution, ids: { sessionId: string; executionId: string }, acceptedAt: number): PendingStart {
+  const { request, automation } = start;
+  return {
+    ...ids,
+    orgId: request.orgId,
+    domainId: automation.domain_id,
+    automationId: automation.id,
+    revision: start.admitted.revision,
+    visibility: request.visibility,
+    origin: request.origin,
+    actorUserId: request.actorUserId,
+    ...(request.triggerRunId !== undefined ? { triggerRunId: request.triggerRunId } : {}),
+    ...(automation.kind === 'flow' ? { input: request.input ?? {} } : { message: request.message }),
+    acceptedAt,
+  };
+}
+
+/** The session row of a start; `pending` carries the start itself when the session row is the accept's only row. */
+export function sessionRowOf(start: PendingStart, pending: string | null): SessionRow {
+  return {
+    id: start.sessionId,
+    org_id: start.orgId,
+    domain_id: start.domainId,
+    automation_id: start.automationId,
+    revision: start.revision,
+    visibility: start.visibility,
+    created_by: start.actorUserId,
+    origin: start.origin,
+    trigger_run_id: start.triggerRunId ?? null,
+    status: 'active',
+    title: null,
+    created_at: start.acceptedAt,
+    updated_at: start.acceptedAt,
+    pending,
+  };
+}

@@ -1,0 +1,113 @@
+// Caches the hot configuration reads (key check, fire planning) and drops them all on any write to the tables they read.
+/*
+ * Every API request authenticates its key and every fire reads its trigger, subscribers, automations, entitlements
+ * and the caller's domain role: rows that change only on configuration writes (authoring publish, manifest apply,
+ * entitlements, key revocation, member changes, trigger edits / pause / delete). Rather than naming each writer,
+ * the connection handed to the repositories wraps every statement that writes one of WATCHED (found from its SQL
+ * when prepared): running it bumps a generation, and a cached value of an older generation is never returned. So
+ * a revoked key or a disabled entitlement takes effect on the very next request, whichever code path wrote it,
+ * including ON DELETE CASCADE from a watched parent (a deleted domain or organization is itself a watched write).
+ * Nothing is cached from inside a transaction (a value read there may yet be rolled back); entries filled before it
+ * are served inside it until a watched write of its own clears them.
+ */
+import type { SqliteDatabase } from './database.js';
+
+/** Tables whose rows the cached reads return or depend on (parents included, for their cascades). */
+const WATCHED: ReadonlySet<string> = new Set([
+  'organizations',
+  'users',
+  'org_memberships',
+  'domains',
+  'domain_memberships',
+  'api_keys',
+  'automations',
+  'triggers',
+  'subscriptions',
+  'entitlement_overrides',
+  'partners',
+]);
+
+const WRITE_TARGET = /^\s*(?:WITH\b[\s\S]*?\)\s*)?(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+["`]?(\w+)/i;
+/** Entries per cached read before it starts over (a bound on memory, not an eviction policy). */
+const MAX_ENTRIES = 10_000;
+
+export interface ReadCache {
+  /** The connection the repositories prepare on: writes to watched tables bump the generation. */
+  readonly db: SqliteDatabase;
+  /** Memoizes a read by its key; values are frozen (shared between callers). */
+  cached<A extends unknown[], R>(read: (...args: A) => R, key: (...args: A) => string): (...args: A) => R;
+  /** Bumped by every watched write (tests). */
+  generation(): number;
+}
+
+export function createReadCache(db: SqliteDatabase): ReadCache {
+  let generation = 0;
+  const bump = () => void (generation += 1);
+
+  /** A statement whose run (or RETURNING read) bumps the generation first; chained setters keep the wrapper. */
+  function watchStatement<S extends object>(statement: S): S {
+    const wrapper: S = new Proxy(statement, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (typeof value !== 'function') return value;
+        const isRun = property === 'run' || property === 'get' || property === 'all' || property === 'iterate';
+        return (...args: unknown[]) => {
+          if (isRun) bump();
+          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return result === target ? wrapper : result;
+        };
+      },
+    });
+    return wrapper;
+  }
+
+  const watched = new Proxy(db, {
+    get(target, property) {
+      if (property === 'prepare') {
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          const table = WRITE_TARGET.exec(sql)?.[1]?.toLowerCase();
+          return table !== undefined && WATCHED.has(table) ? watchStatement(statement) : statement;
+        };
+      }
+      if (property === 'exec') {
+        // Bulk SQL (migrations, tests): treated as a write to everything.
+        return (sql: string) => (bump(), target.exec(sql));
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+
+  return {
+    db: watched,
+    generation: () => generation,
+    cached(read, key) {
+      const entries = new Map<string, unknown>();
+      let seen = generation;
+      return (...args) => {
+        if (seen !== generation) {
+          entries.clear();
+          seen = generation;
+        }
+        const k = key(...args);
+        if (entries.has(k)) return entries.get(k) as ReturnType<typeof read>;
+        const value = read(...args);
+        // Filled only outside transactions (committed state); an entry read inside one is still valid, since any
+        // watched write of that transaction has already cleared the cache.
+        if (db.inTransaction) return value;
+        if (entries.size >= MAX_ENTRIES) entries.clear();
+        entries.set(k, deepFreeze(value));
+        return value;
+      };
+    },
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
