@@ -8,9 +8,8 @@
  *   materializer writing the sessions after it in the same process, comparable to the floor;
  * - switchyard-fire --accept-only --history N: the same over a database already holding N completed keyed fires
  *   (claims, Run history, sessions, executions): accept throughput must not decay with history (issue 12). It runs
- *   the replay first, as the empty target does, so both keyed-fire rows are measured on a server in the same state:
- *   measured cold, right after seeding, the first ~15 s pay for the seed (GC of its garbage ~840 µs/fire at first,
- *   commits twice as slow), not for the history (docs/decisions.md "Accept throughput over 1,000,000 stored fires");
+ *   the replay first, as the empty target does, so both keyed-fire rows follow the same sequence on their server
+ *   (docs/decisions.md "Accept throughput over 1,000,000 stored fires": the first ~20 s after seeding are slower);
  * Every fire carries a fresh Idempotency-Key (autocannon's [<id>]), so each one takes and completes a claim.
  * - baseline-fire-sqlite: the floor; baseline-uws: a bare hello-world.
  * The replay is measured first on a fresh server, so no backlog of running sessions competes with it.
