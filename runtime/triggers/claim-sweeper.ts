@@ -5,7 +5,9 @@
  * taken over at once), so the sweep only reclaims space: one timer (kind CLAIM_SWEEP_TIMER, one target) wakes at
  * the earliest stored expiry, deletes a bounded batch through the expiry index, and re-arms itself. Claims are
  * created with expiry = now + 24 h, so a new claim never expires before the armed sweep: the accept path only
- * arms the timer when none is pending (one point read on the timers_target index, no write).
+ * arms the timer when none is pending. Once a unit that saw (or armed) the timer has committed, the sweeper knows
+ * it is armed until it fires, and keyed fires stop looking (no read per fire); the firing forgets it, so the
+ * next keyed fire reads again. Learned after commit only: a unit that armed it may still roll back.
  */
 import type { FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
 import type { GroupCommitWriter } from '../../storage/group-commit.js';
@@ -31,10 +33,13 @@ export function createClaimSweeper(deps: { claims: FireClaimsRepo; clock: Clock;
   // Read, not remembered: a unit that armed the timer may still roll back, and then nothing is armed.
   const armed = (): boolean => scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, TARGET) !== null;
   const arm = (dueAt: number): void => void scheduler.schedule({ kind: CLAIM_SWEEP_TIMER, targetId: TARGET, dueAt })();
+  /** A committed sweep timer is pending (it only ends by firing); false means "read the timers table". */
+  let knownArmed = false;
 
   scheduler.on(CLAIM_SWEEP_TIMER, async (_timer, delivery) => {
     await writer.submit(() => {
       // Fired first: the re-arm below replaces only an unfired timer of this kind and target.
+      knownArmed = false;
       delivery.markFired();
       const now = clock.now();
       const swept = claims.sweepExpired(now, SWEEP_BATCH);
@@ -46,7 +51,9 @@ export function createClaimSweeper(deps: { claims: FireClaimsRepo; clock: Clock;
 
   return {
     armFor(expiresAt) {
+      if (knownArmed) return;
       if (!armed()) arm(expiresAt);
+      writer.afterCommit(() => void (knownArmed = true));
     },
     async start() {
       await writer.submit(() => {

@@ -3,12 +3,14 @@
  * Protocol (SPEC "States and transitions", idempotency rows; Limits):
  * - Read path, no write: the request's verdict from the committed claim (fireRequestVerdict). A key whose
  *   original is still being planned or committed in this process is "in progress" from memory (`hold`).
- * - Write path: `settle` runs inside the fire's own unit of work. It re-reads the claim synchronously (units
- *   run one after another in the writer, so of 1,000 concurrent duplicates exactly one can take it), then
- *   CLAIM and COMPLETE are applied together and the completed claim is returned for the run row, which the
- *   fire inserts with it (one row: the claim, the firing and its session plan commit as one, and the unique
- *   index trigger_runs_claim keeps one live claim per key). "In progress" is never durable. A crash before that
- *   commit leaves no claim and nothing answered, so a retry runs fresh; no lease needs to be recovered at boot.
+ * - Write path: `settle` runs inside the fire's own unit of work, from the verdict read before `hold`: verdict
+ *   and hold run in one synchronous stretch, and the key stays held until the unit committed, so no request of
+ *   this process can commit the key in between and the claim is not read again. CLAIM and COMPLETE are applied
+ *   together and the completed claim is returned for the run row, which the fire inserts with it (one row: the
+ *   claim, the firing and its session plan commit as one). The unique index trigger_runs_claim is the guarantee
+ *   (one live claim per key): if the insert still meets a claim, `raced` reads it and the fire answers from it,
+ *   as a duplicate would. "In progress" is never durable. A crash before that commit leaves no claim and nothing
+ *   answered, so a retry runs fresh; no lease needs to be recovered at boot.
  * - 24 hours after creation the claim expires (the key is reusable at once, by the verdict at request time);
  *   the claim sweeper (claim-sweeper.ts: one timer for all claims) deletes the row later.
  * The claim columns of the run row are the machine's stored record (state + context), driven through the shared
@@ -66,11 +68,13 @@ export interface FireClaims {
   /** Marks the key in flight in this process until the returned release runs (call right after a claiming verdict). */
   hold(request: ClaimRequest): () => void;
   /**
-   * Inside the fire's unit of work, before its run row: takes and completes the claim with the response (an
-   * expired claim's key is given up first) and returns the claim columns the run row is inserted with; throws
-   * ClaimRaced if it cannot.
+   * Inside the fire's unit of work, before its run row: from the claiming `verdict` this request got (and held
+   * since), takes and completes the claim with the response (an expired claim's key is given up first) and
+   * returns the claim columns the run row is inserted with; throws ClaimRaced for a verdict that does not claim.
    */
-  settle(request: ClaimRequest, settle: { owner: string; response: StoredResponse; runId: string; now: number }): NewClaim;
+  settle(request: ClaimRequest, settle: { verdict: FireRequestVerdict; owner: string; response: StoredResponse; runId: string; now: number }): NewClaim;
+  /** When the run insert met the unique claim index anyway: the error to throw, with the verdict of the claim it met. */
+  raced(request: ClaimRequest, now: number): ClaimRaced;
 }
 
 const scopedKey = (scope: string, key: string): string => `${scope}:${key}`;
@@ -127,16 +131,17 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
       return () => void inFlight.delete(scoped);
     },
 
-    settle(request, { owner, response, runId, now }) {
+    settle(request, { verdict, owner, response, runId, now }) {
       const scoped = scopedKey(request.scope, request.key);
-      const before = restore(scoped, claims.get(request.scope, request.key));
-      const verdict = fireRequestVerdict(before, { fingerprint: request.fingerprint, now });
       const lead = leadIn(verdict, now);
       if (lead === null) throw new ClaimRaced(verdict);
-      // An expired (or abandoned) claim gives its key up; its run stays in Run history.
-      if (verdict.kind !== 'claim') claims.delete(request.scope, request.key);
-      const { snapshot: next } = durable.step(before, [
-        ...lead,
+      // A fresh key has no stored claim to restore (the common case: no read). An expired (or abandoned) claim is
+      // read to step from it, then gives its key up; its run stays in Run history.
+      // The sweep may have cleared that claim since the verdict: the key is then simply fresh.
+      const stored = verdict.kind === 'claim' ? undefined : claims.get(request.scope, request.key);
+      if (stored !== undefined) claims.delete(request.scope, request.key);
+      const { snapshot: next } = durable.step(restore(scoped, stored), [
+        ...(stored === undefined ? [] : lead),
         { type: 'CLAIM', now, fingerprint: request.fingerprint, owner, leaseMs: CLAIM_LEASE_MS },
         { type: 'COMPLETE', now, owner, response },
       ]);
@@ -146,6 +151,11 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
       }
       deps.sweeper?.armFor(c.expiresAt);
       return { key: request.key, fingerprint: Buffer.from(request.fingerprint, 'hex'), response: JSON.stringify(response.body), expiresAt: c.expiresAt };
+    },
+
+    raced(request, now) {
+      const stored = restore(scopedKey(request.scope, request.key), claims.get(request.scope, request.key));
+      return new ClaimRaced(fireRequestVerdict(stored, { fingerprint: request.fingerprint, now }));
     },
   };
 }

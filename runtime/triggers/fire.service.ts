@@ -13,7 +13,7 @@
  */
 import type { FireRequestVerdict } from '../../machines/idempotency-claim.machine.js';
 import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
-import type { NewClaim } from '../../storage/repos/fire-claims.repo.js';
+import { isClaimConflict, type NewClaim } from '../../storage/repos/fire-claims.repo.js';
 import type { RunSource } from '../../storage/repos/trigger-runs.repo.js';
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
 import type { Store } from '../../storage/store.js';
@@ -101,7 +101,11 @@ export interface FireServiceDeps {
 
 const ORIGIN: Record<RunSource, SessionOrigin> = { api: 'trigger', schedule: 'schedule', event: 'event' };
 const noop = (): void => {};
-const noClaim = (): null => null;
+/** How a firing takes its idempotency claim inside its unit of work: the claim columns, and the error a key conflict becomes. */
+interface Claimer {
+  settle(body: FireResponseBody, runId: string, now: number): NewClaim;
+  raced(now: number): Error;
+}
 
 export function createFireService(deps: FireServiceDeps): FireService {
   const { store, clock } = deps;
@@ -110,8 +114,8 @@ export function createFireService(deps: FireServiceDeps): FireService {
   const claims = createFireClaims({ claims: repos.fireClaims, clock, sweeper: deps.sweeper });
   const planner = createSubscriberPlanner({ repos, bindings: createBindingsReader(repos.automations), starter: deps.sessionStarter, logger: deps.logger });
 
-  /** Plans, then commits the run row (with `claimFor`'s claim) and any start that cannot wait, in one unit of work. */
-  async function commitFiring(request: FanOutRequest, claimFor: (body: FireResponseBody, runId: string, now: number) => NewClaim | null, alsoWrite?: (runId: string, now: number) => void): Promise<FanOutResult> {
+  /** Plans, then commits the run row (with the `claimer`'s claim) and any start that cannot wait, in one unit of work. */
+  async function commitFiring(request: FanOutRequest, claimer: Claimer | null, alsoWrite?: (runId: string, now: number) => void): Promise<FanOutResult> {
     const now = clock.now();
     const runId = newId();
     const credentials = request.credentials;
@@ -148,13 +152,19 @@ export function createFireService(deps: FireServiceDeps): FireService {
     const commit = () =>
       store.writer.submit(
         () => {
-          // First, so a lost claim race throws before anything is written.
-          const claim = claimFor(body, runId, now);
+          // First, so a verdict that does not claim throws before anything is written.
+          const claim = claimer?.settle(body, runId, now) ?? null;
           alsoWrite?.(runId, now);
           for (const start of eager) start.write();
-          firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : JSON.stringify(deferred) });
+          try {
+            firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : JSON.stringify(deferred) });
+          } catch (error) {
+            // The unique claim index is the guarantee of one firing per key: a conflict is answered like a duplicate.
+            if (claimer !== null && isClaimConflict(error)) throw claimer.raced(now);
+            throw error;
+          }
         },
-        // Every check ran before the first write (a claim race throws first): no savepoint of its own.
+        // Every check ran before the one write, and a run insert meeting the claim index writes nothing: no savepoint of its own.
         { savepoint: alsoWrite !== undefined || eager.length > 0 },
       );
     // API fires wait for room (429 OVERLOADED, nothing written); a schedule tick or an inbound event already
@@ -197,7 +207,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     };
     if (idempotencyKey === null) {
       assertFireable(trigger);
-      const result = await commitFiring(request, noClaim);
+      const result = await commitFiring(request, null);
       return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, outcome: result.outcome, dispatch: result.dispatch };
     }
 
@@ -212,9 +222,10 @@ export function createFireService(deps: FireServiceDeps): FireService {
     assertFireable(trigger);
     const release = claims.hold(claim);
     try {
-      const result = await commitFiring(request, (response, runId, now) =>
-        claims.settle(claim, { owner: requestId, response: { status: 202, body: response }, runId, now }),
-      );
+      const result = await commitFiring(request, {
+        settle: (response, runId, now) => claims.settle(claim, { verdict, owner: requestId, response: { status: 202, body: response }, runId, now }),
+        raced: (now) => claims.raced(claim, now),
+      });
       return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, outcome: result.outcome, dispatch: result.dispatch };
     } catch (error) {
       if (!(error instanceof ClaimRaced)) throw error;
@@ -226,7 +237,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     }
   }
 
-  return { fire, fanOut: (request, alsoWrite) => commitFiring(request, noClaim, alsoWrite) };
+  return { fire, fanOut: (request, alsoWrite) => commitFiring(request, null, alsoWrite) };
 }
 
 /** Replay, or throw the 409 the verdict calls for; null when the request should run. */

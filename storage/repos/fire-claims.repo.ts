@@ -33,6 +33,12 @@ export interface NewClaim {
   expiresAt: number;
 }
 
+/** True when `error` is the run insert meeting trigger_runs_claim: another run already holds the key. */
+export function isClaimConflict(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('trigger_runs.claim_key');
+}
+
 const CLEAR = 'claim_key = NULL, claim_fingerprint = NULL, claim_response = NULL, claim_expires_at = NULL';
 
 export function createFireClaimsRepo(db: SqliteDatabase) {

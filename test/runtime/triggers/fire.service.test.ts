@@ -1,6 +1,7 @@
 // Fire service rules (SPEC Trigger firing 1-5, 7) against a real store and the contract SessionStarter seam.
 import t, { type Test } from 'tap';
 import { AppError } from '../../../runtime/errors.js';
+import { CLAIM_SWEEP_TIMER } from '../../../runtime/triggers/claim-sweeper.js';
 import type { FireBody } from '../../../runtime/triggers/fire-request.js';
 import { fireFixture } from './fire.fixture.js';
 
@@ -166,9 +167,43 @@ t.test('idempotency: after 24 hours the key is reusable at once, and the claim s
   f.clock.advance(1);
   await f.scheduler.drain();
   t.equal(f.store.repos.fireClaims.get(bob.orgId, 'day'), undefined, 'the sweep deleted the claim');
+  t.equal(f.scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, 'idempotency_claims'), null, 'nothing left to sweep: no timer');
   const again = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 2 } }), 'day', 'r3');
   t.equal(again.replayed, false, 'a different request under the expired key runs');
   t.not(again.body.runId, first.body.runId);
+  t.equal(f.scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, 'idempotency_claims'), f.clock.now() + 24 * 3_600_000, 'the first claim after the sweep arms it again');
+});
+
+t.test('idempotency: a keyed fire reads its claim once (the verdict) and the sweep timer once per arming', async (t) => {
+  const f = await fireFixture(t);
+  const bob = f.principal('bob');
+  const reads = { claim: 0, timer: 0 };
+  const { fireClaims } = f.store.repos;
+  const get = fireClaims.get.bind(fireClaims);
+  fireClaims.get = (scope, key) => (reads.claim++, get(scope, key));
+  const pendingDueAt = f.scheduler.pendingDueAt.bind(f.scheduler);
+  f.scheduler.pendingDueAt = (kind, target) => (reads.timer++, pendingDueAt(kind, target));
+  for (let i = 0; i < 5; i++) await f.fire.fire(bob, body(f.refs.empty!, { input: { i } }), `once-${i}`, `r${i}`);
+  t.same(reads, { claim: 5, timer: 1 }, 'one claim read per fire, outside the unit; the timer is looked at until a commit shows it armed');
+  t.equal(fireClaims.count(), 5);
+});
+
+t.test('idempotency: a claim committed behind a stale verdict meets the unique index and is answered from', async (t) => {
+  const f = await fireFixture(t);
+  const bob = f.principal('bob');
+  const first = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 1 } }), 'stale', 'r1');
+  const { fireClaims } = f.store.repos;
+  const get = fireClaims.get.bind(fireClaims);
+  // The verdict sees no claim (as if it was read before the original committed); the unit then meets the index.
+  let blind = 1;
+  fireClaims.get = (scope, key) => (blind-- > 0 ? undefined : get(scope, key));
+  const same = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 1 } }), 'stale', 'r2');
+  t.equal(same.replayed, true, 'the identical request replays the committed firing');
+  t.equal(same.body.runId, first.body.runId);
+  blind = 1;
+  await rejects(t, f.fire.fire(bob, body(f.refs.empty!, { input: { v: 2 } }), 'stale', 'r3'), 'IDEMPOTENCY_KEY_REUSED', 409);
+  t.ok(blind < 0, 'the conflicting request read the claim again, after the index refused its run');
+  t.equal(f.store.repos.triggerRuns.countOfTrigger(f.refs.empty!), 1, 'no second run was written');
 });
 
 t.test('idempotency: an expired claim not yet swept is taken over at request time', async (t) => {
