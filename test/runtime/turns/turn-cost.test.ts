@@ -5,12 +5,14 @@ import { breakdown, profiled, statementCounter } from './turn-cost.fixture.js';
 
 const counter = statementCounter();
 const FIRES = Number(process.env.TURN_COST_FIRES ?? 20);
+/** TURN_COST_SAME_INPUT=1 fires one payload every time (identical agent messages: the knowledge answer cache hits). */
+const inputOf = (i: number) => ({ id: process.env.TURN_COST_SAME_INPUT ? 'c-1' : `c-${i}` });
 
 t.test('a keyed fire of new-lead (lookup agent + enrich flow), executions run to completion', async (t) => {
   // No admission bound: the fires are queued without running until the measured window.
   const fire = await startFireServer(t, { config: { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } });
   const { sessions, store } = { sessions: fire.server.service.services.sessions, store: fire.server.service.store };
-  const fireOnce = (i: number) => fire.fire('bob', { triggerId: fire.refs['new-lead'], input: { id: `c-${i}` } }, { 'idempotency-key': `cost-${i}` });
+  const fireOnce = (i: number) => fire.fire('bob', { triggerId: fire.refs['new-lead'], input: inputOf(i) }, { 'idempotency-key': `cost-${i}` });
   t.equal((await fireOnce(-1)).status, 202);
   await fire.settle();
 
