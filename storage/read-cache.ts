@@ -1,4 +1,4 @@
-// Caches the hot configuration reads (key check, fire planning) and drops them all on any write to the tables they read.
+// Caches the hot configuration reads (key check, fire planning, knowledge) and drops them all on any write to the tables they read.
 /*
  * Every API request authenticates its key and every fire reads its trigger, subscribers, automations, entitlements
  * and the caller's domain role: rows that change only on configuration writes (authoring publish, manifest apply,
@@ -25,17 +25,30 @@ const WATCHED: ReadonlySet<string> = new Set([
   'subscriptions',
   'entitlement_overrides',
   'partners',
+  // Knowledge an agent's turn reads (its selection, the modules it names, published articles and their index).
+  'knowledge_selections',
+  'knowledge_modules',
+  'knowledge_bases',
+  'articles',
+  'article_fts_rows',
+  'articles_fts',
+  'module_articles',
 ]);
 
 const WRITE_TARGET = /^\s*(?:WITH\b[\s\S]*?\)\s*)?(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+["`]?(\w+)/i;
 /** Entries per cached read before it starts over (a bound on memory, not an eviction policy). */
 const MAX_ENTRIES = 10_000;
 
+export interface CachedOptions {
+  /** A lower bound than MAX_ENTRIES, for reads whose values are large. */
+  readonly maxEntries?: number;
+}
+
 export interface ReadCache {
   /** The connection the repositories prepare on: writes to watched tables bump the generation. */
   readonly db: SqliteDatabase;
   /** Memoizes a read by its key; values are frozen (shared between callers). */
-  cached<A extends unknown[], R>(read: (...args: A) => R, key: (...args: A) => string): (...args: A) => R;
+  cached<A extends unknown[], R>(read: (...args: A) => R, key: (...args: A) => string, options?: CachedOptions): (...args: A) => R;
   /** Bumped by every watched write (tests). */
   generation(): number;
 }
@@ -82,7 +95,8 @@ export function createReadCache(db: SqliteDatabase): ReadCache {
   return {
     db: watched,
     generation: () => generation,
-    cached(read, key) {
+    cached(read, key, options = {}) {
+      const maxEntries = Math.min(options.maxEntries ?? MAX_ENTRIES, MAX_ENTRIES);
       const entries = new Map<string, unknown>();
       let seen = generation;
       return (...args) => {
@@ -96,7 +110,7 @@ export function createReadCache(db: SqliteDatabase): ReadCache {
         // Filled only outside transactions (committed state); an entry read inside one is still valid, since any
         // watched write of that transaction has already cleared the cache.
         if (db.inTransaction) return value;
-        if (entries.size >= MAX_ENTRIES) entries.clear();
+        if (entries.size >= maxEntries) entries.clear();
         entries.set(k, deepFreeze(value));
         return value;
       };

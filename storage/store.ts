@@ -2,7 +2,7 @@
 import { openDatabase, type Durability, type SqliteDatabase } from './database.js';
 import { createGroupCommitWriter, type GroupCommitWriter } from './group-commit.js';
 import { migrate } from './migrate.js';
-import { createReadCache } from './read-cache.js';
+import { createReadCache, type ReadCache } from './read-cache.js';
 import { createRepositories, type Repositories } from './repos/index.js';
 import { journalOf } from './tx-journal.js';
 
@@ -15,6 +15,8 @@ export interface StoreOptions {
 export interface Store {
   readonly path: string;
   readonly repos: Repositories;
+  /** Memoizes a read until the next write to a table it may depend on (storage/read-cache.ts). */
+  readonly cache: Pick<ReadCache, 'cached' | 'generation'>;
   readonly writer: GroupCommitWriter;
   /** Runs `work` synchronously in one transaction now (bootstrap paths, not request paths). */
   transaction<T>(work: () => T): T;
@@ -39,6 +41,7 @@ export function openStore(options: StoreOptions): Store {
     path: options.path,
     db,
     repos,
+    cache,
     writer,
     transaction: (work) => journalOf(db).frame(() => db.transaction(work).immediate()),
     integrityCheck: () => db.pragma('integrity_check', { simple: true }) as string,

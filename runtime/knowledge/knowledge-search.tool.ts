@@ -26,11 +26,46 @@ export type KnowledgeRepos = Pick<Store['repos'], 'automations' | 'knowledge'>;
 
 /** The selection's published articles matching `query`, best first; empty for selection `none` or a query without terms. */
 export function searchAgentKnowledge(repos: KnowledgeRepos, scope: AgentScope, query: string, limit = DEFAULT_RESULTS): KnowledgeHit[] {
-  const selection = selectionOf(repos, scope.automationId);
-  const moduleIds = modulesOfSelection(repos.knowledge, { org_id: scope.orgId, domain_id: scope.domainId }, selection);
+  return hitsIn(repos, scope.orgId, modulesOfAgent(repos, scope), query, clampLimit(limit));
+}
+
+export type AgentKnowledgeSearch = (scope: AgentScope, query: string, limit?: number) => readonly KnowledgeHit[];
+
+/** Answers held at most: each is ≤ MAX_RESULTS passages of ≤ 600 characters, so a few megabytes at worst. */
+export const SEARCH_CACHE_ENTRIES = 1_000;
+
+/**
+ * searchAgentKnowledge, with each answer held until the next write to a knowledge table (or any other watched one):
+ * publish, unpublish, edit, delete, membership, module and selection changes, and their cascades, all drop it
+ * (storage/read-cache.ts), so a turn never reads a stale hit. The answer depends only on the organization, the
+ * modules the selection resolves to now, the query's terms and the limit, so those are the key: identical messages
+ * (a trigger with a fixed prompt, a burst of the same question) search once.
+ */
+export function createAgentKnowledgeSearch(store: Pick<Store, 'repos' | 'cache'>): AgentKnowledgeSearch {
+  const { repos } = store;
+  const cachedHits = store.cache.cached(
+    (orgId: string, moduleIds: readonly string[], query: string, limit: number) => hitsIn(repos, orgId, moduleIds, query, limit),
+    (orgId, moduleIds, query, limit) => `${orgId}\n${moduleIds.join(',')}\n${limit}\n${searchTerms(query).join(' ')}`,
+    { maxEntries: SEARCH_CACHE_ENTRIES },
+  );
+  return (scope, query, limit = DEFAULT_RESULTS) => {
+    const moduleIds = modulesOfAgent(repos, scope);
+    return moduleIds.length === 0 ? [] : cachedHits(scope.orgId, moduleIds, query, clampLimit(limit));
+  };
+}
+
+const clampLimit = (limit: number): number => Math.min(Math.max(1, limit), MAX_RESULTS);
+
+/** The modules the agent's selection means now (selection and modules are cached reads, storage/repos/index.ts). */
+function modulesOfAgent(repos: KnowledgeRepos, scope: AgentScope): string[] {
+  return modulesOfSelection(repos.knowledge, { org_id: scope.orgId, domain_id: scope.domainId }, selectionOf(repos, scope.automationId));
+}
+
+/** Passages depend on the query's terms only (bestPassage reads searchTerms), as the match does. */
+function hitsIn(repos: KnowledgeRepos, orgId: string, moduleIds: readonly string[], query: string, limit: number): KnowledgeHit[] {
   const match = ftsQuery(searchTerms(query));
   if (moduleIds.length === 0 || match === null) return [];
-  const rows = repos.knowledge.matchPublishedInModules(scope.orgId, moduleIds, match, Math.min(Math.max(1, limit), MAX_RESULTS));
+  const rows = repos.knowledge.matchPublishedInModules(orgId, moduleIds, match, limit);
   return rows.map((row) => ({ title: row.title, passage: bestPassage(row.published_body ?? '', query), articleId: row.id }));
 }
 
@@ -54,8 +89,9 @@ function selectionIsNone(repos: KnowledgeRepos, automationId: string): boolean {
  * The tool provider the turn engine registers (runtime/turns/tool-providers.ts). `knowledge.search` is offered when
  * the procedure references it or the agent's selection is not `none`; it runs with the service's own authority.
  */
-export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos'> }): ToolProvider {
+export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos' | 'cache'>; search?: AgentKnowledgeSearch }): ToolProvider {
   const { repos } = deps.store;
+  const search = deps.search ?? createAgentKnowledgeSearch(deps.store);
   return {
     integrationId: KNOWLEDGE_INTEGRATION_ID,
     tools: (scope) => (scope.inBelt || !selectionIsNone(repos, scope.automationId) ? KNOWLEDGE_INTEGRATION.tools : []),
@@ -63,7 +99,7 @@ export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos'> 
       if (call.signal.aborted) return { ok: false, code: 'TOOL_CANCELLED', message: 'The knowledge search was cancelled.' };
       const query = typeof call.args.query === 'string' ? call.args.query : '';
       const limit = typeof call.args.limit === 'number' ? call.args.limit : DEFAULT_RESULTS;
-      const results = takeRunHits(call.scope, query, limit) ?? searchAgentKnowledge(repos, call.scope, query, limit);
+      const results = takeRunHits(call.scope, query, limit) ?? search(call.scope, query, limit);
       // Titles and passages first: a summarizing model that cuts long output keeps the text it answers from.
       const output = results.length > 0 ? { results } : { results, note: 'No published article in this agent\'s knowledge matches the query.' };
       return { ok: true, status: 200, output, files: [] };
@@ -79,25 +115,25 @@ export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos'> 
  * Keyed by the run's scope object (the one its tool calls carry; a resumed run gets a new one), so hits never outlive
  * their run or reach another execution, and the WeakMap needs no eviction. Taken once: a second call searches afresh.
  */
-const runHits = new WeakMap<ToolCallScope, { query: string; limit: number; hits: KnowledgeHit[] }>();
+const runHits = new WeakMap<ToolCallScope, { query: string; limit: number; hits: readonly KnowledgeHit[] }>();
 
-function takeRunHits(scope: ToolCallScope, query: string, limit: number): KnowledgeHit[] | undefined {
+function takeRunHits(scope: ToolCallScope, query: string, limit: number): readonly KnowledgeHit[] | undefined {
   const held = runHits.get(scope);
   if (held === undefined) return undefined;
   runHits.delete(scope);
-  const wanted = Math.min(Math.max(1, limit), MAX_RESULTS);
+  const wanted = clampLimit(limit);
   // The hits are a prefix of any longer result: the repository orders by score, then id.
   return held.query === query && wanted <= held.limit ? held.hits.slice(0, wanted) : undefined;
 }
 
 /** Up-front knowledge for the system prompt: the best passages for the turn's message (none for selection `none`). */
-export function createKnowledgeSource(deps: { store: Pick<Store, 'repos'> }): KnowledgeSource {
-  const { repos } = deps.store;
+export function createKnowledgeSource(deps: { store: Pick<Store, 'repos' | 'cache'>; search?: AgentKnowledgeSearch }): KnowledgeSource {
+  const search = deps.search ?? createAgentKnowledgeSearch(deps.store);
   const limit = Math.max(PROMPT_SNIPPETS, DEFAULT_RESULTS);
   return {
     async select(scope, query): Promise<readonly KnowledgeSnippet[]> {
       runHits.delete(scope);
-      const hits = searchAgentKnowledge(repos, scope, query, limit);
+      const hits = search(scope, query, limit);
       runHits.set(scope, { query, limit, hits });
       return hits.slice(0, PROMPT_SNIPPETS).map((hit) => ({ title: hit.title, body: hit.passage }));
     },

@@ -6,7 +6,7 @@ import type { ServiceConfig } from '../config.js';
 import type { SessionEventBus } from '../events/index.js';
 import type { Admission } from '../execution/admission.js';
 import { createPacer } from '../execution/pacer.js';
-import { createKnowledgeSource, createKnowledgeToolProvider } from '../knowledge/knowledge-search.tool.js';
+import { createAgentKnowledgeSearch, createKnowledgeSource, createKnowledgeToolProvider } from '../knowledge/knowledge-search.tool.js';
 import type { Logger } from '../logger.js';
 import { loadModelConfig, resolveModel, type ModelConfig } from '../models/index.js';
 import type { Scheduler } from '../scheduler/index.js';
@@ -86,8 +86,10 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
 
   const tools = createToolProviderRegistry();
   tools.register(createHttpToolProvider({ allowPrivateNetworks: config.httpToolAllowPrivateNetworks }));
-  tools.register(createKnowledgeToolProvider({ store }));
-  tools.setKnowledgeSource(createKnowledgeSource({ store }));
+  // One answer cache for the prompt's snippets and the tool (a repeated question searches once until knowledge changes).
+  const search = createAgentKnowledgeSearch(store);
+  tools.register(createKnowledgeToolProvider({ store, search }));
+  tools.setKnowledgeSource(createKnowledgeSource({ store, search }));
 
   const validator = createJsonSchemaValidator();
   const catalogFor = createCatalogCache(repos.integrations);

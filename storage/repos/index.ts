@@ -68,10 +68,11 @@ export function createRepositories(raw: SqliteDatabase, cache: ReadCache = creat
 /**
  * The reads every API request or fire makes, served from memory until a write to their tables (storage/read-cache.ts):
  * the key check, the trigger and its subscribers, each subscriber's automation, entitlement override and published
- * version, and the caller's domain role.
+ * version, the caller's domain role, and what every agent turn resolves its knowledge from (its selection and its
+ * organization's modules).
  */
 function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void {
-  const { credentials, triggers, automations, entitlements, tenancy } = repos;
+  const { credentials, triggers, automations, entitlements, tenancy, knowledge } = repos;
   credentials.activeApiKeyByHash = cache.cached(credentials.activeApiKeyByHash, (hash) => hash.toString('hex'));
   triggers.trigger = cache.cached(triggers.trigger, (id) => id);
   triggers.subscribers = cache.cached(triggers.subscribers, (id) => id);
@@ -80,6 +81,8 @@ function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void
   automations.flowVersion = cache.cached(automations.flowVersion, (id, version) => `${id}@${version}`);
   entitlements.override = cache.cached(entitlements.override, (orgId, automationId) => `${orgId}:${automationId}`);
   tenancy.domainRole = cache.cached(tenancy.domainRole, (domainId, userId) => `${domainId}:${userId}`);
+  automations.knowledgeSelection = cache.cached(automations.knowledgeSelection, (id) => id);
+  knowledge.modulesOfOrganization = cache.cached(knowledge.modulesOfOrganization, (orgId) => orgId);
 }
 
 export type Repositories = ReturnType<typeof createRepositories>;

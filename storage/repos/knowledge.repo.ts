@@ -91,12 +91,14 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
     membership: db.prepare('SELECT * FROM module_articles WHERE module_id = ? AND article_id = ?'),
     // bm25 with the title weighted above the body; lower is better, so ascending order is best first. Ties by id: a
     // shorter limit is then a prefix of a longer one (the knowledge tool reuses a run's prompt hits on that basis).
+    // Membership is an EXISTS per matched article: written as `a.id IN (module's articles)` the planner looked each
+    // match's mapping row up once per article of the module (matches x module size: 34 ms at 500 articles, not 2).
     matchInModules: db.prepare(
       `SELECT a.*, bm25(articles_fts, 4.0, 1.0) AS score FROM articles_fts f
          JOIN article_fts_rows r ON r.fts_rowid = f.rowid
          JOIN articles a ON a.id = r.article_id
        WHERE articles_fts MATCH ? AND a.org_id = ? AND a.published_at IS NOT NULL
-         AND a.id IN (SELECT m.article_id FROM module_articles m WHERE m.module_id IN (SELECT value FROM json_each(?)))
+         AND EXISTS (SELECT 1 FROM module_articles m WHERE m.article_id = a.id AND m.module_id IN (SELECT value FROM json_each(?)))
        ORDER BY score, a.id LIMIT ?`,
     ),
   };
