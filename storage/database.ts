@@ -22,8 +22,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
   db.pragma('temp_store = MEMORY');
   // Deleted caller credentials must not be recoverable from free pages of the file.
   db.pragma('secure_delete = ON');
-  // Checkpoints are the p99 spikes of the write path (PERF-NOTES); keep the automatic one
-  // rare and let the writer run a passive checkpoint off the hot path.
+  // Checkpoints are the p99 spikes of the write path (PERF-NOTES): the automatic one runs every 4,000 pages (about
+  // 16 MB of WAL) instead of 1,000, and shutdown truncates the WAL (store.close).
   db.pragma('wal_autocheckpoint = 4000');
   return db;
 }
