@@ -8,7 +8,7 @@ export class FutureSchemaError extends Error {
   }
 }
 
-export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {
+export function latestVersion(migrations: readonly Pick<Migration, 'version'>[] = MIGRATIONS): number {
   return migrations.reduce((max, m) => Math.max(max, m.version), 0);
 }
 

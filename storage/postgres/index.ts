@@ -1,0 +1,4 @@
+// The PostgreSQL driver's foundations (issue 16): connection pool and schema migrations. Not wired into the service yet.
+export { connectPostgres, describeTarget, openPostgres, PostgresUnreachableError, type PostgresOptions, type PostgresPool } from './connection.js';
+export { FutureSchemaError, migratePostgres, MIGRATION_LOCK_KEY, schemaVersion } from './migrate.js';
+export { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations/index.js';
