@@ -1,6 +1,6 @@
 // A throwaway PostgreSQL cluster for tests: initdb into a temp dir, pg_ctl start on a free 127.0.0.1 port, stop by pg_ctl.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +48,46 @@ function freePort(): Promise<number> {
   });
 }
 
+const DIR_PREFIX = 'switchyard-pg-';
+const OWNER_FILE = 'owner.pid';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Stops and removes clusters whose test process is gone: a process killed by a signal (tap's timeout) runs no
+ * exit hook, so the next start cleans up after it.
+ */
+function sweepOrphans(binDir: string, exec: (argv: string[]) => unknown): void {
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(DIR_PREFIX))) {
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'));
+    } catch {
+      continue; // Being set up by another process right now, or not ours.
+    }
+    if (!Number.isInteger(owner) || alive(owner)) continue;
+    exec([join(binDir, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The last lines of the server's log, for a start that failed (pg_ctl itself only says to read it). */
+function logTail(dir: string): string {
+  try {
+    return readFileSync(join(dir, 'server.log'), 'utf8').trim().split('\n').slice(-3).join(' ');
+  } catch {
+    return '';
+  }
+}
+
 export interface Cluster {
   /** Superuser URL of the `postgres` database (trust auth on 127.0.0.1 only). */
   readonly adminUrl: string;
@@ -59,13 +99,15 @@ export interface Cluster {
 export async function startCluster(binDir: string): Promise<Cluster | string> {
   const run = runner();
   if (typeof run === 'string') return run;
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-pg-'));
-  if (run.owner) chownSync(dir, run.owner.uid, run.owner.gid);
-  const data = join(dir, 'data');
   const exec = (argv: string[]) => {
     const [command, ...args] = run.wrap(argv);
     return spawnSync(command!, args, { encoding: 'utf8', timeout: 60_000 });
   };
+  sweepOrphans(binDir, exec);
+  const dir = mkdtempSync(join(tmpdir(), DIR_PREFIX));
+  if (run.owner) chownSync(dir, run.owner.uid, run.owner.gid);
+  writeFileSync(join(dir, OWNER_FILE), String(process.pid));
+  const data = join(dir, 'data');
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   const init = exec([join(binDir, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
   if (init.status !== 0) {
@@ -92,8 +134,9 @@ export async function startCluster(binDir: string): Promise<Cluster | string> {
       return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, port, stop };
     }
     if (attempt === 3) {
+      const reason = logTail(dir) || (start.stderr || start.stdout).trim();
       removeDir();
-      return `pg_ctl start failed: ${(start.stderr || start.stdout).trim().split('\n').slice(-3).join(' ')}`;
+      return `pg_ctl start failed: ${reason}`;
     }
   }
 }

@@ -32,7 +32,10 @@ export async function usePostgres(t: Test): Promise<TestPostgres> {
   let stopCluster = () => {};
   if (!adminUrl) {
     const binDir = postgresBinDir();
-    if (binDir === null) return skipped('no SWITCHYARD_TEST_DATABASE_URL and no PostgreSQL server binaries (apt-get install postgresql-15)');
+    if (binDir === null) {
+      const where = process.env.SWITCHYARD_TEST_PG_BIN === undefined ? '/usr/lib/postgresql/*/bin' : `SWITCHYARD_TEST_PG_BIN=${process.env.SWITCHYARD_TEST_PG_BIN}`;
+      return skipped(`no SWITCHYARD_TEST_DATABASE_URL and no initdb in ${where} (apt-get install postgresql-15)`);
+    }
     const cluster = await startCluster(binDir);
     if (typeof cluster === 'string') return skipped(cluster);
     stopCluster = cluster.stop;
