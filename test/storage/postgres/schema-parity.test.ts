@@ -22,6 +22,8 @@ const SQLITE_ONLY_TABLES = {
 const POSTGRES_ONLY_TABLES = {
   // The migration runner's version table; SQLite keeps the version in PRAGMA user_version.
   switchyard_schema: 'schema versions',
+  // Single-writer ownership across nodes (storage/postgres/leases.ts); one SQLite process owns everything.
+  resource_leases: 'coordination leases',
 };
 const SQLITE_ONLY_LINES = [
   // users.email is COLLATE NOCASE UNIQUE on SQLite: a unique index on lower(email) on PostgreSQL (lookups use lower()).
