@@ -1,7 +1,7 @@
 // Automations, the integration catalog and connections, triggers and their run history (SQLite 0030–0050, 0130–0200).
 import type { PostgresMigration } from './migration.js';
 
-// json (verbatim text, key order kept) for documents a user wrote and reads back; jsonb for the service's own state.
+// json (verbatim text, key order kept) for what a user or an upstream wrote; jsonb for the service's own state (docs/decisions.md).
 export const migration: PostgresMigration = {
   version: 20,
   name: 'automations-triggers',
@@ -108,7 +108,7 @@ export const migration: PostgresMigration = {
       );
 
       -- One row per accepted fire (issue 12): results in firing order, the pending session plan until the execution
-      -- side materializes it, and the idempotency claim. claim_response is the stored 202 body, replayed byte for
+      -- side materializes it (json: it carries the fire's input), and the idempotency claim. claim_response is the stored 202 body, replayed byte for
       -- byte, so it is text, not a re-serialized document.
       CREATE TABLE trigger_runs (
         id text PRIMARY KEY,
@@ -121,7 +121,7 @@ export const migration: PostgresMigration = {
         idempotency_key text,
         created_at bigint NOT NULL,
         results jsonb NOT NULL DEFAULT '[]',
-        pending jsonb,
+        pending json,
         claim_key text,
         claim_fingerprint bytea,
         claim_response text,

@@ -24,8 +24,9 @@ export const migration: PostgresMigration = {
         outcome_set_by text,
         outcome_set_at bigint,
         archived_at bigint,
-        -- An opened session's first turn until the execution side writes its rows; NULL once written.
-        pending jsonb
+        -- An opened session's first turn until the execution side writes its rows; NULL once written. json, not jsonb:
+        -- it carries the user's message, and jsonb cannot hold a NUL character in a string.
+        pending json
       );
       CREATE INDEX sessions_domain_created ON sessions (domain_id, created_at DESC, id DESC) WHERE visibility = 'domain';
       CREATE INDEX sessions_personal_created ON sessions (created_by, created_at DESC, id DESC) WHERE visibility = 'personal';

@@ -65,12 +65,13 @@ export const migration: PostgresMigration = {
       CREATE INDEX timers_due ON timers (due_at) WHERE fired_at IS NULL;
       CREATE UNIQUE INDEX timers_target ON timers (kind, target_id) WHERE fired_at IS NULL;
 
+      -- json: a machine's context may hold a user's text (see sessions.pending).
       CREATE TABLE actor_snapshots (
         actor_id text PRIMARY KEY,
         machine text NOT NULL,
         machine_version integer NOT NULL,
         status text NOT NULL,
-        snapshot jsonb NOT NULL,
+        snapshot json NOT NULL,
         updated_at bigint NOT NULL
       );
       CREATE INDEX actor_snapshots_active ON actor_snapshots (machine, status) WHERE status = 'active';

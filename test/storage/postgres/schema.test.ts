@@ -63,11 +63,16 @@ t.test('JSON storage: json keeps a document as written, jsonb holds state, text 
   const flow = await pool.query('SELECT definition, definition::text AS raw FROM flow_versions');
   t.same(Object.keys(flow.rows[0].definition.inputs), ['zeta', 'alpha'], 'parsed on read, key order as the author wrote it');
   t.equal(flow.rows[0].raw, definition);
-  await pool.query(`UPDATE trigger_runs SET pending = '[{"sessionId":"s1"}]', claim_response = '{"runId": "r6" }' WHERE id = 'r6'`);
-  const r = await pool.query("SELECT pending, claim_response FROM trigger_runs WHERE id = 'r6'");
-  t.same(r.rows[0].pending, [{ sessionId: 's1' }], 'jsonb reads as parsed JSON');
+  await pool.query(`UPDATE trigger_runs SET results = '[{"status":"started","automationId":"flow"}]', claim_response = '{"runId": "r6" }' WHERE id = 'r6'`);
+  const r = await pool.query("SELECT results, claim_response FROM trigger_runs WHERE id = 'r6'");
+  t.same(r.rows[0].results, [{ automationId: 'flow', status: 'started' }], 'jsonb reads as parsed JSON');
   t.equal(r.rows[0].claim_response, '{"runId": "r6" }', 'the stored 202 body replays byte for byte');
-  await t.rejects(pool.query("UPDATE trigger_runs SET pending = 'not json' WHERE id = 'r6'"), { code: '22P02' }, 'jsonb refuses what is not JSON');
+  await t.rejects(pool.query("UPDATE trigger_runs SET results = 'not json' WHERE id = 'r6'"), { code: '22P02' }, 'jsonb refuses what is not JSON');
+  // A user's text may contain NUL: json columns (the pending plan carries the fire's input) keep it, jsonb could not.
+  await pool.query("UPDATE trigger_runs SET pending = $1 WHERE id = 'r6'", [JSON.stringify([{ input: { note: 'a\u0000b' } }])]);
+  const pending = await pool.query("SELECT pending FROM trigger_runs WHERE id = 'r6'");
+  t.same(pending.rows[0].pending, [{ input: { note: 'a\u0000b' } }]);
+  await t.rejects(pool.query(`SELECT '"a\\u0000b"'::jsonb`), { code: '22P05' }, 'what jsonb would have refused');
 });
 
 t.test('knowledge search: published text only, stemmed, title ranked above body', { skip: pg.skip }, async (t) => {
