@@ -1,6 +1,6 @@
 // The PostgreSQL connection pool: settings reach the server, int8 reads as numbers, an unreachable server is named without secrets.
 import t from 'tap';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { connectPostgres, describeTarget, openPostgres, PostgresUnreachableError } from '../../../storage/postgres/connection.js';
 import { usePostgres } from '../../helpers/postgres.js';
 
@@ -30,14 +30,17 @@ t.test('an unreachable server is an error naming host, port and database, never 
 
 t.test('a server that stops answering mid-handshake times out with the same named error', async (t) => {
   // Accepts TCP and says nothing: what a black-holed or overloaded server looks like to the client.
-  const silent = createServer(() => {});
+  const sockets = new Set<Socket>();
+  const silent = createServer((socket) => sockets.add(socket));
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => silent.close());
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  });
   const { port } = silent.address() as { port: number };
   const error: unknown = await connectPostgres({ url: `postgres://u:pw@127.0.0.1:${port}/db`, connectTimeoutMs: 300 }).catch((e: unknown) => e);
   t.type(error, PostgresUnreachableError);
   t.match((error as Error).message, `127.0.0.1:${port}/db`);
-  (silent as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
 });
 
 t.test('only postgres:// URLs are taken; targets are described without credentials', async (t) => {
