@@ -1,5 +1,6 @@
 // The transport-neutral request lifecycle (docs/lifecycle.md): rate limit -> route -> credential, body, query -> handler -> error envelope -> access log -> after.
 import type { Logger } from 'pino';
+import { unredacted } from '../runtime/logger.js';
 import { AppError, notFound } from '../runtime/errors.js';
 import { errorReply } from './error-reply.js';
 import type { HttpMetrics } from './metrics.js';
@@ -30,6 +31,8 @@ export interface Kernel {
 export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): Kernel {
   const { router, services, logger, metrics, ipLimiter } = deps;
   const unlimited = deps.unlimitedPaths ?? new Set<string>();
+  // The access line holds the request id, method, route pattern, status and time: nothing redaction would censor.
+  const accessLog = unredacted(logger);
 
   const kernel: Kernel = {
     bodyLimitFor(method, path) {
@@ -68,7 +71,7 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
       const ms = performance.now() - started;
       metrics.observe(request.method, routeLabel, reply.status, ms / 1000);
       // The access log names the route pattern, never headers or the query string (they can carry secrets).
-      logger.info({ reqId: request.requestId, method: request.method, route: routeLabel, status: reply.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      accessLog.info({ reqId: request.requestId, method: request.method, route: routeLabel, status: reply.status, ms: Math.round(ms * 10) / 10 }, 'request');
       if (after !== undefined && reply.status < 400) runAfterReply(after, logger, request.requestId, routeLabel);
       if (isStreamReply(reply)) return metrics.trackStream(routeLabel, reply);
       reply.headers = { ...reply.headers, 'x-request-id': request.requestId };

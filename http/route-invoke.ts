@@ -25,8 +25,16 @@ export async function invokeRoute<S>(route: Route<S>, request: HttpRequest, serv
   return route.handle({ caller, body, json, query, idempotencyKey, params: request.params, request }, services);
 }
 
+/** Per route, whether `doc.headers` declares the Idempotency-Key and whether it may be absent (read once, not per request). */
+const keyRules = new WeakMap<object, 'none' | 'optional' | 'required'>();
+
 function idempotencyKeyFor<S>(route: DeclaredRoute<S>, request: HttpRequest): string | null {
-  const declared = (route.doc.headers as ZodObject | undefined)?.shape['Idempotency-Key'];
-  if (declared === undefined) return null;
-  return declared.safeParse(undefined).success ? idempotencyKeyOf(request, undefined) : requiredIdempotencyKeyOf(request);
+  let rule = keyRules.get(route);
+  if (rule === undefined) {
+    const declared = (route.doc.headers as ZodObject | undefined)?.shape['Idempotency-Key'];
+    rule = declared === undefined ? 'none' : declared.safeParse(undefined).success ? 'optional' : 'required';
+    keyRules.set(route, rule);
+  }
+  if (rule === 'none') return null;
+  return rule === 'optional' ? idempotencyKeyOf(request, undefined) : requiredIdempotencyKeyOf(request);
 }

@@ -15,6 +15,15 @@ export type RouteLookup<S> = { match: Match<S> } | { allowed: string[] } | null;
 
 export class Router<S> {
   private readonly compiled: Compiled<S>[] = [];
+  /** Patterns by segment count, most specific first: a path is only tried against patterns of its own length. */
+  private byLength = new Map<number, Compiled<S>[]>();
+  /** Fully literal patterns by `METHOD path`: the most specific match there is, found without a scan. */
+  private literal = new Map<string, Route<S>>();
+  /**
+   * The last lookup: the adapter asks for the body limit, then the kernel for the route, of the same request.
+   * Its params object is handed out once per call (a handler may write into it), so it is copied on a hit.
+   */
+  private last: { method: string; path: string; found: RouteLookup<S> } | null = null;
 
   constructor(routes: Route<S>[] = []) {
     routes.forEach((route) => this.add(route));
@@ -26,6 +35,15 @@ export class Router<S> {
     this.compiled.push({ route, segments: route.path.split('/').filter(Boolean) });
     // Literal segments beat parameters: `/agents/sessions/:id` must win over `/agents/:automationId/...`.
     this.compiled.sort((a, b) => specificity(b.segments) - specificity(a.segments));
+    this.byLength = new Map();
+    this.literal = new Map();
+    for (const c of this.compiled) {
+      const bucket = this.byLength.get(c.segments.length) ?? [];
+      bucket.push(c);
+      this.byLength.set(c.segments.length, bucket);
+      if (!c.segments.some((s) => s.startsWith(':'))) this.literal.set(`${c.route.method} /${c.segments.join('/')}`, c.route);
+    }
+    this.last = null;
   }
 
   get routes(): Route<S>[] {
@@ -34,9 +52,19 @@ export class Router<S> {
 
   /** A match, or the methods the path allows (for 405), or null (404). */
   lookup(method: string, path: string): RouteLookup<S> {
+    const last = this.last;
+    if (last !== null && last.method === method && last.path === path) return copyParams(last.found);
+    const found = this.find(method, path);
+    this.last = { method, path, found };
+    return copyParams(found);
+  }
+
+  private find(method: string, path: string): RouteLookup<S> {
     const parts = path.split('/').filter(Boolean);
+    const literal = this.literal.get(`${method} /${parts.join('/')}`);
+    if (literal !== undefined) return { match: { route: literal, params: {} } };
     const allowed: string[] = [];
-    for (const { route, segments } of this.compiled) {
+    for (const { route, segments } of this.byLength.get(parts.length) ?? []) {
       const params = matchSegments(segments, parts);
       if (!params) continue;
       if (route.method === method) return { match: { route, params } };
@@ -46,12 +74,15 @@ export class Router<S> {
   }
 }
 
+function copyParams<S>(found: RouteLookup<S>): RouteLookup<S> {
+  return found !== null && 'match' in found ? { match: { route: found.match.route, params: { ...found.match.params } } } : found;
+}
+
 function specificity(segments: string[]): number {
   return segments.reduce((score, s, i) => score + (s.startsWith(':') ? 0 : 2 ** (16 - i)), 0);
 }
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
-  if (pattern.length !== parts.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i];

@@ -25,6 +25,8 @@ const WATCHED: ReadonlySet<string> = new Set([
   'subscriptions',
   'entitlement_overrides',
   'partners',
+  // Whether an organization has an active endpoint, asked after every fire (runtime/webhooks/run-settlement.ts).
+  'webhook_endpoints',
   // Knowledge an agent's turn reads (its selection, the modules it names, published articles and their index).
   'knowledge_selections',
   'knowledge_modules',

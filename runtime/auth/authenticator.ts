@@ -2,7 +2,8 @@
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import type { UserPrincipal } from './principal.js';
-import { hashSecret, isWellFormed, sameHash } from './secrets.js';
+import { createSecretHashes } from './secret-hashes.js';
+import { sameHash } from './secrets.js';
 
 export interface Authenticator {
   /** An `sv_` personal key whose user is enabled and still a member of the key's organization. */
@@ -20,6 +21,7 @@ export const LAST_USED_GRANULARITY_MS = 60_000;
 
 export function createAuthenticator(store: Store, clock: Clock): Authenticator {
   const { credentials, tenancy } = store.repos;
+  const hashOf = createSecretHashes();
 
   /**
    * Records a key's use off the answer's path: the row just read says whether a minute has passed, and the write
@@ -46,8 +48,8 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
   return {
     isActiveMember,
     apiKey(secret) {
-      if (!isWellFormed(secret, 'sv_')) return null;
-      const hash = hashSecret(secret);
+      const hash = hashOf(secret, 'sv_');
+      if (hash === null) return null;
       // Revocation, a disabled user, a removed membership and a suspended customer are checked by the same query, served
       // from memory until any write to those tables (storage/read-cache.ts): each takes effect on the next request.
       const row = credentials.activeApiKeyByHash(hash);
@@ -56,16 +58,16 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       return { kind: 'user', via: 'api_key', userId: row.user_id, orgId: row.org_id, credentialId: row.id };
     },
     userToken(secret) {
-      if (!isWellFormed(secret, 'svu_')) return null;
-      const hash = hashSecret(secret);
+      const hash = hashOf(secret, 'svu_');
+      if (hash === null) return null;
       const row = credentials.userTokenByHash(hash);
       if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
       if (!isActiveMember(row.user_id, row.org_id)) return null;
       return { kind: 'user', via: 'user_token', userId: row.user_id, orgId: row.org_id, credentialId: row.id };
     },
     consoleSession(secret) {
-      if (!isWellFormed(secret, 'svs_')) return null;
-      const hash = hashSecret(secret);
+      const hash = hashOf(secret, 'svs_');
+      if (hash === null) return null;
       const row = credentials.consoleSessionByHash(hash);
       if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
       const user = tenancy.user(row.user_id);

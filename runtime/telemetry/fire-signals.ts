@@ -1,7 +1,7 @@
 // Fire metrics, spans and lifecycle log lines, by wrapping the fire service (API, schedule and event firings).
 import { Counter, type Registry } from 'prom-client';
 import { AppError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { unredacted, type Logger } from '../logger.js';
 import type { FireService } from '../triggers/fire.service.js';
 import type { Span, Tracing } from './tracing.js';
 
@@ -10,7 +10,9 @@ import type { Span, Tracing } from './tracing.js';
  * `switchyard_trigger_runs_total` counts the Run history records they created, by outcome. The started sessions
  * are dispatched inside the fire's span, so their turns join its trace.
  */
-export function createFireSignals(registry: Registry, tracing: Tracing, logger: Pick<Logger, 'info'>) {
+export function createFireSignals(registry: Registry, tracing: Tracing, baseLogger: Logger) {
+  // Fire lines carry ids, the source and the outcome only: no redaction pass on every fire (runtime/logger.ts).
+  const logger = unredacted(baseLogger);
   const fires = new Counter({ name: 'switchyard_trigger_fires_total', help: 'Trigger fire requests by source (api, schedule, event) and result (accepted, replayed, refused).', labelNames: ['source', 'result', 'code'], registers: [registry] });
   const runs = new Counter({ name: 'switchyard_trigger_runs_total', help: 'Trigger runs recorded, by source and outcome (succeeded, partial, failed, skipped).', labelNames: ['source', 'outcome'], registers: [registry] });
 

@@ -23,7 +23,7 @@ import { createWebhookSignals, type WebhookAttemptRecord } from './webhook-signa
 export interface TelemetryOptions {
   store: Store;
   clock: Clock;
-  logger: Pick<Logger, 'info' | 'warn'>;
+  logger: Logger;
   /** Where spans go; default the global provider (a no-op until the embedding app or an SDK setup registers one). */
   tracerProvider?: TracerProvider;
   /** Node process metrics (heap, event-loop lag, GC) in the same registry (default true). */

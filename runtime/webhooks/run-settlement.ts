@@ -100,6 +100,10 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
     queuedRuns.add(runId);
     schedule();
   };
+  /** A firing's run, unless its organization has no active endpoint (most have none): then there is nothing to announce. */
+  const noteFiring = (runId: string, orgId: string): void => {
+    if (repos.webhooks.hasActiveEndpoints(orgId)) noteRun(runId);
+  };
 
   return {
     noteRun,
@@ -108,12 +112,13 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
       return {
         async fire(...args) {
           const answer = await fire.fire(...args);
-          if (!answer.replayed) noteRun(answer.body.runId);
+          // The fired trigger is in the caller's organization (runtime/triggers/trigger-access.ts).
+          if (!answer.replayed) noteFiring(answer.body.runId, args[0].orgId);
           return answer;
         },
         async fanOut(request, alsoWrite) {
           const result = await fire.fanOut(request, alsoWrite);
-          noteRun(result.runId);
+          noteFiring(result.runId, request.trigger.org_id);
           return result;
         },
       };

@@ -68,11 +68,12 @@ export function createRepositories(raw: SqliteDatabase, cache: ReadCache = creat
 /**
  * The reads every API request or fire makes, served from memory until a write to their tables (storage/read-cache.ts):
  * the key check, the trigger and its subscribers, each subscriber's automation, entitlement override and published
- * version, the caller's domain role, and what every agent turn resolves its knowledge from (its selection and its
- * organization's modules).
+ * version, the caller's domain role and user row (GET /me, membership checks), whether an organization has active
+ * webhook endpoints (asked after every fire), and what every agent turn resolves its knowledge from (its selection
+ * and its organization's modules).
  */
 function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void {
-  const { credentials, triggers, automations, entitlements, tenancy, knowledge } = repos;
+  const { credentials, triggers, automations, entitlements, tenancy, knowledge, webhooks } = repos;
   credentials.activeApiKeyByHash = cache.cached(credentials.activeApiKeyByHash, (hash) => hash.toString('hex'));
   triggers.trigger = cache.cached(triggers.trigger, (id) => id);
   triggers.subscribers = cache.cached(triggers.subscribers, (id) => id);
@@ -81,6 +82,8 @@ function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void
   automations.flowVersion = cache.cached(automations.flowVersion, (id, version) => `${id}@${version}`);
   entitlements.override = cache.cached(entitlements.override, (orgId, automationId) => `${orgId}:${automationId}`);
   tenancy.domainRole = cache.cached(tenancy.domainRole, (domainId, userId) => `${domainId}:${userId}`);
+  tenancy.user = cache.cached(tenancy.user, (id) => id);
+  webhooks.hasActiveEndpoints = cache.cached(webhooks.hasActiveEndpoints, (orgId) => orgId);
   automations.knowledgeSelection = cache.cached(automations.knowledgeSelection, (id) => id);
   knowledge.modulesOfOrganization = cache.cached(knowledge.modulesOfOrganization, (orgId) => orgId);
 }

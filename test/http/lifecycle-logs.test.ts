@@ -23,6 +23,9 @@ t.test('a fire, its turns (one suspended on approval) and its webhook delivery e
 
   const [fire] = byMsg('trigger fired');
   t.match(fire, { level: INFO, source: 'api', triggerId: w.refs.fan, runId: fired.json.runId, outcome: 'partial', sessions: fired.json.sessions.length });
+  // The access line (written without a redaction pass: its fields are fixed) names the route pattern, never the key.
+  const access = byMsg('request').find((l) => l.route === '/api/v1/triggers/fire');
+  t.match(access, { level: INFO, method: 'POST', status: 202, ms: Number, reqId: String });
 
   const sessionIds = new Set(fired.json.sessions.map((s: any) => s.sessionId));
   const started = byMsg('turn started');

@@ -40,3 +40,16 @@ t.test('a disabled entitlement, a paused trigger and a changed subscriber list c
   t.equal((await fire()).status, 404, 'a paused trigger is not fireable at once');
   await f.settle();
 });
+
+t.test('GET /me serves the user row from memory, yet a rename or a disabled user shows on the next request', async (t) => {
+  const f = await startFireServer(t);
+  const { repos, writer } = f.server.service.store;
+  const me = () => call(`${f.server.url}/api/v1/me`, { headers: bearer(f.key('bob')) });
+  t.equal((await me()).json.name, 'Bob Operator');
+  t.equal((await me()).json.name, 'Bob Operator', 'served with the cached row');
+  const userId = (await me()).json.userId as string;
+  await writer.submit(() => repos.tenancy.updateUser({ id: userId, name: 'Robert Operator', password_hash: null }));
+  t.equal((await me()).json.name, 'Robert Operator', 'the rename is read at once');
+  await writer.submit(() => repos.tenancy.setUserDisabled(userId, true));
+  t.equal((await me()).status, 404, 'a disabled user\'s key is refused at once');
+});

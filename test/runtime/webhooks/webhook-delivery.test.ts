@@ -110,3 +110,16 @@ t.test('an organization without endpoints tracks nothing; endpoints of another o
   const notices = w.server.service.store.db.prepare('SELECT count(*) AS n FROM webhook_run_notices WHERE run_id = ?').get(fired.json.runId) as { n: number };
   t.equal(notices.n, 0);
 });
+
+t.test('an endpoint registered after fires were checked (and "no endpoint" cached) hears the very next firing', async (t) => {
+  const w = await startWebhookWorld(t);
+  await w.fire('empty');
+  await w.settle();
+  t.equal(w.posts().length, 0, 'no endpoint yet: nothing announced');
+  await w.register('ada', { url: `${w.receiver.baseUrl}/late` });
+  const fired = await w.fire('empty');
+  await w.settle();
+  const posts = w.posts();
+  t.equal(posts.length, 1, 'the registration cleared the cached answer at once');
+  t.equal(JSON.parse(posts[0]!.body).data.runId, fired.json.runId);
+});
