@@ -2,8 +2,7 @@
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import type { UserPrincipal } from './principal.js';
-import { createSecretHashes } from './secret-hashes.js';
-import { sameHash } from './secrets.js';
+import { hashSecret, isWellFormed, sameHash, type SecretKind } from './secrets.js';
 
 export interface Authenticator {
   /** An `sv_` personal key whose user is enabled and still a member of the key's organization. */
@@ -19,9 +18,16 @@ export interface Authenticator {
 /** How stale an API key's last_used_at may be: one write a minute per key keeps the key check a read. */
 export const LAST_USED_GRANULARITY_MS = 60_000;
 
+/**
+ * The hash to look a secret up by, or null when it is not a well-formed secret of that kind. Computed per request
+ * (~4 µs): remembering it per secret would keep thousands of raw secrets, revoked ones included, in the heap.
+ */
+function hashOf(secret: string, kind: SecretKind): Buffer | null {
+  return isWellFormed(secret, kind) ? hashSecret(secret) : null;
+}
+
 export function createAuthenticator(store: Store, clock: Clock): Authenticator {
   const { credentials, tenancy } = store.repos;
-  const hashOf = createSecretHashes();
 
   /**
    * Records a key's use off the answer's path: the row just read says whether a minute has passed, and the write
