@@ -2,15 +2,29 @@
 /*
  * Turns are promise chains: once hundreds of them are runnable, their synchronous parts run back to back in one
  * phase of the event loop, and /healthz waited hundreds of milliseconds behind them (issue 12). Each execution
- * step awaits `pace()` first. Inside a fresh slice with nobody waiting it returns a resolved promise. Otherwise
- * the caller joins a FIFO queue; waiters are released one at a time from microtasks while the slice lasts, and
- * once it is used up the rest wait for setImmediate, which Node runs only after the poll phase has served
- * pending I/O. Releasing one at a time matters: releasing all at once would run every waiter's next chunk in one
- * microtask drain, which is the stall this exists to prevent.
+ * step awaits `pace()` first. The group-commit writer commits its batches in the pacer's turn of the loop (its
+ * batch opens the slice) and resumes their callers through `run()` (a turn's next step, a 202 being written), so a
+ * commit and everything it sets going add up to one bounded stretch per loop turn. Inside a fresh slice with nobody waiting `pace()` returns a resolved promise. Otherwise the caller joins a
+ * FIFO queue; waiters are released one at a time from microtasks while the slice lasts, and once it is used up the
+ * rest wait for setImmediate, which Node runs only after the poll phase has served pending I/O. Releasing one at a
+ * time matters: releasing all at once would run every waiter's next chunk in one microtask drain, which is the
+ * stall this exists to prevent.
  */
 export interface Pacer {
   /** Resolves at once inside the current slice; otherwise in FIFO order, after the next I/O poll if needed. */
   pace(): Promise<void>;
+  /**
+   * Runs `work` before the `pace()` waiters (FIFO among such work), never synchronously: queue many and they still
+   * go one at a time. For resuming callers whose commit is done: finishing started work comes before starting more.
+   */
+  run(work: () => void): void;
+  /**
+   * Registers the work that opens each slice (the group-commit writer's batch): it runs first in the pacer's turn
+   * of the loop, and the waiters get their slice after it, so commit and continuations add up to one bounded stretch.
+   */
+  openSlicesWith(first: () => void): void;
+  /** Asks for that work on the next turn of the loop (the writer has units queued). */
+  wake(): void;
 }
 
 const NOW = (): number => performance.now();
@@ -18,13 +32,23 @@ const NOW = (): number => performance.now();
 export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   let sliceStart = now();
   const waiting: Array<() => void> = [];
+  /** `run()` work, released before `waiting`. */
+  const first: Array<() => void> = [];
   let scheduled = false;
+  /** A release chain is running (microtask to microtask): one chain at a time, or waiters would go several per hop. */
+  let releasing = false;
+  let opener: (() => void) | null = null;
+  let woken = false;
+  /** The opener is running: what it queues is released in the slice that follows it. */
+  let opening = false;
   const resolved = Promise.resolve();
 
   function releaseNext(): void {
-    if (waiting.length === 0) return;
+    releasing = false;
+    if (first.length === 0 && waiting.length === 0) return;
     if (now() - sliceStart >= sliceMs) return schedule();
-    waiting.shift()!();
+    releasing = true;
+    (first.shift() ?? waiting.shift())!();
     // Runs after the released waiter's continuation (queued first): one chunk of work, then the next waiter.
     queueMicrotask(releaseNext);
   }
@@ -34,19 +58,41 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
+      if (woken) {
+        woken = false;
+        opening = true;
+        try {
+          opener?.();
+        } finally {
+          opening = false;
+        }
+      }
       sliceStart = now();
-      releaseNext();
+      if (!releasing) releaseNext();
     });
+  }
+
+  function enqueue(waiter: () => void, queue = waiting): void {
+    queue.push(waiter);
+    if (releasing || scheduled || opening) return;
+    if (now() - sliceStart < sliceMs) {
+      releasing = true;
+      queueMicrotask(releaseNext);
+    } else schedule();
   }
 
   return {
     pace() {
-      if (waiting.length === 0 && now() - sliceStart < sliceMs) return resolved;
-      return new Promise<void>((resolve) => {
-        waiting.push(resolve);
-        if (now() - sliceStart < sliceMs) queueMicrotask(releaseNext);
-        else schedule();
-      });
+      if (first.length === 0 && waiting.length === 0 && now() - sliceStart < sliceMs) return resolved;
+      return new Promise<void>((resolve) => enqueue(resolve));
+    },
+    run: (work) => enqueue(work, first),
+    openSlicesWith(work) {
+      opener = work;
+    },
+    wake() {
+      woken = true;
+      schedule();
     },
   };
 }
