@@ -39,8 +39,8 @@ const DEFAULT_MAX_BATCH_MS = 5;
 export interface Pacer {
   /** Runs `work` later, in FIFO order with the execution side's other waiting work, one at a time. */
   run(work: () => void): void;
-  /** Registers the work that opens each of the pacer's slices (here: one batch). */
-  openSlicesWith(first: () => void): void;
+  /** Registers the work that opens each of the pacer's slices (here: one batch, within the budget it is given). */
+  openSlicesWith(first: (budgetMs: number) => void): void;
   /** Asks for a slice on the next loop turn. */
   wake(): void;
 }
@@ -110,7 +110,7 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
   }
 
   /** Commits queued units: one batch per event-loop turn when scheduled, everything when `all` (shutdown). */
-  function commit(all: boolean): void {
+  function commit(all: boolean, budgetMs = maxBatchMs): void {
     scheduled = false;
     while (queue.length > 0) {
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
@@ -118,7 +118,7 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
       let outcomes: Outcome[];
       const started = performance.now();
       try {
-        outcomes = runner.run(batch, started + maxBatchMs);
+        outcomes = runner.run(batch, started + budgetMs);
       } catch (error) {
         for (const unit of batch) unit.reject(error);
         continue;
@@ -151,7 +151,7 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
     flush,
     paceWith(next) {
       pacer = next;
-      next.openSlicesWith(scheduledCommit);
+      next.openSlicesWith((budgetMs) => commit(false, budgetMs));
       if (queue.length > 0) next.wake();
     },
     afterCommit(publish) {

@@ -19,25 +19,37 @@ export interface Pacer {
    */
   run(work: () => void): void;
   /**
-   * Registers the work that opens each slice (the group-commit writer's batch): it runs first in the pacer's turn
-   * of the loop, and the waiters get their slice after it, so commit and continuations add up to one bounded stretch.
+   * Registers the work that opens each slice (the group-commit writer's batch), given the slice's length as its
+   * budget: it runs first in the pacer's turn of the loop, and the waiters get their slice after it, so commit and
+   * continuations add up to one bounded stretch.
    */
-  openSlicesWith(first: () => void): void;
+  openSlicesWith(first: (budgetMs: number) => void): void;
   /** Asks for that work on the next turn of the loop (the writer has units queued). */
   wake(): void;
 }
 
 const NOW = (): number => performance.now();
 
+/**
+ * A slice lasts as long as the rest of the loop ran since the previous slice ended (HTTP, timers), between sliceMs and
+ * MAX_SLICE_FACTOR x sliceMs, and the opener (the commit) gets the same budget before it: execution keeps its share
+ * of a saturated loop instead of a fixed 4 ms per turn (which cut executions/s when accepts filled the polls, and
+ * left the writer behind the units the slice produced), and a turn of the loop stays bounded.
+ */
+const MAX_SLICE_FACTOR = 2;
+
 export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   let sliceStart = now();
+  let slice = sliceMs;
+  /** When the last slice ran out and gave the loop back. */
+  let gaveBack = sliceStart;
   const waiting: Array<() => void> = [];
   /** `run()` work, released before `waiting`. */
   const first: Array<() => void> = [];
   let scheduled = false;
   /** A release chain is running (microtask to microtask): one chain at a time, or waiters would go several per hop. */
   let releasing = false;
-  let opener: (() => void) | null = null;
+  let opener: ((budgetMs: number) => void) | null = null;
   let woken = false;
   /** The opener is running: what it queues is released in the slice that follows it. */
   let opening = false;
@@ -46,7 +58,7 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   function releaseNext(): void {
     releasing = false;
     if (first.length === 0 && waiting.length === 0) return;
-    if (now() - sliceStart >= sliceMs) return schedule();
+    if (now() - sliceStart >= slice) return schedule();
     releasing = true;
     (first.shift() ?? waiting.shift())!();
     // Runs after the released waiter's continuation (queued first): one chunk of work, then the next waiter.
@@ -56,13 +68,15 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
+    gaveBack = now();
     setImmediate(() => {
       scheduled = false;
+      slice = Math.min(MAX_SLICE_FACTOR * sliceMs, Math.max(sliceMs, now() - gaveBack));
       if (woken) {
         woken = false;
         opening = true;
         try {
-          opener?.();
+          opener?.(slice);
         } finally {
           opening = false;
         }
@@ -75,7 +89,7 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   function enqueue(waiter: () => void, queue = waiting): void {
     queue.push(waiter);
     if (releasing || scheduled || opening) return;
-    if (now() - sliceStart < sliceMs) {
+    if (now() - sliceStart < slice) {
       releasing = true;
       queueMicrotask(releaseNext);
     } else schedule();
@@ -83,7 +97,7 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
 
   return {
     pace() {
-      if (first.length === 0 && waiting.length === 0 && now() - sliceStart < sliceMs) return resolved;
+      if (first.length === 0 && waiting.length === 0 && now() - sliceStart < slice) return resolved;
       return new Promise<void>((resolve) => enqueue(resolve));
     },
     run: (work) => enqueue(work, first),
