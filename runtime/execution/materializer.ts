@@ -5,8 +5,9 @@
  * units (everything accepted meanwhile, up to MAX_STARTS_PER_UNIT starts a unit), and their sessions are
  * dispatched after that commit. Every id in a 202 stays readable at once: a read that could see a pending start
  * first awaits `writtenSoFar()` (docs/decisions.md "Reading a session that is not written yet"); tests that read
- * the database directly call `catchUp()`, which writes them synchronously in its own transaction. At boot `recover()` writes every pending row
- * found through the partial indexes before any work starts (a crash between the accept and its materialization).
+ * the database directly call `catchUp()`, which writes them synchronously in its own transaction. At boot
+ * `recover()` writes every pending row found through the partial indexes before any work starts (a crash between
+ * the accept and its materialization).
  * This is the seam the planned worker thread takes over: it owns this queue and posts a materialized-through mark.
  */
 import type { GroupCommitWriter } from '../../storage/group-commit.js';

@@ -4,11 +4,11 @@
  * phase of the event loop, and /healthz waited hundreds of milliseconds behind them (issue 12). Each execution
  * step awaits `pace()` first. The group-commit writer commits its batches in the pacer's turn of the loop (its
  * batch opens the slice) and resumes their callers through `run()` (a turn's next step, a 202 being written), so a
- * commit and everything it sets going add up to one bounded stretch per loop turn. Inside a fresh slice with nobody waiting `pace()` returns a resolved promise. Otherwise the caller joins a
- * FIFO queue; waiters are released one at a time from microtasks while the slice lasts, and once it is used up the
- * rest wait for setImmediate, which Node runs only after the poll phase has served pending I/O. Releasing one at a
- * time matters: releasing all at once would run every waiter's next chunk in one microtask drain, which is the
- * stall this exists to prevent.
+ * commit and everything it sets going add up to one bounded stretch per loop turn. Inside a fresh slice with
+ * nobody waiting `pace()` returns a resolved promise. Otherwise the caller joins a FIFO queue; waiters are released
+ * one at a time from microtasks while the slice lasts, and once it is used up the rest wait for setImmediate, which
+ * Node runs only after the poll phase has served pending I/O. Releasing one at a time matters: releasing all at
+ * once would run every waiter's next chunk in one microtask drain, which is the stall this exists to prevent.
  */
 export interface Pacer {
   /** Resolves at once inside the current slice; otherwise in FIFO order, after the next I/O poll if needed. */
@@ -41,7 +41,7 @@ const MAX_SLICE_FACTOR = 2;
 export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   let sliceStart = now();
   let slice = sliceMs;
-  /** When the last slice ran out and gave the loop back. */
+  /** When the pacer last stopped releasing work (its slice ran out, or nothing was left). */
   let gaveBack = sliceStart;
   const waiting: Array<() => void> = [];
   /** `run()` work, released before `waiting`. */
@@ -57,8 +57,11 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
 
   function releaseNext(): void {
     releasing = false;
-    if (first.length === 0 && waiting.length === 0) return;
-    if (now() - sliceStart >= slice) return schedule();
+    if ((first.length === 0 && waiting.length === 0) || now() - sliceStart >= slice) {
+      gaveBack = now();
+      if (first.length > 0 || waiting.length > 0) schedule();
+      return;
+    }
     releasing = true;
     (first.shift() ?? waiting.shift())!();
     // Runs after the released waiter's continuation (queued first): one chunk of work, then the next waiter.
@@ -68,7 +71,6 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
-    gaveBack = now();
     setImmediate(() => {
       scheduled = false;
       slice = Math.min(MAX_SLICE_FACTOR * sliceMs, Math.max(sliceMs, now() - gaveBack));
@@ -92,7 +94,10 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
     if (now() - sliceStart < slice) {
       releasing = true;
       queueMicrotask(releaseNext);
-    } else schedule();
+    } else {
+      gaveBack = now();
+      schedule();
+    }
   }
 
   return {

@@ -12,7 +12,8 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 t.test('past a slice the rest waits for the next turn of the loop; within one, waiters go one chunk at a time, in order', async (t) => {
   const time = manualTime();
   const pacer = createPacer(4, time.now);
-  time.spend(10); // the first slice is used up
+  await pacer.pace();
+  time.spend(5); // execution used up its first slice, and the rest of the loop gets its turn at once
   const log: string[] = [];
   const chunks = ['a', 'b', 'c', 'd'].map(async (name) => {
     await pacer.pace();
@@ -23,13 +24,38 @@ t.test('past a slice the rest waits for the next turn of the loop; within one, w
   });
   t.same(log, [], 'nothing runs before the loop turns');
   await nextTurn();
-  // Slice of 4 ms: a runs (3 ms used), so b is released (6 ms used); then the slice is over and c, d wait.
+  // Slice of 4 ms (the rest of the loop took no time): a runs (3 ms used), so b is released (6 ms used); then the
+  // slice is over and c, d wait.
   t.same(log, ['a1', 'a2', 'b1', 'b2'], "each waiter's chunk runs to its next await before the next is released");
   await nextTurn();
   t.same(log.slice(4), ['c1', 'c2', 'd1', 'd2'], 'the rest ran in the next slice');
   for (let i = 0; i < 6; i++) await nextTurn();
   await Promise.all(chunks);
   t.same(log.filter((entry) => entry.endsWith('1')), ['a1', 'b1', 'c1', 'd1'], 'FIFO');
+});
+
+t.test('a slice lasts as long as the rest of the loop ran since the last one, up to twice the base slice', async (t) => {
+  for (const [others, expected] of [
+    [2, 4],
+    [6, 6],
+    [20, 8],
+  ]) {
+    const time = manualTime();
+    const pacer = createPacer(4, time.now);
+    await pacer.pace();
+    time.spend(5); // the first slice is used up: the chunks below wait for the pacer's turn
+    let released = 0;
+    const chunks = Array.from({ length: 12 }, async () => {
+      await pacer.pace();
+      released += 1;
+      time.spend(1);
+    });
+    time.spend(others); // HTTP held the loop this long before the pacer's turn
+    await nextTurn();
+    t.equal(released, expected, `${others} ms of other work: a slice of ${expected} ms runs ${expected} chunks of 1 ms`);
+    for (let i = 0; i < 4; i++) await nextTurn();
+    await Promise.all(chunks);
+  }
 });
 
 t.test('work queued with run() goes before pace() waiters, and never synchronously', async (t) => {
