@@ -19,8 +19,8 @@ export interface KernelDeps<S> {
   unlimitedPaths?: Set<string>;
   /** Deepest JSON nesting a body may have (config.jsonMaxDepth); readJson enforces it. */
   jsonMaxDepth?: number;
-  /** Runs before a matched route's steps (the service writes out accepted work a read could name; docs/lifecycle.md). */
-  beforeRoute?: (method: string, routePath: string) => void;
+  /** Runs before a matched route's steps; a promise holds the route until it settles (the service waits for accepted work a read could name; docs/lifecycle.md). */
+  beforeRoute?: (method: string, routePath: string, params: Readonly<Record<string, string>>) => Promise<void> | null | undefined;
 }
 
 export interface Kernel {
@@ -60,7 +60,8 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
         const bodyLimit = found.match.route.bodyLimit ?? defaultBodyLimit;
         if (request.body.length > bodyLimit) throw payloadTooLarge(bodyLimit);
         request.params = found.match.params;
-        deps.beforeRoute?.(request.method, routeLabel);
+        const ready = deps.beforeRoute?.(request.method, routeLabel, request.params);
+        if (ready) await ready;
         if (deps.jsonMaxDepth !== undefined) request.jsonMaxDepth = deps.jsonMaxDepth;
         ({ after, ...reply } = await invokeRoute(found.match.route, request, services) as HandlerReply);
       } catch (error) {

@@ -11,6 +11,7 @@ import type { Services } from './services.js';
 import type { KeyRing } from './vault/index.js';
 import { createActorRegistry } from './actors/index.js';
 import { createAdmission } from './execution/admission.js';
+import { createPacer } from './execution/pacer.js';
 import { createSessionEventBus } from './events/index.js';
 import { createScheduler } from './scheduler/index.js';
 import { createSessionsRuntime } from './sessions/sessions.runtime.js';
@@ -59,9 +60,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const actors = createActorRegistry({ store, clock, logger });
   const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
   const scheduler = createScheduler({ store, clock, logger });
+  // One pacer for everything execution does on this loop: turn steps, and the callers a commit resumes, share its slice.
+  const pacer = createPacer();
+  store.writer.paceWith(pacer);
   // The materializer is built with the sessions runtime below; the dispatcher's idle() waits for its pending accepts.
   const intake = { idle: (): Promise<void> => sessions.materializer.idle() };
-  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake });
+  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake, pacer });
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
   const flows = registerFlows({ ...turns.engineDeps, dispatcher: turns.dispatcher });
   const sessions = createSessionsRuntime({ clock, store, bus: events, admission, turns });

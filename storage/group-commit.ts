@@ -1,6 +1,6 @@
 // Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction; each unit's outbox runs after it.
 import type { SqliteDatabase } from './database.js';
-import { journalOf } from './tx-journal.js';
+import { createBatchRunner, type BatchUnit, type Outcome } from './group-commit-batch.js';
 
 export type UnitOfWork<T> = () => T;
 
@@ -14,9 +14,7 @@ export interface SubmitOptions {
   savepoint?: boolean;
 }
 
-interface Pending {
-  work: UnitOfWork<unknown>;
-  bare: boolean;
+interface Pending extends BatchUnit {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -31,6 +29,21 @@ export interface GroupCommitStats {
 }
 
 const SAMPLE_LIMIT = 10_000;
+/**
+ * A batch holds the event loop from its first unit to its COMMIT: under load a 512-unit cap still meant 15-85 ms
+ * (bench sustained, issue 12), so a batch also stops at 5 ms of units; COMMIT and its fsync come on top.
+ */
+const DEFAULT_MAX_BATCH_MS = 5;
+
+/** Releases work in slices of the event loop (runtime/execution/pacer.ts; structural, storage imports no runtime). */
+export interface Pacer {
+  /** Runs `work` later, in FIFO order with the execution side's other waiting work, one at a time. */
+  run(work: () => void): void;
+  /** Registers the work that opens each of the pacer's slices (here: one batch, within the budget it is given). */
+  openSlicesWith(first: (budgetMs: number) => void): void;
+  /** Asks for a slice on the next loop turn. */
+  wake(): void;
+}
 
 export interface GroupCommitWriter {
   /** Runs `work` inside the next batch transaction; resolves only after that transaction commits. */
@@ -43,6 +56,8 @@ export interface GroupCommitWriter {
    * Post-commit notifications (session events to SSE and observers) go here, never by hand after `submit`.
    */
   afterCommit(publish: () => void): void;
+  /** From now on batches commit in `pacer`'s turns (opening its slice), and callers resume through it one at a time. */
+  paceWith(pacer: Pacer): void;
   readonly stats: GroupCommitStats;
 }
 
@@ -53,68 +68,23 @@ export interface GroupCommitWriter {
  */
 export interface GroupCommitOptions {
   maxBatch?: number;
+  /** Stop adding units to a batch once it has run this long (ms, before its COMMIT); the rest go in the next. */
+  maxBatchMs?: number;
   /** An outbox callback threw (the commit stands; the unit's caller still gets its value). */
   onPublishError?: (error: unknown) => void;
 }
 
-type Outcome = { ok: boolean; value: unknown; outbox: Array<() => void> };
-
 export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommitOptions = {}): GroupCommitWriter {
-  // A batch blocks the loop while it runs (PERF-NOTES: ~290 units took 18-35 ms): a bounded batch per turn of the
-  // loop, the rest in the next, so HTTP is served between them.
+  // A batch blocks the loop while it runs (PERF-NOTES: ~290 units took 18-35 ms): a batch bounded in units and in
+  // time per turn of the loop, the rest in the next, so HTTP is served between them.
   const maxBatch = options.maxBatch ?? 512;
+  const maxBatchMs = options.maxBatchMs ?? DEFAULT_MAX_BATCH_MS;
+  let pacer: Pacer | null = null;
   let queue: Pending[] = [];
   let scheduled = false;
   const stats: GroupCommitStats = { batches: 0, units: 0, seconds: 0, samples: [] };
   const onPublishError = options.onPublishError ?? ((error: unknown) => process.emitWarning(`group-commit outbox callback failed: ${String(error)}`));
-  /** The outbox of the unit running now; null between units. */
-  let outbox: Array<() => void> | null = null;
-
-  // In-memory state the units cached (event seqs) is rolled back with the unit or batch that wrote it.
-  const journal = journalOf(db);
-  /** Runs one unit with its outbox open; what it queued is kept only if it returns. */
-  const withOutbox = <T>(mine: Array<() => void>, work: () => T): T => {
-    outbox = mine;
-    try {
-      return work();
-    } finally {
-      outbox = null;
-    }
-  };
-  /** One unit in its own savepoint: a failure rolls back only this unit, and what it meant to publish never happens. */
-  const attempt = (unit: Pending): Outcome => {
-    const mine: Array<() => void> = [];
-    try {
-      return { ok: true, value: journal.frame(db.transaction(() => withOutbox(mine, unit.work))), outbox: mine };
-    } catch (error) {
-      return { ok: false, value: error, outbox: [] };
-    }
-  };
-  // A run of consecutive units without savepoints shares one; if any of them throws, that savepoint is rolled back
-  // and they run again one savepoint each, so only the failing one is lost (they must be safe to run again).
-  const runBatch = db.transaction((batch: Pending[]) => {
-    const outcomes: Outcome[] = [];
-    let i = 0;
-    while (i < batch.length) {
-      if (!batch[i].bare) {
-        outcomes.push(attempt(batch[i]));
-        i += 1;
-        continue;
-      }
-      let end = i;
-      while (end < batch.length && batch[end].bare) end += 1;
-      const group = batch.slice(i, end);
-      const outboxes = group.map((): Array<() => void> => []);
-      try {
-        const values = journal.frame(db.transaction(() => group.map((unit, k) => withOutbox(outboxes[k]!, unit.work))));
-        values.forEach((value, k) => outcomes.push({ ok: true, value, outbox: outboxes[k]! }));
-      } catch {
-        for (const unit of group) outcomes.push(attempt(unit));
-      }
-      i = end;
-    }
-    return outcomes;
-  });
+  const runner = createBatchRunner(db);
 
   function publishCommitted(outcomes: readonly Outcome[]): void {
     for (const outcome of outcomes) {
@@ -128,8 +98,19 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
     }
   }
 
+  const resume = (unit: Pending, outcome: Outcome): void => (outcome.ok ? unit.resolve(outcome.value) : unit.reject(outcome.value));
+  /**
+   * Resumes the callers of committed units. With a pacer, one at a time through it: each caller's continuation
+   * (a 202 written, a turn's next step) runs before the next is resumed, and once the loop turn's slice is used
+   * the rest resume after the next I/O poll, so a batch's continuations share the execution side's budget.
+   */
+  function settle(ran: readonly Pending[], outcomes: readonly Outcome[], all: boolean): void {
+    const through = all ? null : pacer;
+    ran.forEach((unit, i) => (through === null ? resume(unit, outcomes[i]!) : through.run(() => resume(unit, outcomes[i]!))));
+  }
+
   /** Commits queued units: one batch per event-loop turn when scheduled, everything when `all` (shutdown). */
-  function commit(all: boolean): void {
+  function commit(all: boolean, budgetMs = maxBatchMs): void {
     scheduled = false;
     while (queue.length > 0) {
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
@@ -137,42 +118,51 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
       let outcomes: Outcome[];
       const started = performance.now();
       try {
-        outcomes = journal.frame(() => runBatch.immediate(batch));
+        outcomes = runner.run(batch, started + budgetMs);
       } catch (error) {
         for (const unit of batch) unit.reject(error);
         continue;
       }
+      // Units the time cap left out go back to the head of the queue, ahead of anything submitted since.
+      const ran = outcomes.length < batch.length ? batch.splice(0, outcomes.length) : batch;
+      if (ran !== batch) queue = batch.concat(queue);
       const seconds = (performance.now() - started) / 1000;
       stats.batches += 1;
-      stats.units += batch.length;
+      stats.units += ran.length;
       stats.seconds += seconds;
-      if (stats.samples.length < SAMPLE_LIMIT) stats.samples.push([batch.length, seconds]);
+      if (stats.samples.length < SAMPLE_LIMIT) stats.samples.push([ran.length, seconds]);
       publishCommitted(outcomes);
-      batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
-      if (!all && queue.length > 0) {
-        scheduled = true;
-        setImmediate(scheduledCommit);
-        return;
-      }
+      settle(ran, outcomes, all);
+      if (!all && queue.length > 0) return wakeUp();
     }
   }
   const scheduledCommit = (): void => commit(false);
+  /** The next batch on the next loop turn: the pacer's turn when there is one, else an immediate of its own. */
+  function wakeUp(): void {
+    if (pacer !== null) return pacer.wake();
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(scheduledCommit);
+  }
   const flush = (): void => commit(true);
 
   return {
     stats,
     flush,
+    paceWith(next) {
+      pacer = next;
+      next.openSlicesWith((budgetMs) => commit(false, budgetMs));
+      if (queue.length > 0) next.wake();
+    },
     afterCommit(publish) {
+      const outbox = runner.outbox();
       if (outbox === null) throw new Error('afterCommit is only valid inside a unit of work run by the group-commit writer.');
       outbox.push(publish);
     },
     submit<T>(work: UnitOfWork<T>, options?: SubmitOptions): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ work, bare: options?.savepoint === false, resolve: resolve as (v: unknown) => void, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(scheduledCommit);
-        }
+        wakeUp();
       });
     },
   };

@@ -1,12 +1,13 @@
 // The execution side's intake: writes the sessions, executions and messages an accept promised, in bulk, after its commit.
 /*
  * An accept (a fire, opening a session) commits one row that carries its session starts (trigger_runs.pending,
- * sessions.pending) and answers 202. The accept then hands the starts here; they are written on the next turn of
- * the event loop as ONE group-commit unit for everything accepted meanwhile, and their sessions are dispatched
- * after that commit. Every id in a 202 stays readable at once: a read that could see a pending start calls
- * `catchUp()`, which writes whatever is still queued synchronously, in its own transaction, before the read runs
- * (docs/decisions.md "Reading a session that is not written yet"). At boot `recover()` writes every pending row
- * found through the partial indexes before any work starts (a crash between the accept and its materialization).
+ * sessions.pending) and answers 202. The accept then hands the starts here; they are written in bulk group-commit
+ * units (everything accepted meanwhile, up to MAX_STARTS_PER_UNIT starts a unit), and their sessions are
+ * dispatched after that commit. Every id in a 202 stays readable at once: a read that could see a pending start
+ * first awaits `writtenSoFar()` (docs/decisions.md "Reading a session that is not written yet"); tests that read
+ * the database directly call `catchUp()`, which writes them synchronously in its own transaction. At boot
+ * `recover()` writes every pending row found through the partial indexes before any work starts (a crash between
+ * the accept and its materialization).
  * This is the seam the planned worker thread takes over: it owns this queue and posts a materialized-through mark.
  */
 import type { GroupCommitWriter } from '../../storage/group-commit.js';
@@ -44,6 +45,12 @@ export interface PendingSource {
 export interface Materializer {
   /** After the accept committed (before its answer): queues its starts for the next unit; resolves once they are written. */
   accepted(source: PendingSource): Promise<void>;
+  /**
+   * For a read that may name an accepted id: resolves once every start queued so far is written by the units on
+   * their way to the group-commit writer, or null when none is waiting (with `sessionId`: when that session is not
+   * among them). Nothing is written synchronously.
+   */
+  writtenSoFar(sessionId?: string): Promise<void> | null;
   /** Writes every queued start now, synchronously; a no-op when none is queued or inside a transaction. */
   catchUp(): void;
   /** Boot, before work starts: writes every start still pending in the database; returns how many sessions. */
@@ -73,11 +80,26 @@ interface Queued {
   readonly written: () => void;
 }
 
+/** One bulk unit: the sources it writes, filled until the unit runs (then sealed), and when it is done. */
+interface Chunk {
+  entries: Queued[];
+  starts: number;
+  sealed: boolean;
+  finished: Promise<void>;
+}
+
+/**
+ * Starts per bulk unit: a unit is one savepoint the writer cannot split, so its size is bounded (about 0.07 ms a
+ * start under load: 32 keep it near 2 ms). A burst fills several units, all submitted at once, committed in order.
+ */
+const MAX_STARTS_PER_UNIT = 32;
+
 export function createMaterializer(deps: MaterializerDeps): Materializer {
   const { repos } = deps;
-  /** Queued sources, each with the resolver of its `accepted()` promise. */
-  let queue: Queued[] = [];
-  let scheduled: Promise<void> | null = null;
+  /** Submitted units not finished yet, oldest first; the last one takes new sources until it runs or is full. */
+  const chunks: Chunk[] = [];
+  /** Sessions of the queued starts: a read of any other session has nothing to wait for. */
+  const pendingSessions = new Set<string>();
 
   /** Inside a transaction: writes the sources whose pending mark is still set; returns the sessions written. */
   function write(sources: readonly PendingSource[]): string[] {
@@ -97,36 +119,39 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
 
   const dispatchAll = (sessionIds: readonly string[]): void => sessionIds.forEach((id) => deps.dispatch(id));
 
-  function take(): Queued[] {
-    const taken = queue;
-    queue = [];
-    return taken;
-  }
   const sourcesOf = (entries: readonly Queued[]) => entries.map((entry) => entry.source);
-  const settle = (entries: readonly Queued[]) => entries.forEach((entry) => entry.written());
+  const settle = (entries: readonly Queued[]): void =>
+    entries.forEach((entry) => {
+      for (const start of entry.source.starts) pendingSessions.delete(start.sessionId);
+      entry.written();
+    });
 
   const failed = (error: unknown, source?: PendingSource): void =>
     deps.logger.error({ source: source?.id, err: error instanceof Error ? error.message : String(error) }, 'materializing accepted work failed');
 
   /**
-   * One unit for everything queued when it runs (taken once, so a rerun of the unit writes the same sources). If
-   * it fails, each source is retried in a unit of its own, so one bad start cannot hold the others back; a source
-   * that still fails stays pending in the database (logged, written at the next boot).
+   * Submits one unit for a new chunk; the chunk is sealed when the unit first runs (a rerun of the unit writes the
+   * same sources). If the unit fails, each source is retried in a unit of its own, so one bad start cannot hold the
+   * others back; a source that still fails stays pending in the database (logged, written at the next boot).
    */
-  function schedule(): void {
-    if (scheduled !== null) return;
-    let taken: Queued[] | null = null;
-    scheduled = deps.writer
-      .submit(() => write(sourcesOf((taken ??= take()))), { savepoint: false })
+  function openChunk(): Chunk {
+    const chunk: Chunk = { entries: [], starts: 0, sealed: false, finished: Promise.resolve() };
+    const writeChunk = (): string[] => {
+      chunk.sealed = true;
+      return write(sourcesOf(chunk.entries));
+    };
+    chunk.finished = deps.writer
+      .submit(writeChunk, { savepoint: false })
       .then(dispatchAll, async (error: unknown) => {
         failed(error);
-        await Promise.all(sourcesOf(taken ?? []).map((source) => deps.writer.submit(() => write([source])).then(dispatchAll, (e: unknown) => failed(e, source))));
+        await Promise.all(sourcesOf(chunk.entries).map((source) => deps.writer.submit(() => write([source])).then(dispatchAll, (e: unknown) => failed(e, source))));
       })
       .finally(() => {
-        settle(taken ?? []);
-        scheduled = null;
-        if (queue.length > 0) schedule();
+        settle(chunk.entries);
+        chunks.splice(chunks.indexOf(chunk), 1);
       });
+    chunks.push(chunk);
+    return chunk;
   }
 
   /** Writes `sources` in one transaction now; on failure, one transaction each (a failing one is logged and left pending). */
@@ -149,14 +174,27 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
   return {
     accepted(source) {
       if (source.starts.length === 0) return Promise.resolve();
-      return new Promise<void>((written) => {
-        queue.push({ source, written });
-        schedule();
-      });
+      let chunk = chunks.at(-1);
+      if (chunk === undefined || chunk.sealed || (chunk.starts > 0 && chunk.starts + source.starts.length > MAX_STARTS_PER_UNIT)) chunk = openChunk();
+      chunk.starts += source.starts.length;
+      for (const start of source.starts) pendingSessions.add(start.sessionId);
+      return new Promise<void>((written) => chunk.entries.push({ source, written }));
+    },
+    writtenSoFar(sessionId) {
+      if (sessionId !== undefined && !pendingSessions.has(sessionId)) return null;
+      // Units commit in submission order: once the newest is done, every source queued before it is written.
+      return chunks.at(-1)?.finished ?? null;
     },
     catchUp() {
-      if (queue.length === 0 || deps.inTransaction()) return;
-      const taken = take();
+      if (deps.inTransaction()) return;
+      // The sources of units that have not run yet are written here; their units then find nothing to write.
+      const waiting = chunks.filter((chunk) => !chunk.sealed && chunk.entries.length > 0);
+      if (waiting.length === 0) return;
+      const taken = waiting.flatMap((chunk) => {
+        const entries = chunk.entries;
+        chunk.entries = [];
+        return entries;
+      });
       dispatchAll(writeNow(sourcesOf(taken)));
       settle(taken);
     },
@@ -169,7 +207,7 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
       return sources.length === 0 ? 0 : writeNow(sources).length;
     },
     async idle() {
-      while (scheduled !== null) await scheduled;
+      while (chunks.length > 0) await chunks.at(-1)!.finished;
     },
   };
 }

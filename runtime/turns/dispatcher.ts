@@ -98,6 +98,8 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
 
   async function pump(sessionId: string, state: { again: boolean }): Promise<void> {
     for (;;) {
+      // Paced before its reads: a materializer batch dispatches dozens of sessions into one loop turn.
+      await deps.pacer?.pace();
       state.again = false;
       if (shutdown.signal.aborted) return;
       const picked = next(sessionId);
@@ -108,6 +110,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       const { execution, engine } = picked;
       await slots.acquire();
       try {
+        // Again once a slot is free: the run starts in a slice of its own.
         await deps.pacer?.pace();
         if (shutdown.signal.aborted) return;
         if (execution.status === 'queued') deps.admission?.started(1);

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { ServiceConfig } from '../config.js';
 import type { SessionEventBus } from '../events/index.js';
 import type { Admission } from '../execution/admission.js';
-import { createPacer } from '../execution/pacer.js';
+import type { Pacer } from '../execution/pacer.js';
 import { createAgentKnowledgeSearch, createKnowledgeSource, createKnowledgeToolProvider } from '../knowledge/knowledge-search.tool.js';
 import type { Logger } from '../logger.js';
 import { loadModelConfig, resolveModel, type ModelConfig } from '../models/index.js';
@@ -40,6 +40,8 @@ export interface TurnsRuntimeDeps {
   telemetry: Pick<Telemetry, 'traceEngines' | 'observeModel' | 'traceTools'>;
   /** Accepts not yet written out (the materializer): the dispatcher's idle() waits for them too. */
   intake?: { idle(): Promise<void> };
+  /** Slices execution work on the accept loop (runtime/execution/pacer.ts), shared with the group-commit writer. */
+  pacer: Pacer;
 }
 
 /** What another engine (flows) is built from: the same grants, approval windows, tool providers and HTTP executor. */
@@ -77,8 +79,8 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
   const { store, clock, logger, bus, config, keyRing } = deps;
   const { repos } = store;
   const grants = createCallerGrants({ executions: repos.executions, keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
-  // One pacer for every execution on this loop: their CPU is sliced so HTTP and SSE are served between slices.
-  const pacer = createPacer();
+  // The service's one pacer: executions' CPU is sliced so HTTP and SSE are served between slices.
+  const { pacer } = deps;
   const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer, intake: deps.intake }));
   const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.

@@ -77,7 +77,7 @@ t.test('every id in the 202 is readable at once: session, list, stream, Run hist
   const base = `${f.server.url}/api/v1`;
   const session = await call(`${base}/agents/sessions/${agent.sessionId}`, { headers: bearer(f.key('bob')) });
   t.equal(session.status, 200, 'GET session answers at once');
-  t.equal(pendingRuns(store), 0, 'the read wrote the pending sessions first');
+  t.equal(pendingRuns(store), 0, 'the read waited until the pending sessions were written');
   const list = await call(`${base}/agents/sessions?limit=50`, { headers: bearer(f.key('bob')) });
   const listed = JSON.stringify(list.json);
   t.ok(listed.includes(agent.sessionId) && listed.includes(flow.sessionId), 'both sessions are listed');
