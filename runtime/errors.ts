@@ -47,9 +47,18 @@ export class AppError extends Error {
     readonly details?: Record<string, unknown>,
     options: { status?: number; headers?: Record<string, string>; retryAfterSeconds?: number } = {},
   ) {
-    super(message);
+    const status = options.status ?? ERROR_STATUS[code];
+    // A client's mistake or a refusal (4xx) is answered, not debugged: skipping its stack trace keeps a flood of 429s
+    // cheap (the capture was most of a refused request's cost under load). A 5xx keeps its stack for the log.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = 'AppError';
-    this.status = options.status ?? ERROR_STATUS[code];
+    this.status = status;
     this.headers = options.headers ?? {};
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
