@@ -13,7 +13,7 @@ export interface GroupCommit {
   /** Submits `write` and resolves after its commit. */
   unit(write: () => void): Promise<void>;
   readonly busy: BusyStats;
-  readonly stats: { commits: number; units: number };
+  readonly stats: { commits: number; units: number; commitMs: number };
 }
 
 /** 512 units per transaction at most, as runtime's writer: a longer batch blocks the loop for tens of milliseconds. */
@@ -21,16 +21,18 @@ export function createGroupCommit(db: Database.Database, maxBatch = 512): GroupC
   let queue: Unit[] = [];
   let scheduled = false;
   const busy: BusyStats = { retries: 0, waitMs: 0 };
-  const stats = { commits: 0, units: 0 };
+  const stats = { commits: 0, units: 0, commitMs: 0 };
 
   function flush(): void {
     scheduled = false;
     const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
     if (batch === queue) queue = [];
     if (queue.length > 0) schedule();
+    const started = performance.now();
     writeWithRetry(db, busy, () => {
       for (const unit of batch) unit.write();
     });
+    stats.commitMs += performance.now() - started;
     stats.commits += 1;
     stats.units += batch.length;
     for (const unit of batch) unit.committed();

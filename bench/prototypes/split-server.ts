@@ -9,17 +9,20 @@ import type UWS from 'uWebSockets.js';
 import { createPacer } from '../../runtime/execution/pacer.js';
 import { announce, exitWithParent, requireNativeUws } from '../child-lifecycle.js';
 import { createExecutionSide } from './execution-side.js';
-import type { Progress, WorkerSettings } from './execution-worker.js';
+import type { Progress, ToWorker, WorkerSettings } from './execution-worker.js';
 import { createFanOut } from './fan-out.js';
 import { createGroupCommit } from './group-commit.js';
 import { openDatabase, prepareDatabase, SEED } from './split-db.js';
 import { startTsWorker } from './ts-worker.js';
+import { createUnitApplier } from './write-units.js';
 import { calibrate } from './turn-work.js';
 
 const { values } = parseArgs({
   options: { mode: { type: 'string', default: 'inline' }, 'exec-us': { type: 'string', default: '500' }, 'max-queued': { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '64' } },
 });
-const mode = values.mode === 'thread' ? 'thread' : 'inline';
+const MODES = ['inline', 'thread', 'thread-main-writes', 'thread-worker-writes'] as const;
+const mode = MODES.find((m) => m === values.mode);
+if (!mode) throw new Error(`--mode is one of ${MODES.join(', ')}`);
 const maxQueued = Number(values['max-queued']);
 const uWS = requireNativeUws('split-server');
 
@@ -30,23 +33,26 @@ const { chunks, usPerChunk } = calibrate(Number(values['exec-us']));
 const db = openDatabase(file);
 const writer = createGroupCommit(db);
 const fanOut = createFanOut();
-const insertRun = db.prepare(
-  "INSERT INTO trigger_runs (id, trigger_id, org_id, source, fired_by, outcome, idempotency_key, created_at, results) VALUES (?, ?, ?, 'api', NULL, 'succeeded', NULL, ?, ?)",
-);
+const apply = createUnitApplier(db);
 const counters = { accepted: 0, refused: 0, badRequests: 0, completed: 0, materializedThrough: 0, rssPeakMb: 0 };
 const workerBusy = { retries: 0, waitMs: 0 };
-const workerWriter = { commits: 0, units: 0 };
+const workerWriter = { commits: 0, units: 0, commitMs: 0 };
+/** Units the main thread wrote for the worker (thread-one-writer). */
+let unitsForWorker = 0;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 setInterval(() => (counters.rssPeakMb = Math.max(counters.rssPeakMb, process.memoryUsage.rss() / 2 ** 20)), 100).unref();
 
-/** Hands committed run ids to the execution side: directly inline, one postMessage per loop turn to the worker. */
-const handOff = mode === 'inline' ? inlineSide() : await threadSide();
+/** thread-worker-writes: the 202 of each run waits for the worker's commit mark. */
+const awaitingCommit = new Map<string, () => void>();
+/** Hands committed run ids to the execution side: directly inline, batched per microtask to the worker. */
+const side = mode === 'inline' ? { handOff: inlineSide(), commitAccept: null } : await threadSide();
+const handOff = side.handOff;
 
 function inlineSide(): (runId: string) => void {
   const side = createExecutionSide({
     db,
-    writer,
+    write: (unit) => writer.unit(() => apply(unit)),
     pace: createPacer().pace,
     chunks,
     concurrency: Number(values.concurrency),
@@ -57,28 +63,50 @@ function inlineSide(): (runId: string) => void {
   return (runId) => side.accepted([runId]);
 }
 
-async function threadSide(): Promise<(runId: string) => void> {
-  const settings: WorkerSettings = { file, chunks, concurrency: Number(values.concurrency) };
+async function threadSide(): Promise<{ handOff: (runId: string) => void; commitAccept: (runId: string, plan: string) => void }> {
+  const settings: WorkerSettings = { file, chunks, concurrency: Number(values.concurrency), writer: mode === 'thread-main-writes' ? 'main' : mode === 'thread-worker-writes' ? 'worker' : 'both' };
   const worker = startTsWorker(new URL('./execution-worker.ts', import.meta.url), { workerData: settings });
   worker.on('error', (error) => {
     process.stderr.write(`split-server: execution worker failed: ${error.stack ?? String(error)}\n`);
     process.exit(1);
   });
   await new Promise<void>((resolve) => worker.once('message', () => resolve()));
+  // Accepted runs and committed unit ids travel together, one message per microtask batch.
+  let outgoing: ToWorker = { accepted: [], committed: [], accepts: [] };
+  const send = (): void => {
+    if (outgoing.accepted.length + outgoing.committed.length + outgoing.accepts.length > 0) return;
+    queueMicrotask(() => {
+      worker.postMessage(outgoing);
+      outgoing = { accepted: [], committed: [], accepts: [] };
+    });
+  };
   worker.on('message', (progress: Progress) => {
     counters.materializedThrough = progress.materializedThrough;
     counters.completed += progress.completed;
     for (const envelope of progress.envelopes) fanOut.deliver(envelope);
+    for (const runId of progress.acceptsCommitted) {
+      awaitingCommit.get(runId)?.();
+      awaitingCommit.delete(runId);
+    }
+    for (const { id, unit } of progress.units) {
+      unitsForWorker += 1;
+      writer.submit(() => apply(unit), () => {
+        send();
+        outgoing.committed.push(id);
+      });
+    }
     Object.assign(workerBusy, progress.busy);
     Object.assign(workerWriter, progress.writer);
   });
-  let batch: string[] = [];
-  return (runId) => {
-    if (batch.length === 0) queueMicrotask(() => {
-      worker.postMessage(batch);
-      batch = [];
-    });
-    batch.push(runId);
+  return {
+    handOff(runId) {
+      send();
+      outgoing.accepted.push(runId);
+    },
+    commitAccept(runId, plan) {
+      send();
+      outgoing.accepts.push({ runId, plan });
+    },
   };
 }
 
@@ -108,11 +136,19 @@ function accept(res: UWS.HttpResponse, state: { aborted: boolean }, text: string
   const sessions = [SEED.agent, SEED.flow].map((automationId) => ({ automationId, sessionId: randomUUID() }));
   const body = JSON.stringify({ runId, sessions });
   const plan = JSON.stringify(sessions.map((session, position) => ({ ...session, position, status: 'pending', input })));
+  const answer = (): void => {
+    if (!state.aborted) reply(res, '202 Accepted', body);
+  };
+  if (mode === 'thread-worker-writes') {
+    // The worker commits the row in its own group commit and hands the run to its execution side itself.
+    awaitingCommit.set(runId, answer);
+    return side.commitAccept!(runId, plan);
+  }
   writer.submit(
-    () => insertRun.run(runId, SEED.trigger, SEED.org, Date.now(), plan),
+    () => apply({ kind: 'accept', runId, plan }),
     () => {
       handOff(runId);
-      if (!state.aborted) reply(res, '202 Accepted', body);
+      answer();
     },
   );
 }
@@ -123,8 +159,10 @@ app.get('/stats', (res) => {
   const stats = {
     mode, chunks, usPerChunk, ...counters, queued: counters.accepted * 2 - counters.completed, maxQueued,
     envelopes: fanOut.stats.envelopes, outOfOrder: fanOut.stats.outOfOrder,
-    mainBusy: writer.busy, workerBusy, mainWriter: writer.stats, workerWriter,
+    mainBusy: writer.busy, workerBusy, mainWriter: writer.stats, workerWriter, unitsForWorker,
     loopDelayP99Ms: loopDelay.percentile(99) / 1e6, rssMb: process.memoryUsage.rss() / 2 ** 20,
+    // Both threads: the process's CPU time, to tell whether the worker really got a second core.
+    cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
   };
   loopDelay.reset();
   reply(res, '200 OK', JSON.stringify(stats));

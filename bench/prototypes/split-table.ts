@@ -16,10 +16,11 @@ export interface ServerStats {
   rssPeakMb: number;
   rssMb: number;
   loopDelayP99Ms: number;
+  cpuMs: number;
   mainBusy: { retries: number; waitMs: number };
   workerBusy: { retries: number; waitMs: number };
-  mainWriter: { commits: number; units: number };
-  workerWriter: { commits: number; units: number };
+  mainWriter: { commits: number; units: number; commitMs: number };
+  workerWriter: { commits: number; units: number; commitMs: number };
 }
 
 export interface SplitRow {
@@ -40,6 +41,9 @@ export interface SplitRow {
   envelopesPerSec: number;
   outOfOrder: number;
   rssPeakMb: number;
+  cores: number;
+  commitsMain: string;
+  commitsWorker: string;
   fire202P99: number;
   execUs: number;
   load: string;
@@ -68,23 +72,35 @@ export function summarize(input: {
     envelopesPerSec: rate(after.envelopes, before.envelopes),
     outOfOrder: after.outOfOrder,
     rssPeakMb: after.rssPeakMb,
+    cores: (after.cpuMs - before.cpuMs) / 1000 / seconds,
+    commitsMain: commits(before.mainWriter, after.mainWriter, seconds),
+    commitsWorker: commits(before.workerWriter, after.workerWriter, seconds),
     fire202P99: input.load.p99ms,
     execUs: Math.round(after.chunks * after.usPerChunk),
     load: `${input.loadAtStart.toFixed(2)}→${input.loadAtEnd.toFixed(2)}`,
   };
 }
 
+type WriterStats = ServerStats['mainWriter'];
+
+/** "commits/s × units per commit, ms per commit" of one writer over the window (the ms include the fsync). */
+function commits(before: WriterStats, after: WriterStats, seconds: number): string {
+  const count = after.commits - before.commits;
+  if (count === 0) return '–';
+  return `${Math.round(count / seconds)}/s × ${Math.round((after.units - before.units) / count)}, ${((after.commitMs - before.commitMs) / count).toFixed(1)} ms`;
+}
+
 const n = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 
 export function formatTable(rows: readonly SplitRow[]): string {
-  const head = '| pin | mode | 202/s | 429/s | executions/s | backlog at end | /healthz p50 / p99 ms (probes) | main loop delay p99 ms | fire p99 ms | SQLITE_BUSY retries (wait ms) main · worker | events fanned out/s (out of order) | RSS peak MB | load avg 1 min |';
+  const head = '| pin | mode | 202/s | 429/s | executions/s | backlog at end | /healthz p50 / p99 ms (probes) | main loop delay p99 ms | fire p99 ms | SQLITE_BUSY retries (wait ms) main · worker | events fanned out/s (out of order) | commits main · worker (per s × units, ms each) | CPU cores used | RSS peak MB | load avg 1 min |';
   const lines = rows.map((r) =>
     [
       r.pinning, r.mode, n(r.acceptedPerSec), n(r.refusedPerSec), n(r.executionsPerSec), n(r.backlogAtEnd),
       `${n(r.healthzP50, 1)} / ${n(r.healthzP99, 1)} (${r.probes})`, n(r.loopP99, 1), n(r.fire202P99),
       `${r.busyRetriesMain} (${n(r.busyWaitMsMain)}) · ${r.busyRetriesWorker} (${n(r.busyWaitMsWorker)})`,
-      `${n(r.envelopesPerSec)} (${r.outOfOrder})`, n(r.rssPeakMb), r.load,
+      `${n(r.envelopesPerSec)} (${r.outOfOrder})`, `${r.commitsMain} · ${r.commitsWorker}`, n(r.cores, 2), n(r.rssPeakMb), r.load,
     ].join(' | '),
   );
-  return [head, `|${'---|'.repeat(13)}`, ...lines.map((line) => `| ${line} |`)].join('\n');
+  return [head, `|${'---|'.repeat(15)}`, ...lines.map((line) => `| ${line} |`)].join('\n');
 }

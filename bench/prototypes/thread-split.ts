@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { ClientJob, ClientResult } from '../autocannon-child.js';
 import { killChildrenOnExit, spawnTsNode, stopChild, type Child } from '../children.js';
+import { measureCommit } from './fsync-probe.js';
 import { startHealthzProbe } from './healthz-probe.js';
 import { formatTable, summarize, type ServerStats, type SplitRow } from './split-table.js';
 
@@ -17,7 +18,7 @@ const { values } = parseArgs({
     'max-queued': { type: 'string', default: '4000' },
     concurrency: { type: 'string', default: '64' },
     pinnings: { type: 'string', default: 'a,b,c' },
-    modes: { type: 'string', default: 'inline,thread' },
+    modes: { type: 'string', default: 'inline,thread,thread-main-writes,thread-worker-writes' },
     out: { type: 'string' },
   },
 });
@@ -88,6 +89,7 @@ async function measure(pinning: Pinning, mode: string): Promise<SplitRow> {
   }
 }
 
+const commitBefore = measureCommit();
 const rows: SplitRow[] = [];
 for (const pinning of PINNINGS.filter((p) => values.pinnings!.split(',').includes(p.id))) {
   for (const mode of values.modes!.split(',')) {
@@ -96,7 +98,10 @@ for (const pinning of PINNINGS.filter((p) => values.pinnings!.split(',').include
     process.stderr.write(`${pinning.id} ${mode}: ${JSON.stringify(row)}\n`);
   }
 }
+const commitAfter = measureCommit();
+const ms = (c: { p50: number; p99: number }): string => `p50 ${c.p50.toFixed(2)} ms, p99 ${c.p99.toFixed(2)} ms`;
 const header = [
+  `one-row FULL commit on this disk: before ${ms(commitBefore)}; after ${ms(commitAfter)}`,
   `thread-split: ${durationSec} s per row, --exec-us ${values['exec-us']}, --max-queued ${values['max-queued']}, --concurrency ${values.concurrency}; Node ${process.version}, ${os.cpus().length} cores`,
   ...PINNINGS.map((p) => `(${p.id}) ${p.label}, ${p.connections} connections`),
   '',
