@@ -8,6 +8,7 @@ import { createUnitApplier, type WriteUnit } from './write-units.js';
 
 export interface WorkerSettings {
   file: string;
+  synchronous: 'FULL' | 'NORMAL';
   chunks: number;
   concurrency: number;
   /** Who writes: 'both' (a connection each), 'main' (the worker's units go to main's writer), 'worker' (accepts come here). */
@@ -36,7 +37,7 @@ export interface ToWorker {
 
 const port = parentPort!;
 const settings = workerData as WorkerSettings;
-const db = openDatabase(settings.file);
+const db = openDatabase(settings.file, settings.synchronous);
 const writer = createGroupCommit(db);
 const apply = createUnitApplier(db);
 const fresh = (): Progress => ({ materializedThrough, completed: 0, envelopes: [], units: [], acceptsCommitted: [], busy: { ...writer.busy }, writer: { ...writer.stats } });

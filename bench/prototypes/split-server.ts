@@ -18,19 +18,20 @@ import { createUnitApplier } from './write-units.js';
 import { calibrate } from './turn-work.js';
 
 const { values } = parseArgs({
-  options: { mode: { type: 'string', default: 'inline' }, 'exec-us': { type: 'string', default: '500' }, 'max-queued': { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '64' } },
+  options: { mode: { type: 'string', default: 'inline' }, 'exec-us': { type: 'string', default: '500' }, 'max-queued': { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '64' }, synchronous: { type: 'string', default: 'FULL' } },
 });
 const MODES = ['inline', 'thread', 'thread-main-writes', 'thread-worker-writes'] as const;
 const mode = MODES.find((m) => m === values.mode);
 if (!mode) throw new Error(`--mode is one of ${MODES.join(', ')}`);
 const maxQueued = Number(values['max-queued']);
+const synchronous = values.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL';
 const uWS = requireNativeUws('split-server');
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-split-'));
 const file = join(dir, 'split.db');
 prepareDatabase(file);
 const { chunks, usPerChunk } = calibrate(Number(values['exec-us']));
-const db = openDatabase(file);
+const db = openDatabase(file, synchronous);
 const writer = createGroupCommit(db);
 const fanOut = createFanOut();
 const apply = createUnitApplier(db);
@@ -64,7 +65,7 @@ function inlineSide(): (runId: string) => void {
 }
 
 async function threadSide(): Promise<{ handOff: (runId: string) => void; commitAccept: (runId: string, plan: string) => void }> {
-  const settings: WorkerSettings = { file, chunks, concurrency: Number(values.concurrency), writer: mode === 'thread-main-writes' ? 'main' : mode === 'thread-worker-writes' ? 'worker' : 'both' };
+  const settings: WorkerSettings = { file, synchronous, chunks, concurrency: Number(values.concurrency), writer: mode === 'thread-main-writes' ? 'main' : mode === 'thread-worker-writes' ? 'worker' : 'both' };
   const worker = startTsWorker(new URL('./execution-worker.ts', import.meta.url), { workerData: settings });
   worker.on('error', (error) => {
     process.stderr.write(`split-server: execution worker failed: ${error.stack ?? String(error)}\n`);

@@ -17,6 +17,7 @@ const { values } = parseArgs({
     'exec-us': { type: 'string', default: '500' },
     'max-queued': { type: 'string', default: '4000' },
     concurrency: { type: 'string', default: '64' },
+    synchronous: { type: 'string', default: 'FULL' },
     pinnings: { type: 'string', default: 'a,b,c' },
     modes: { type: 'string', default: 'inline,thread,thread-main-writes,thread-worker-writes' },
     out: { type: 'string' },
@@ -57,7 +58,7 @@ async function stats(url: string): Promise<ServerStats> {
 
 async function measure(pinning: Pinning, mode: string): Promise<SplitRow> {
   const loadAtStart = os.loadavg()[0]!;
-  const args = ['--mode', mode, '--exec-us', values['exec-us']!, '--max-queued', values['max-queued']!, '--concurrency', values.concurrency!];
+  const args = ['--mode', mode, '--exec-us', values['exec-us']!, '--max-queued', values['max-queued']!, '--concurrency', values.concurrency!, '--synchronous', values.synchronous!.toUpperCase()];
   const server = spawnTsNode('bench/prototypes/split-server.ts', args, pinning.server);
   try {
     const { port } = JSON.parse(await firstLine(server, 'split-server')) as { port: number };
@@ -102,7 +103,7 @@ const commitAfter = measureCommit();
 const ms = (c: { p50: number; p99: number }): string => `p50 ${c.p50.toFixed(2)} ms, p99 ${c.p99.toFixed(2)} ms`;
 const header = [
   `one-row FULL commit on this disk: before ${ms(commitBefore)}; after ${ms(commitAfter)}`,
-  `thread-split: ${durationSec} s per row, --exec-us ${values['exec-us']}, --max-queued ${values['max-queued']}, --concurrency ${values.concurrency}; Node ${process.version}, ${os.cpus().length} cores`,
+  `thread-split: ${durationSec} s per row, --exec-us ${values['exec-us']}, --max-queued ${values['max-queued']}, --concurrency ${values.concurrency}, synchronous=${values.synchronous!.toUpperCase()}; Node ${process.version}, ${os.cpus().length} cores`,
   ...PINNINGS.map((p) => `(${p.id}) ${p.label}, ${p.connections} connections`),
   '',
 ].join('\n');
