@@ -1,4 +1,4 @@
-// Measurement prototype, not service code: uWS accepting POST /fire with one durable row per accept, execution `inline` or on a worker `thread`.
+// Measurement prototype, not service code: uWS accepting POST /fire with one durable row per accept; execution inline or on a worker (3 writer layouts).
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,7 +38,7 @@ const apply = createUnitApplier(db);
 const counters = { accepted: 0, refused: 0, badRequests: 0, completed: 0, materializedThrough: 0, rssPeakMb: 0 };
 const workerBusy = { retries: 0, waitMs: 0 };
 const workerWriter = { commits: 0, units: 0, commitMs: 0 };
-/** Units the main thread wrote for the worker (thread-one-writer). */
+/** Units the main thread wrote for the worker (thread-main-writes). */
 let unitsForWorker = 0;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
