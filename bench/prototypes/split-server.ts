@@ -192,6 +192,7 @@ app.listen('127.0.0.1', 0, (socket) => {
   }
   exitWithParent(() => {
     uWS.us_listen_socket_close(socket);
+    db.close();
     rmSync(dir, { recursive: true, force: true });
   });
   announce({ port: uWS.us_socket_local_port(socket as unknown as UWS.us_socket), adapter: 'uws', facts: { mode, chunks: String(chunks) } });
