@@ -39,13 +39,13 @@ export interface Child {
 
 const live = new Map<number, ChildProcess>();
 
-/** Runs `node --import tsx <script> ...args` from the repo root, on `core` when given. */
-export function spawnTsNode(script: string, args: string[], core: number | null): Child {
+/** Runs `node --import tsx <script> ...args` from the repo root, on `core` when given (a taskset list such as '0,1' too). */
+export function spawnTsNode(script: string, args: string[], core: number | string | null): Child {
   return spawnNode(['--import', 'tsx', script, ...args], core);
 }
 
 /** Runs `node ...nodeArgs` from the repo root, on `core` when given (plain JavaScript needs no tsx loader). */
-export function spawnNode(nodeArgs: string[], core: number | null): Child {
+export function spawnNode(nodeArgs: string[], core: number | string | null): Child {
   const line = [process.execPath, ...nodeArgs];
   const [command, ...commandArgs] = core === null ? line : ['taskset', '-c', String(core), ...line];
   // Test-runner hooks in NODE_OPTIONS (tap's process tracking) must not ride along into measured processes.
