@@ -41,7 +41,7 @@ export function createCustomersService(deps: { store: Store; clock: Clock }): Cu
     async setSuspended(partnerId, orgId, suspended) {
       await writer.submit(() => {
         const org = customerOf(repos, partnerId, orgId);
-        const current = org.suspended_at ?? null;
+        const current = org.suspendedAt;
         if (suspended && current === null) repos.management.setSuspended(org.id, deps.clock.now());
         if (!suspended && current !== null) repos.management.setSuspended(org.id, null);
       });

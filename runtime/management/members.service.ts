@@ -65,7 +65,7 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
     name: row.name,
     orgRole: row.role,
     status: row.disabled_at !== null || row.user_disabled !== 0 ? 'disabled' : row.has_password === 1 ? 'active' : 'invited',
-    domainRoles: tenancy.domainRolesOfUser(row.user_id, orgId).map((d) => ({ domainId: d.domain_id, role: d.role })),
+    domainRoles: tenancy.domainRolesOfUser(row.user_id, orgId).map((d) => ({ domainId: d.domainId, role: d.role })),
     createdAt: toIso(row.created_at),
   });
 
@@ -106,13 +106,13 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
         let user = tenancy.userByEmail(input.email);
         if (user !== undefined && management.member(manager.orgId, user.id) !== undefined) throw new AppError('CONFLICT', 'This person is already a member of the organization.');
         if (user === undefined) {
-          user = { id: newId(), email: input.email, name: input.name, password_hash: null, disabled: 0, created_at: now };
+          user = { id: newId(), email: input.email, name: input.name, passwordHash: null, disabled: false, createdAt: now };
           tenancy.insertUser(user);
         }
         tenancy.setOrgRole(manager.orgId, user.id, input.orgRole, now);
         applyDomainRoles(manager, user.id, input.domainRoles, now);
         // A link only sets a first password: an account that has one is never handed to a link (it could take it over).
-        const needsLink = user.password_hash === null;
+        const needsLink = user.passwordHash === null;
         if (needsLink) {
           repos.provisioning.insertInvitation({ id: newId(), user_id: user.id, token_hash: hashSecret(secret), expires_at: now + INVITATION_TTL_MS, used_at: null, created_at: now });
         }

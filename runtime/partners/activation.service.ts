@@ -33,7 +33,7 @@ export function createActivationService(deps: { store: Pick<Store, 'repos' | 'wr
         // Re-checked in the transaction: of two concurrent redemptions exactly one sets the password.
         if (!provisioning.useInvitation(found.id, clock.now())) throw notFound();
         const row = tenancy.user(found.user_id);
-        if (row === undefined || row.disabled !== 0) throw notFound();
+        if (row === undefined || row.disabled) throw notFound();
         tenancy.setPassword(row.id, passwordHash);
         return row;
       });
@@ -42,7 +42,7 @@ export function createActivationService(deps: { store: Pick<Store, 'repos' | 'wr
         return { userId: user.id, orgId: session.orgId, sessionSecret: session.secret };
       } catch (error) {
         // directLoginDisabled: the password is set (the partner may enable direct login later), no session.
-        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return { userId: user.id, orgId: tenancy.organizationsOfUser(user.id)[0]?.org_id ?? null, sessionSecret: null };
+        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return { userId: user.id, orgId: tenancy.organizationsOfUser(user.id)[0]?.orgId ?? null, sessionSecret: null };
         throw error;
       }
     },

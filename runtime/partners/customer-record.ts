@@ -67,7 +67,7 @@ function check(repos: Repos, input: CustomerRecordInput): { partner: PartnerRow;
   const holder = tenancy.organizationBySegment(clientSegment);
   if (holder !== undefined) {
     // Only the caller's own customer is named: another platform's customers stay invisible (neutrality).
-    const existing = holder.partner_id === partner.id ? { organizationId: holder.id, clientSegment } : undefined;
+    const existing = holder.partnerId === partner.id ? { organizationId: holder.id, clientSegment } : undefined;
     throw new ProvisioningRefusal('IDENTIFIER_TAKEN', 'The requested clientSegment is not available.', existing ? { field: 'clientSegment', existing } : { field: 'clientSegment' });
   }
   // An existing account is never handed to a new customer's invitation (that would let the link take it over).
@@ -95,14 +95,15 @@ export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): 
   tenancy.insertOrganization({
     id: orgId,
     name: body.clientName,
-    partner_id: partner.id,
-    client_segment: body.clientSegment,
-    direct_login_disabled: body.directLoginDisabled ? 1 : 0,
-    rollout_flags: '{}',
-    created_at: now,
+    partnerId: partner.id,
+    clientSegment: body.clientSegment,
+    directLoginDisabled: body.directLoginDisabled,
+    rolloutFlags: {},
+    createdAt: now,
+    suspendedAt: null,
   });
   // No password until the owner redeems the invitation: until then nobody can sign in as this person.
-  tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, password_hash: null, disabled: 0, created_at: now });
+  tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, passwordHash: null, disabled: false, createdAt: now });
   tenancy.setOrgRole(orgId, ownerUserId, 'owner', now);
   provisioning.insertInvitation({ id: newId(), user_id: ownerUserId, token_hash: input.invitationHash, expires_at: invitationExpiresAt, used_at: null, created_at: now });
   const steps: OnboardingStep[] = [

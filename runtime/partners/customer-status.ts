@@ -19,10 +19,10 @@ export function customerStatus(repos: Pick<Repositories, 'tenancy' | 'provisioni
     organization: {
       id: org.id,
       name: org.name,
-      clientSegment: org.client_segment,
-      directLoginDisabled: org.direct_login_disabled === 1,
-      suspendedAt: (org.suspended_at ?? null) === null ? null : toIso(org.suspended_at!),
-      createdAt: toIso(org.created_at),
+      clientSegment: org.clientSegment,
+      directLoginDisabled: org.directLoginDisabled,
+      suspendedAt: org.suspendedAt === null ? null : toIso(org.suspendedAt),
+      createdAt: toIso(org.createdAt),
     },
     // A customer without a run (none recorded) has nothing left to converge.
     onboardingStatus: run?.status ?? 'completed',

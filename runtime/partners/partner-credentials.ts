@@ -32,13 +32,13 @@ export function createPartnerAuthenticator(store: Pick<Store, 'repos'>, clock: C
       if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
       const org = tenancy.organization(row.org_id);
       // A suspended customer's leases stop at once (docs/decisions.md "Suspending a customer").
-      if (org?.partner_id !== row.partner_id || (org.suspended_at ?? null) !== null) return null;
+      if (org?.partnerId !== row.partner_id || (org.suspendedAt ?? null) !== null) return null;
       let userId: string | null = null;
       if (row.kind === 'worker') {
         const mapping = row.mapping_id === null ? undefined : workers.mapping(row.mapping_id);
         if (!mapping || mapping.revoked_at !== null || mapping.org_id !== row.org_id) return null;
         const user = tenancy.user(mapping.user_id);
-        if (!user || user.disabled !== 0 || tenancy.orgRole(row.org_id, user.id) === null) return null;
+        if (!user || user.disabled || tenancy.orgRole(row.org_id, user.id) === null) return null;
         userId = user.id;
       }
       return {

@@ -79,7 +79,7 @@ export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 
     async create(principal, body) {
       const session = visibleSession(repos, principal, body.sessionId);
       assertOrgAdmin(principal);
-      const partnerId = repos.tenancy.organization(principal.orgId)?.partner_id ?? null;
+      const partnerId = repos.tenancy.organization(principal.orgId)?.partnerId ?? null;
       if (partnerId === null) throw new AppError('CONFLICT', 'This organization has no partner platform to share the session with.');
       const now = clock.now();
       const row: SupportGrantRow = {

@@ -84,7 +84,7 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
 
   function assertDomains(orgId: string, roles: readonly DomainRoleEntry[]): void {
     const issues = roles.flatMap((r, i) =>
-      tenancy.domain(r.domainId)?.org_id === orgId ? [] : [{ path: `domainRoles.${i}.domainId`, message: 'is not a domain of this organization' }],
+      tenancy.domain(r.domainId)?.orgId === orgId ? [] : [{ path: `domainRoles.${i}.domainId`, message: 'is not a domain of this organization' }],
     );
     if (issues.length > 0) throw validation('The request is not valid.', { issues });
   }
@@ -103,7 +103,7 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
     const userId = newId();
     // `.invalid` (RFC 2606) can never receive mail: a provisioned person without an email of their own.
     const email = body.email ?? `worker-${mappingId}@partner-workers.invalid`;
-    tenancy.insertUser({ id: userId, email, name: body.name ?? body.partnerSubject, password_hash: null, disabled: 0, created_at: now });
+    tenancy.insertUser({ id: userId, email, name: body.name ?? body.partnerSubject, passwordHash: null, disabled: false, createdAt: now });
     return { userId, provisioned: true };
   }
 

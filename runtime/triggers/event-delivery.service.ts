@@ -106,7 +106,7 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
       const trigger = isUuid(triggerId) ? repos.triggers.trigger(triggerId) : undefined;
       if (trigger === undefined || trigger.type !== 'event' || trigger.active !== 1) throw notFound();
       // A suspended customer's event triggers answer like an inactive one: nothing fires, nothing is recorded.
-      if ((repos.tenancy.organization(trigger.org_id)?.suspended_at ?? null) !== null) throw notFound();
+      if ((repos.tenancy.organization(trigger.org_id)?.suspendedAt ?? null) !== null) throw notFound();
       const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', 'The delivery signature could not be verified.', { reason });
       if (trigger.endpoint_secret_sealed === null) throw unauthorized('no-endpoint-secret');
       const secret = openSecret(keyRing, trigger.endpoint_secret_sealed, sealedSecretAad.triggerEndpoint(trigger.org_id, trigger.id));
