@@ -18,3 +18,12 @@ export function jsonObjectColumn(text: string | null): Record<string, unknown> {
 export function mapOptional<R, T>(row: unknown, fromRow: (row: R) => T): T | undefined {
   return row === undefined ? undefined : fromRow(row as R);
 }
+
+/** A JSON column of any shape, parsed; `undefined` when the text does not parse (the caller's schema refuses it). */
+export function jsonColumn(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

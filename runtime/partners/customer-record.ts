@@ -4,7 +4,7 @@
  * requests can never both take the last unit of quota or the same clientSegment. A check that fails throws a
  * ProvisioningRefusal and nothing is written: the organization does not exist yet, so the claim is released.
  */
-import type { PartnerRow, PartnerTemplateRow } from '../../storage/repos/partners.repo.js';
+import type { Partner, PartnerTemplate } from '../../storage/records/partners.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import { DAY } from '../clock.js';
 import { newId } from '../ids.js';
@@ -22,8 +22,8 @@ export interface OnboardingStep {
 }
 
 export interface CustomerRecord {
-  readonly partner: PartnerRow;
-  readonly template: PartnerTemplateRow;
+  readonly partner: Partner;
+  readonly template: PartnerTemplate;
   readonly definition: TemplateDefinition;
   readonly orgId: string;
   readonly ownerUserId: string;
@@ -44,18 +44,18 @@ export interface CustomerRecordInput {
 type Repos = Pick<Repositories, 'partners' | 'tenancy' | 'provisioning'>;
 
 /** The refusals, in the order a partner would fix them: standing, template, the request, identifiers, quota. */
-function check(repos: Repos, input: CustomerRecordInput): { partner: PartnerRow; template: PartnerTemplateRow; definition: TemplateDefinition } {
+function check(repos: Repos, input: CustomerRecordInput): { partner: Partner; template: PartnerTemplate; definition: TemplateDefinition } {
   const { partners, tenancy } = repos;
   const partner = partners.partner(input.partnerId);
   const key = partners.partnerKey(input.partnerKeyId);
-  if (partner === undefined || partner.suspended !== 0) {
+  if (partner === undefined || partner.suspended) {
     throw new ProvisioningRefusal('PARTNER_PLATFORM_SUSPENDED', 'This partner platform is not accepting provisioning.');
   }
-  if (partner.provisioning_enabled !== 1 || key === undefined || key.provisioning_enabled !== 1 || key.revoked_at !== null) {
+  if (!partner.provisioningEnabled || key === undefined || !key.provisioningEnabled || key.revokedAt !== null) {
     throw new ProvisioningRefusal('PROVISIONING_NOT_ENABLED', 'This partner key is not entitled to create customers.');
   }
-  const template = partner.template_id === null ? undefined : partners.partnerTemplate(partner.template_id);
-  if (template === undefined || template.suspended !== 0) {
+  const template = partner.templateId === null ? undefined : partners.partnerTemplate(partner.templateId);
+  if (template === undefined || template.suspended) {
     throw new ProvisioningRefusal('TEMPLATE_SUSPENDED', 'The provisioning template is unavailable.');
   }
   const definition = readTemplateDefinition(template);
@@ -83,7 +83,7 @@ export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): 
   // Last, because it writes: the durable allowance is spent in the same commit as the organization.
   if (!repos.partners.spendQuota(partner.id)) {
     throw new ProvisioningRefusal('QUOTA_EXHAUSTED', 'The customer allowance of this partner platform is spent; retries do not help until it is raised.', {
-      quota: partner.quota_total,
+      quota: partner.quotaTotal,
     });
   }
   const { now, body } = input;

@@ -33,7 +33,7 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
   /** The app must be this partner's; an unknown or foreign app is the same neutral 404 as a foreign organization. */
   function ownApp(partnerId: string, appId: string): void {
     const app = isUuid(appId) ? partners.partnerApp(appId) : undefined;
-    if (app === undefined || app.partner_id !== partnerId) throw notFound();
+    if (app === undefined || app.partnerId !== partnerId) throw notFound();
   }
 
   async function mint(principal: PartnerPrincipal, fields: { orgId: string; appId: string; kind: 'app' | 'worker'; partnerSubject: string | null; mappingId: string | null }) {

@@ -21,9 +21,9 @@ export function createPartnerAuthenticator(store: Pick<Store, 'repos'>, clock: C
       if (!isWellFormed(secret, 'svp_')) return null;
       const hash = hashSecret(secret);
       const row = partners.partnerKeyByHash(hash);
-      if (!row || !sameHash(row.key_hash, hash) || row.revoked_at !== null) return null;
-      if (partners.partner(row.partner_id) === undefined) return null;
-      return { kind: 'partner', partnerId: row.partner_id, partnerKeyId: row.id };
+      if (!row || !sameHash(row.keyHash, hash) || row.revokedAt !== null) return null;
+      if (partners.partner(row.partnerId) === undefined) return null;
+      return { kind: 'partner', partnerId: row.partnerId, partnerKeyId: row.id };
     },
     lease(secret) {
       if (!isWellFormed(secret, 'svt_')) return null;

@@ -48,7 +48,7 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
   const adaKey = r.credentials.apiKeyByHash(hashSecret(refs['ada-key']!))!;
   t.equal(adaKey.user_id, refs.ada);
   t.equal(adaKey.org_id, refs.acme);
-  t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partner_id, refs.northwind);
+  t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partnerId, refs.northwind);
 
   // Agents: published ones get revision 1 with the belt frozen from the procedure and bindings.
   const lookup = r.automations.automation(refs.lookup!)!;
@@ -100,10 +100,10 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
   t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domain_id: refs.sales, name: 'Pricing' });
 
   // Partner: grant, quota, template.
-  t.match(r.partners.partner(refs.northwind!), { provisioning_enabled: 1, quota_total: 3, quota_used: 0, template_id: refs.starter });
+  t.match(r.partners.partner(refs.northwind!), { provisioningEnabled: true, quotaTotal: 3, quotaUsed: 0, templateId: refs.starter });
   const template = r.partners.partnerTemplate(refs.starter!)!;
   t.equal(template.ref, 'starter');
-  t.equal(JSON.parse(template.definition).agents[0].entitled, true);
+  t.match(template.definition, { agents: [{ entitled: true }] });
   t.equal(r.partners.partnerApp(refs['northwind-app']!)!.name, 'Northwind embedded');
 });
 
