@@ -114,7 +114,7 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
         // A link only sets a first password: an account that has one is never handed to a link (it could take it over).
         const needsLink = user.passwordHash === null;
         if (needsLink) {
-          repos.provisioning.insertInvitation({ id: newId(), user_id: user.id, token_hash: hashSecret(secret), expires_at: now + INVITATION_TTL_MS, used_at: null, created_at: now });
+          repos.provisioning.insertInvitation({ id: newId(), userId: user.id, tokenHash: hashSecret(secret), expiresAt: now + INVITATION_TTL_MS, usedAt: null, createdAt: now });
         }
         return { member: view(manager.orgId, management.member(manager.orgId, user.id)!), needsLink };
       });

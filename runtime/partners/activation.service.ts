@@ -27,12 +27,12 @@ export function createActivationService(deps: { store: Pick<Store, 'repos' | 'wr
       if (!isWellFormed(token, 'svi_')) throw notFound();
       const hash = hashSecret(token);
       const found = provisioning.invitationByHash(hash);
-      if (found === undefined || !sameHash(found.token_hash, hash) || found.used_at !== null || found.expires_at <= clock.now()) throw notFound();
+      if (found === undefined || !sameHash(found.tokenHash, hash) || found.usedAt !== null || found.expiresAt <= clock.now()) throw notFound();
       const passwordHash = await hashPassword(password);
       const user = await store.writer.submit(() => {
         // Re-checked in the transaction: of two concurrent redemptions exactly one sets the password.
         if (!provisioning.useInvitation(found.id, clock.now())) throw notFound();
-        const row = tenancy.user(found.user_id);
+        const row = tenancy.user(found.userId);
         if (row === undefined || row.disabled) throw notFound();
         tenancy.setPassword(row.id, passwordHash);
         return row;

@@ -5,6 +5,7 @@
  * ProvisioningRefusal and nothing is written: the organization does not exist yet, so the claim is released.
  */
 import type { Partner, PartnerTemplate } from '../../storage/records/partners.js';
+import type { OnboardingStep } from '../../storage/records/provisioning.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import { DAY } from '../clock.js';
 import { newId } from '../ids.js';
@@ -16,10 +17,7 @@ import { readTemplateDefinition, type TemplateDefinition } from './template-defi
 /** How long an owner's activation link works. */
 export const INVITATION_TTL_MS = 7 * DAY;
 
-export interface OnboardingStep {
-  step: 'organization' | 'owner' | 'domain' | 'automations';
-  status: 'completed' | 'failed';
-}
+export type { OnboardingStep } from '../../storage/records/provisioning.js';
 
 export interface CustomerRecord {
   readonly partner: Partner;
@@ -105,21 +103,21 @@ export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): 
   // No password until the owner redeems the invitation: until then nobody can sign in as this person.
   tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, passwordHash: null, disabled: false, createdAt: now });
   tenancy.setOrgRole(orgId, ownerUserId, 'owner', now);
-  provisioning.insertInvitation({ id: newId(), user_id: ownerUserId, token_hash: input.invitationHash, expires_at: invitationExpiresAt, used_at: null, created_at: now });
+  provisioning.insertInvitation({ id: newId(), userId: ownerUserId, tokenHash: input.invitationHash, expiresAt: invitationExpiresAt, usedAt: null, createdAt: now });
   const steps: OnboardingStep[] = [
     { step: 'organization', status: 'completed' },
     { step: 'owner', status: 'completed' },
   ];
   provisioning.insertOnboardingRun({
     id: runId,
-    org_id: orgId,
-    partner_id: partner.id,
-    template_id: template.id,
+    orgId: orgId,
+    partnerId: partner.id,
+    templateId: template.id,
     status: 'running',
-    steps: JSON.stringify(steps),
+    steps,
     error: null,
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   });
   return { partner, template, definition, orgId, ownerUserId, runId, invitationExpiresAt, steps };
 }

@@ -29,6 +29,6 @@ export function customerStatus(repos: Pick<Repositories, 'tenancy' | 'provisioni
     onboarding:
       run === undefined
         ? null
-        : { runId: run.id, status: run.status, steps: JSON.parse(run.steps) as OnboardingStep[], error: run.error, updatedAt: toIso(run.updated_at) },
+        : { runId: run.id, status: run.status, steps: run.steps, error: run.error, updatedAt: toIso(run.updatedAt) },
   };
 }

@@ -88,7 +88,7 @@ export function applyOnboarding(
     };
   });
   const steps: OnboardingStep[] = [...record.steps, { step: 'domain', status: 'completed' }, { step: 'automations', status: 'completed' }];
-  repos.provisioning.updateOnboardingRun({ id: record.runId, status: 'completed', steps: JSON.stringify(steps), error: null, updated_at: now });
+  repos.provisioning.updateOnboardingRun({ id: record.runId, status: 'completed', steps, error: null, updatedAt: now });
   return {
     domain: { id: domainId, name },
     release: { template: { id: record.template.id, ref: record.template.ref }, digest: templateDigest(record.definition), automations },
