@@ -50,7 +50,7 @@ export function createCustomersService(deps: { store: Store; clock: Clock }): Cu
 
     supportGrants(partnerId, orgId, query) {
       const org = customerOf(repos, partnerId, orgId);
-      return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), supportGrantView);
+      return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), (row) => ({ createdAt: row.createdAt, id: row.id }), supportGrantView);
     },
   };
 }

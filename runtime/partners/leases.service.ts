@@ -45,15 +45,15 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
       leases.sweep(now);
       leases.insert({
         id: newId(),
-        partner_id: principal.partnerId,
-        org_id: fields.orgId,
-        app_id: fields.appId,
+        partnerId: principal.partnerId,
+        orgId: fields.orgId,
+        appId: fields.appId,
         kind: fields.kind,
-        partner_subject: fields.partnerSubject,
-        mapping_id: fields.mappingId,
-        token_hash: hashSecret(token),
-        created_at: now,
-        expires_at: expiresAt,
+        partnerSubject: fields.partnerSubject,
+        mappingId: fields.mappingId,
+        tokenHash: hashSecret(token),
+        createdAt: now,
+        expiresAt: expiresAt,
       });
     });
     return { token, expiresAt: toIso(expiresAt) };
@@ -71,9 +71,9 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
       ownApp(principal.partnerId, appId);
       // Only a vouched worker gets a lease; an unknown subject is the same 404 as an unknown organization.
       const mapping = workers.activeBySubject(orgId, partnerSubject);
-      if (mapping === undefined || mapping.partner_id !== principal.partnerId) throw notFound();
+      if (mapping === undefined || mapping.partnerId !== principal.partnerId) throw notFound();
       const minted = await mint(principal, { orgId, appId, kind: 'worker', partnerSubject, mappingId: mapping.id });
-      return { ...minted, kind: 'worker', orgId, appId, partnerSubject, mappingId: mapping.id, userId: mapping.user_id };
+      return { ...minted, kind: 'worker', orgId, appId, partnerSubject, mappingId: mapping.id, userId: mapping.userId };
     },
   };
 }

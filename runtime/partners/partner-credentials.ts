@@ -29,27 +29,27 @@ export function createPartnerAuthenticator(store: Pick<Store, 'repos'>, clock: C
       if (!isWellFormed(secret, 'svt_')) return null;
       const hash = hashSecret(secret);
       const row = leases.byHash(hash);
-      if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
-      const org = tenancy.organization(row.org_id);
+      if (!row || !sameHash(row.tokenHash, hash) || row.expiresAt <= clock.now()) return null;
+      const org = tenancy.organization(row.orgId);
       // A suspended customer's leases stop at once (docs/decisions.md "Suspending a customer").
-      if (org?.partnerId !== row.partner_id || (org.suspendedAt ?? null) !== null) return null;
+      if (org?.partnerId !== row.partnerId || (org.suspendedAt ?? null) !== null) return null;
       let userId: string | null = null;
       if (row.kind === 'worker') {
-        const mapping = row.mapping_id === null ? undefined : workers.mapping(row.mapping_id);
-        if (!mapping || mapping.revoked_at !== null || mapping.org_id !== row.org_id) return null;
-        const user = tenancy.user(mapping.user_id);
-        if (!user || user.disabled || tenancy.orgRole(row.org_id, user.id) === null) return null;
+        const mapping = row.mappingId === null ? undefined : workers.mapping(row.mappingId);
+        if (!mapping || mapping.revokedAt !== null || mapping.orgId !== row.orgId) return null;
+        const user = tenancy.user(mapping.userId);
+        if (!user || user.disabled || tenancy.orgRole(row.orgId, user.id) === null) return null;
         userId = user.id;
       }
       return {
         kind: 'lease',
         leaseId: row.id,
         leaseKind: row.kind,
-        partnerId: row.partner_id,
-        orgId: row.org_id,
-        appId: row.app_id,
+        partnerId: row.partnerId,
+        orgId: row.orgId,
+        appId: row.appId,
         userId,
-        partnerSubject: row.partner_subject,
+        partnerSubject: row.partnerSubject,
       };
     },
   };

@@ -2,7 +2,7 @@
 import type { SqliteDatabase } from '../database.js';
 import type { OrganizationRow, OrgRole } from './tenancy.repo.js';
 import type { ConnectionRow } from './integrations.repo.js';
-import type { SupportGrantRow } from './support-grants.repo.js';
+import { supportGrantFromRow } from './support-grants.repo.js';
 
 /** Keyset position: rows strictly after (created_at, id). */
 export interface PageAfter {
@@ -75,7 +75,7 @@ export function createManagementRepo(db: SqliteDatabase) {
     rotateConnection: (id: string, sealed: Buffer, at: number): void => void s.rotateConnection.run(sealed, at, id),
     deleteConnection: (id: string): void => void s.deleteConnection.run(id),
     supportGrantsOf: (orgId: string, partnerId: string, after: PageAfter | null, limit: number) =>
-      s.grantsOfOrg.all({ org: orgId, partner: partnerId, ...page(after, limit) }) as SupportGrantRow[],
+      (s.grantsOfOrg.all({ org: orgId, partner: partnerId, ...page(after, limit) }) as Parameters<typeof supportGrantFromRow>[0][]).map(supportGrantFromRow),
   };
 }
 
