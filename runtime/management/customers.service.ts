@@ -1,6 +1,6 @@
 // A partner's view of its customers (issue 13 item 6): paged list, suspend/resume, the support grants they gave.
 import type { Store } from '../../storage/store.js';
-import type { ManagedOrganizationRow } from '../../storage/repos/management.repo.js';
+import type { Organization } from '../../storage/records/tenancy.js';
 import { toIso, type Clock } from '../clock.js';
 import { customerOf } from '../partners/customer-of.js';
 import { customerStatus, type CustomerStatus } from '../partners/customer-status.js';
@@ -23,20 +23,20 @@ export interface CustomersService {
   supportGrants(partnerId: string, orgId: string, query: PageQuery): Page<SupportGrantView>;
 }
 
-const summaryOf = (row: ManagedOrganizationRow): CustomerSummary => ({
-  id: row.id,
-  name: row.name,
-  clientSegment: row.client_segment,
-  directLoginDisabled: row.direct_login_disabled === 1,
-  suspendedAt: row.suspended_at === null ? null : toIso(row.suspended_at),
-  createdAt: toIso(row.created_at),
+const summaryOf = (org: Organization): CustomerSummary => ({
+  id: org.id,
+  name: org.name,
+  clientSegment: org.clientSegment,
+  directLoginDisabled: org.directLoginDisabled,
+  suspendedAt: org.suspendedAt === null ? null : toIso(org.suspendedAt),
+  createdAt: toIso(org.createdAt),
 });
 
 export function createCustomersService(deps: { store: Store; clock: Clock }): CustomersService {
   const { repos, writer } = deps.store;
   return {
     list: (partnerId, query) =>
-      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), summaryOf),
+      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (org) => ({ createdAt: org.createdAt, id: org.id }), summaryOf),
 
     async setSuspended(partnerId, orgId, suspended) {
       await writer.submit(() => {

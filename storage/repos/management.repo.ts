@@ -1,6 +1,7 @@
 // Management reads and writes (issue 13 item 6): customer pages and suspension, members, domains, connections.
 import type { SqliteDatabase } from '../database.js';
-import type { OrganizationRow, OrgRole } from './tenancy.repo.js';
+import type { OrgRole } from '../records/tenancy.js';
+import { organizationFromRow } from './tenancy.repo.js';
 import type { ConnectionRow } from './integrations.repo.js';
 import { supportGrantFromRow } from './support-grants.repo.js';
 
@@ -22,7 +23,6 @@ export interface MemberRow {
   user_disabled: number;
 }
 
-export type ManagedOrganizationRow = OrganizationRow & { suspended_at: number | null };
 export type ManagedConnectionRow = ConnectionRow & { rotated_at: number | null };
 
 export function createManagementRepo(db: SqliteDatabase) {
@@ -62,7 +62,7 @@ export function createManagementRepo(db: SqliteDatabase) {
   return {
     /** A partner's customers in creation order, `limit` rows after `after`. */
     customers: (partnerId: string, after: PageAfter | null, limit: number) =>
-      s.customers.all({ partner: partnerId, ...page(after, limit) }) as ManagedOrganizationRow[],
+      (s.customers.all({ partner: partnerId, ...page(after, limit) }) as Parameters<typeof organizationFromRow>[0][]).map(organizationFromRow),
     setSuspended: (orgId: string, at: number | null): void => void s.setSuspended.run(at, orgId),
     members: (orgId: string, after: PageAfter | null, limit: number) => s.members.all({ org: orgId, ...page(after, limit) }) as MemberRow[],
     member: (orgId: string, userId: string) => s.member.get(orgId, userId) as MemberRow | undefined,

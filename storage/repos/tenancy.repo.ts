@@ -7,8 +7,7 @@ import type {
 
 export type { OrgRole, DomainRole } from '../records/tenancy.js';
 
-/** Exported for the management repo's customer listing only (storage-internal: never imported above storage/). */
-export interface OrganizationRow {
+interface OrganizationRow {
   id: string;
   name: string;
   partner_id: string | null;
@@ -37,7 +36,8 @@ interface DomainRow {
   created_at: number;
 }
 
-const organizationFromRow = (r: OrganizationRow): Organization => ({
+/** Exported for the management repo's customer pages (storage-internal). */
+export const organizationFromRow = (r: OrganizationRow): Organization => ({
   id: r.id,
   name: r.name,
   partnerId: r.partner_id,
