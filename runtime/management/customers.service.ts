@@ -1,20 +1,12 @@
 // A partner's view of its customers (issue 13 item 6): paged list, suspend/resume, the support grants they gave.
 import type { Store } from '../../storage/store.js';
-import type { Organization } from '../../storage/records/tenancy.js';
-import { toIso, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { customerOf } from '../partners/customer-of.js';
-import { customerStatus, type CustomerStatus } from '../partners/customer-status.js';
+import { customerStatus, customerSummaryOf, type CustomerStatus, type CustomerSummary } from '../partners/customer-status.js';
 import { supportGrantView, type SupportGrantView } from '../partners/support-grants.service.js';
 import { viewPage, type Page, type PageQuery } from '../paging/keyset-page.js';
 
-export interface CustomerSummary {
-  id: string;
-  name: string;
-  clientSegment: string | null;
-  directLoginDisabled: boolean;
-  suspendedAt: string | null;
-  createdAt: string;
-}
+export type { CustomerSummary } from '../partners/customer-status.js';
 
 export interface CustomersService {
   list(partnerId: string, query: PageQuery): Page<CustomerSummary>;
@@ -23,20 +15,11 @@ export interface CustomersService {
   supportGrants(partnerId: string, orgId: string, query: PageQuery): Page<SupportGrantView>;
 }
 
-const summaryOf = (org: Organization): CustomerSummary => ({
-  id: org.id,
-  name: org.name,
-  clientSegment: org.clientSegment,
-  directLoginDisabled: org.directLoginDisabled,
-  suspendedAt: org.suspendedAt === null ? null : toIso(org.suspendedAt),
-  createdAt: toIso(org.createdAt),
-});
-
 export function createCustomersService(deps: { store: Store; clock: Clock }): CustomersService {
   const { repos, writer } = deps.store;
   return {
     list: (partnerId, query) =>
-      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (org) => ({ createdAt: org.createdAt, id: org.id }), summaryOf),
+      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (org) => ({ createdAt: org.createdAt, id: org.id }), customerSummaryOf),
 
     async setSuspended(partnerId, orgId, suspended) {
       await writer.submit(() => {
