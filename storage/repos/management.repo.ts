@@ -1,6 +1,8 @@
 // Management reads and writes (issue 13 item 6): customer pages and suspension, members, domains, connections.
 import type { SqliteDatabase } from '../database.js';
+import type { Member } from '../records/management.js';
 import type { OrgRole } from '../records/tenancy.js';
+import { mapOptional } from '../row-mapping.js';
 import { organizationFromRow } from './tenancy.repo.js';
 import type { ConnectionRow } from './integrations.repo.js';
 import { supportGrantFromRow } from './support-grants.repo.js';
@@ -11,7 +13,7 @@ export interface PageAfter {
   id: string;
 }
 
-export interface MemberRow {
+interface MemberRow {
   user_id: string;
   email: string;
   name: string;
@@ -22,6 +24,17 @@ export interface MemberRow {
   has_password: number;
   user_disabled: number;
 }
+
+const memberFromRow = (r: MemberRow): Member => ({
+  userId: r.user_id,
+  email: r.email,
+  name: r.name,
+  role: r.role,
+  createdAt: r.created_at,
+  disabledAt: r.disabled_at,
+  hasPassword: r.has_password === 1,
+  userDisabled: r.user_disabled === 1,
+});
 
 export type ManagedConnectionRow = ConnectionRow & { rotated_at: number | null };
 
@@ -64,8 +77,9 @@ export function createManagementRepo(db: SqliteDatabase) {
     customers: (partnerId: string, after: PageAfter | null, limit: number) =>
       (s.customers.all({ partner: partnerId, ...page(after, limit) }) as Parameters<typeof organizationFromRow>[0][]).map(organizationFromRow),
     setSuspended: (orgId: string, at: number | null): void => void s.setSuspended.run(at, orgId),
-    members: (orgId: string, after: PageAfter | null, limit: number) => s.members.all({ org: orgId, ...page(after, limit) }) as MemberRow[],
-    member: (orgId: string, userId: string) => s.member.get(orgId, userId) as MemberRow | undefined,
+    members: (orgId: string, after: PageAfter | null, limit: number) =>
+      (s.members.all({ org: orgId, ...page(after, limit) }) as MemberRow[]).map(memberFromRow),
+    member: (orgId: string, userId: string) => mapOptional(s.member.get(orgId, userId), memberFromRow),
     setMemberDisabled: (orgId: string, userId: string, at: number | null): void => void s.setMemberDisabled.run(at, orgId, userId),
     activeOwnerCount: (orgId: string): number => (s.activeOwners.get(orgId) as { n: number }).n,
     renameDomain: (id: string, name: string): void => void s.renameDomain.run(name, id),
