@@ -54,9 +54,9 @@ export function seededDemo(store: Store): DemoWorkspace | null {
   const user = tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.user);
   const trigger = tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.trigger);
   if (org?.entity !== 'organization' || user?.entity !== 'user' || trigger?.entity !== 'trigger') return null;
-  if (tenancy.organization(org.entity_id) === undefined) return null;
-  const marked = credentials.apiKeysOfUser(user.entity_id, org.entity_id).some((key) => key.name === DEMO_KEY_NAME);
-  return marked ? { orgId: org.entity_id, userId: user.entity_id, triggerId: trigger.entity_id } : null;
+  if (tenancy.organization(org.entityId) === undefined) return null;
+  const marked = credentials.apiKeysOfUser(user.entityId, org.entityId).some((key) => key.name === DEMO_KEY_NAME);
+  return marked ? { orgId: org.entityId, userId: user.entityId, triggerId: trigger.entityId } : null;
 }
 
 /** Mints a new demo key for the demo owner and revokes the one the previous start printed. */

@@ -48,7 +48,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
 
   const isActiveMember = (userId: string, orgId: string): boolean => {
     const user = tenancy.user(userId);
-    return !!user && user.disabled === 0 && tenancy.orgRole(orgId, userId) !== null;
+    return !!user && !user.disabled && tenancy.orgRole(orgId, userId) !== null;
   };
 
   return {
@@ -77,7 +77,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       const row = credentials.consoleSessionByHash(hash);
       if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
       const user = tenancy.user(row.user_id);
-      if (!user || user.disabled !== 0) return null;
+      if (!user || user.disabled) return null;
       return { sessionId: row.id, userId: row.user_id, orgId: row.org_id };
     },
   };

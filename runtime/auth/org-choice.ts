@@ -41,13 +41,13 @@ export function createOrgChoiceService(deps: { store: Store; clock: Clock }): Or
   const { store, clock } = deps;
   const { tenancy, credentials } = store.repos;
   const list = (account: ConsoleAccount): OrganizationChoice[] =>
-    tenancy.activeOrganizationsOfUser(account.userId).map((row) => ({ orgId: row.org_id, name: row.name, role: row.role }));
+    tenancy.activeOrganizationsOfUser(account.userId).map((row) => ({ orgId: row.orgId, name: row.name, role: row.role }));
 
   return {
     list,
     async select(account, orgId) {
       if (!list(account).some((choice) => choice.orgId === orgId)) throw notFound();
-      if (tenancy.organization(orgId)?.direct_login_disabled) throw forbidden('Direct sign-in is disabled for this organization.');
+      if (tenancy.organization(orgId)?.directLoginDisabled) throw forbidden('Direct sign-in is disabled for this organization.');
       const old = credentials.consoleSessionByHash(hashSecret(account.secret));
       if (!old || old.expires_at <= clock.now()) throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
       const secret = mintSecret('svs_');

@@ -26,19 +26,19 @@ export function createSignInService(deps: { store: Store; clock: Clock; auth: Au
   return {
     async login({ email, password, orgId }) {
       const user = tenancy.userByEmail(email);
-      const passwordOk = await verifyPassword(password, user?.password_hash ?? null);
-      if (!user || !passwordOk || user.disabled !== 0) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
+      const passwordOk = await verifyPassword(password, user?.passwordHash ?? null);
+      if (!user || !passwordOk || user.disabled) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
       const memberships = tenancy.organizationsOfUser(user.id);
       let selected: string | null = null;
       if (orgId !== undefined) {
-        if (!memberships.some((m) => m.org_id === orgId)) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
+        if (!memberships.some((m) => m.orgId === orgId)) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
         selected = orgId;
       } else if (memberships.length === 1) {
-        selected = memberships[0].org_id;
+        selected = memberships[0].orgId;
       }
       if (selected) {
         const org = tenancy.organization(selected);
-        if (org?.direct_login_disabled) throw new AppError('UNAUTHORIZED', 'Direct sign-in is disabled for this organization.');
+        if (org?.directLoginDisabled) throw new AppError('UNAUTHORIZED', 'Direct sign-in is disabled for this organization.');
       }
       const secret = mintSecret('svs_');
       const now = clock.now();

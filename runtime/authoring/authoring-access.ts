@@ -2,7 +2,7 @@
 import type { Repositories } from '../../storage/repos/index.js';
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
 import type { KnowledgeBaseRow, KnowledgeModuleRow } from '../../storage/repos/knowledge.repo.js';
-import type { DomainRole, DomainRow } from '../../storage/repos/tenancy.repo.js';
+import type { Domain, DomainRole } from '../../storage/records/tenancy.js';
 import { forbidden, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 
@@ -39,9 +39,9 @@ export function isOrganizationAdmin(repos: AuthoringRepos, author: Author): bool
 }
 
 /** A domain of the author's organization (else the uniform 404). */
-export function domainOf(repos: AuthoringRepos, author: Author, domainId: string): DomainRow {
+export function domainOf(repos: AuthoringRepos, author: Author, domainId: string): Domain {
   const domain = isUuid(domainId) ? repos.tenancy.domain(domainId) : undefined;
-  if (domain === undefined || domain.org_id !== author.orgId) throw notFound();
+  if (domain === undefined || domain.orgId !== author.orgId) throw notFound();
   return domain;
 }
 

@@ -1,20 +1,12 @@
 // A partner's view of its customers (issue 13 item 6): paged list, suspend/resume, the support grants they gave.
 import type { Store } from '../../storage/store.js';
-import type { ManagedOrganizationRow } from '../../storage/repos/management.repo.js';
-import { toIso, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { customerOf } from '../partners/customer-of.js';
-import { customerStatus, type CustomerStatus } from '../partners/customer-status.js';
+import { customerStatus, customerSummaryOf, type CustomerStatus, type CustomerSummary } from '../partners/customer-status.js';
 import { supportGrantView, type SupportGrantView } from '../partners/support-grants.service.js';
 import { viewPage, type Page, type PageQuery } from '../paging/keyset-page.js';
 
-export interface CustomerSummary {
-  id: string;
-  name: string;
-  clientSegment: string | null;
-  directLoginDisabled: boolean;
-  suspendedAt: string | null;
-  createdAt: string;
-}
+export type { CustomerSummary } from '../partners/customer-status.js';
 
 export interface CustomersService {
   list(partnerId: string, query: PageQuery): Page<CustomerSummary>;
@@ -23,25 +15,16 @@ export interface CustomersService {
   supportGrants(partnerId: string, orgId: string, query: PageQuery): Page<SupportGrantView>;
 }
 
-const summaryOf = (row: ManagedOrganizationRow): CustomerSummary => ({
-  id: row.id,
-  name: row.name,
-  clientSegment: row.client_segment,
-  directLoginDisabled: row.direct_login_disabled === 1,
-  suspendedAt: row.suspended_at === null ? null : toIso(row.suspended_at),
-  createdAt: toIso(row.created_at),
-});
-
 export function createCustomersService(deps: { store: Store; clock: Clock }): CustomersService {
   const { repos, writer } = deps.store;
   return {
     list: (partnerId, query) =>
-      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), summaryOf),
+      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (org) => ({ createdAt: org.createdAt, id: org.id }), customerSummaryOf),
 
     async setSuspended(partnerId, orgId, suspended) {
       await writer.submit(() => {
         const org = customerOf(repos, partnerId, orgId);
-        const current = org.suspended_at ?? null;
+        const current = org.suspendedAt;
         if (suspended && current === null) repos.management.setSuspended(org.id, deps.clock.now());
         if (!suspended && current !== null) repos.management.setSuspended(org.id, null);
       });
@@ -50,7 +33,7 @@ export function createCustomersService(deps: { store: Store; clock: Clock }): Cu
 
     supportGrants(partnerId, orgId, query) {
       const org = customerOf(repos, partnerId, orgId);
-      return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), (row) => ({ createdAt: row.created_at, id: row.id }), supportGrantView);
+      return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), (row) => ({ createdAt: row.createdAt, id: row.id }), supportGrantView);
     },
   };
 }

@@ -1,6 +1,6 @@
 // Domains of an organization (issue 13 item 6): list, create (the creator owns it), rename.
 import type { Store } from '../../storage/store.js';
-import type { DomainRow } from '../../storage/repos/tenancy.repo.js';
+import type { Domain } from '../../storage/records/tenancy.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -18,7 +18,7 @@ export interface DomainsService {
   rename(manager: Manager, domainId: string, input: { name: string }): Promise<DomainView>;
 }
 
-const view = (row: DomainRow): DomainView => ({ domainId: row.id, name: row.name, createdAt: toIso(row.created_at) });
+const view = (row: Domain): DomainView => ({ domainId: row.id, name: row.name, createdAt: toIso(row.createdAt) });
 
 export function createDomainsService(deps: { store: Store; clock: Clock }): DomainsService {
   const { repos, writer } = deps.store;
@@ -41,7 +41,7 @@ export function createDomainsService(deps: { store: Store; clock: Clock }): Doma
       return writer.submit(() => {
         assertFreeName(manager.orgId, name, null);
         const now = deps.clock.now();
-        const row: DomainRow = { id: newId(), org_id: manager.orgId, name, approval_policy: '{}', created_at: now };
+        const row: Domain = { id: newId(), orgId: manager.orgId, name, approvalPolicy: {}, createdAt: now };
         tenancy.insertDomain(row);
         // Somebody must be able to author in a new domain: its creator owns it (docs/decisions.md).
         tenancy.setDomainRole(row.id, manager.userId, 'owner', now);

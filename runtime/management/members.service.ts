@@ -6,7 +6,7 @@
  * query, the token and console checks and every role lookup refuse that person in this organization at once.
  */
 import type { Store } from '../../storage/store.js';
-import type { MemberRow } from '../../storage/repos/management.repo.js';
+import type { Member } from '../../storage/records/management.js';
 import type { DomainRole, OrgRole } from '../../storage/repos/tenancy.repo.js';
 import { hashSecret, mintSecret } from '../auth/secrets.js';
 import { toIso, type Clock } from '../clock.js';
@@ -59,26 +59,26 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
   const { repos, writer } = deps.store;
   const { tenancy, management } = repos;
 
-  const view = (orgId: string, row: MemberRow): MemberView => ({
-    userId: row.user_id,
-    email: row.email,
-    name: row.name,
-    orgRole: row.role,
-    status: row.disabled_at !== null || row.user_disabled !== 0 ? 'disabled' : row.has_password === 1 ? 'active' : 'invited',
-    domainRoles: tenancy.domainRolesOfUser(row.user_id, orgId).map((d) => ({ domainId: d.domain_id, role: d.role })),
-    createdAt: toIso(row.created_at),
+  const view = (orgId: string, member: Member): MemberView => ({
+    userId: member.userId,
+    email: member.email,
+    name: member.name,
+    orgRole: member.role,
+    status: member.disabledAt !== null || member.userDisabled ? 'disabled' : member.hasPassword ? 'active' : 'invited',
+    domainRoles: tenancy.domainRolesOfUser(member.userId, orgId).map((d) => ({ domainId: d.domainId, role: d.role })),
+    createdAt: toIso(member.createdAt),
   });
 
-  const memberOf = (orgId: string, userId: string): MemberRow => {
+  const memberOf = (orgId: string, userId: string): Member => {
     const row = isUuid(userId) ? management.member(orgId, userId) : undefined;
     if (row === undefined) throw notFound();
     return row;
   };
 
   /** Owners are changed only by owners, and the organization always keeps one active owner. */
-  function guardOwner(manager: Manager, callerRole: OrgRole, target: MemberRow, losesOwner: boolean): void {
+  function guardOwner(manager: Manager, callerRole: OrgRole, target: Member, losesOwner: boolean): void {
     if ((target.role === 'owner' || losesOwner) && callerRole !== 'owner') throw forbidden('Only an organization Owner can change an Owner.');
-    if (target.role === 'owner' && losesOwner && target.disabled_at === null && management.activeOwnerCount(manager.orgId) <= 1) {
+    if (target.role === 'owner' && losesOwner && target.disabledAt === null && management.activeOwnerCount(manager.orgId) <= 1) {
       throw new AppError('CONFLICT', 'The organization must keep at least one active Owner.');
     }
   }
@@ -94,7 +94,7 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
   return {
     list: (manager, query) => {
       requireOrgAdmin(repos, manager);
-      return viewPage(query, (after, limit) => management.members(manager.orgId, after, limit), (row) => ({ createdAt: row.created_at, id: row.user_id }), (row) => view(manager.orgId, row));
+      return viewPage(query, (after, limit) => management.members(manager.orgId, after, limit), (member) => ({ createdAt: member.createdAt, id: member.userId }), (member) => view(manager.orgId, member));
     },
 
     async invite(manager, input, linkBase) {
@@ -106,15 +106,15 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
         let user = tenancy.userByEmail(input.email);
         if (user !== undefined && management.member(manager.orgId, user.id) !== undefined) throw new AppError('CONFLICT', 'This person is already a member of the organization.');
         if (user === undefined) {
-          user = { id: newId(), email: input.email, name: input.name, password_hash: null, disabled: 0, created_at: now };
+          user = { id: newId(), email: input.email, name: input.name, passwordHash: null, disabled: false, createdAt: now };
           tenancy.insertUser(user);
         }
         tenancy.setOrgRole(manager.orgId, user.id, input.orgRole, now);
         applyDomainRoles(manager, user.id, input.domainRoles, now);
         // A link only sets a first password: an account that has one is never handed to a link (it could take it over).
-        const needsLink = user.password_hash === null;
+        const needsLink = user.passwordHash === null;
         if (needsLink) {
-          repos.provisioning.insertInvitation({ id: newId(), user_id: user.id, token_hash: hashSecret(secret), expires_at: now + INVITATION_TTL_MS, used_at: null, created_at: now });
+          repos.provisioning.insertInvitation({ id: newId(), userId: user.id, tokenHash: hashSecret(secret), expiresAt: now + INVITATION_TTL_MS, usedAt: null, createdAt: now });
         }
         return { member: view(manager.orgId, management.member(manager.orgId, user.id)!), needsLink };
       });
@@ -132,9 +132,9 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
         const now = deps.clock.now();
         if (input.orgRole !== undefined && input.orgRole !== target.role) {
           guardOwner(manager, callerRole, target, target.role === 'owner' || input.orgRole === 'owner');
-          tenancy.setOrgRole(manager.orgId, target.user_id, input.orgRole, now);
+          tenancy.setOrgRole(manager.orgId, target.userId, input.orgRole, now);
         }
-        applyDomainRoles(manager, target.user_id, input.domainRoles, now);
+        applyDomainRoles(manager, target.userId, input.domainRoles, now);
         return view(manager.orgId, memberOf(manager.orgId, userId));
       });
     },
@@ -143,13 +143,13 @@ export function createMembersService(deps: { store: Store; clock: Clock }): Memb
       const callerRole = requireOrgAdmin(repos, manager);
       return writer.submit(() => {
         const target = memberOf(manager.orgId, userId);
-        if (target.user_id === manager.userId) throw new AppError('CONFLICT', 'You cannot disable yourself.');
-        if (disabled && target.disabled_at === null) {
+        if (target.userId === manager.userId) throw new AppError('CONFLICT', 'You cannot disable yourself.');
+        if (disabled && target.disabledAt === null) {
           guardOwner(manager, callerRole, target, target.role === 'owner');
-          management.setMemberDisabled(manager.orgId, target.user_id, deps.clock.now());
-        } else if (!disabled && target.disabled_at !== null) {
+          management.setMemberDisabled(manager.orgId, target.userId, deps.clock.now());
+        } else if (!disabled && target.disabledAt !== null) {
           if (target.role === 'owner' && callerRole !== 'owner') throw forbidden('Only an organization Owner can change an Owner.');
-          management.setMemberDisabled(manager.orgId, target.user_id, null);
+          management.setMemberDisabled(manager.orgId, target.userId, null);
         }
         return view(manager.orgId, memberOf(manager.orgId, userId));
       });

@@ -1,6 +1,6 @@
 // Who may manage an organization (issue 13 item 6): its Owners and Admins; ids of other organizations are the uniform 404.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { DomainRow, OrgRole } from '../../storage/repos/tenancy.repo.js';
+import type { Domain, OrgRole } from '../../storage/records/tenancy.js';
 import { forbidden, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 
@@ -19,8 +19,8 @@ export function requireOrgAdmin(repos: Repos, manager: Manager): OrgRole {
   return role;
 }
 
-export function domainOfOrg(repos: Repos, orgId: string, domainId: string): DomainRow {
+export function domainOfOrg(repos: Repos, orgId: string, domainId: string): Domain {
   const domain = isUuid(domainId) ? repos.tenancy.domain(domainId) : undefined;
-  if (domain === undefined || domain.org_id !== orgId) throw notFound();
+  if (domain === undefined || domain.orgId !== orgId) throw notFound();
   return domain;
 }

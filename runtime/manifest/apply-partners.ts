@@ -17,17 +17,17 @@ export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: num
     repo.insertPartner({
       id: partnerId,
       name: partner.name,
-      suspended: partner.suspended ? 1 : 0,
-      provisioning_enabled: 0,
-      quota_total: 0,
-      quota_used: 0,
-      template_id: null,
-      created_at: ctx.now,
+      suspended: partner.suspended,
+      provisioningEnabled: false,
+      quotaTotal: 0,
+      quotaUsed: 0,
+      templateId: null,
+      createdAt: ctx.now,
     });
   }
   ctx.book.remember(GLOBAL_SCOPE, partner.ref, 'partner', partnerId);
   ctx.refs[partner.ref] = partnerId;
-  const owned = <T extends { partner_id: string }>(row: T | undefined) => row?.partner_id === partnerId;
+  const owned = <T extends { partnerId: string }>(record: T | undefined) => record?.partnerId === partnerId;
 
   partner.keys.forEach((keyRef, k) => {
     const keyId = ctx.book.lookup(GLOBAL_SCOPE, keyRef, 'partner_key', formatPath([...P, 'keys', k]), (id) => owned(repo.partnerKey(id)));
@@ -38,7 +38,7 @@ export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: num
     // Printed once only: storage keeps the SHA-256 of the secret and a hint.
     const secret = mintSecret('svp_');
     const id = newId();
-    repo.insertPartnerKey({ id, partner_id: partnerId!, key_hash: hashSecret(secret), hint: hintOf(secret), provisioning_enabled: 1, created_at: ctx.now, revoked_at: null });
+    repo.insertPartnerKey({ id, partnerId: partnerId!, keyHash: hashSecret(secret), hint: hintOf(secret), provisioningEnabled: true, createdAt: ctx.now, revokedAt: null });
     ctx.book.remember(GLOBAL_SCOPE, keyRef, 'partner_key', id);
     ctx.refs[keyRef] = secret;
   });
@@ -47,7 +47,7 @@ export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: num
     let appId = ctx.book.lookup(GLOBAL_SCOPE, app.ref, 'partner_app', formatPath([...P, 'apps', a]), (id) => owned(repo.partnerApp(id)));
     if (appId === undefined) {
       appId = newId();
-      repo.insertPartnerApp({ id: appId, partner_id: partnerId!, name: app.name, created_at: ctx.now });
+      repo.insertPartnerApp({ id: appId, partnerId: partnerId!, name: app.name, createdAt: ctx.now });
     } else if (repo.partnerApp(appId)!.name !== app.name) {
       repo.renamePartnerApp(appId, app.name);
     }
@@ -58,16 +58,15 @@ export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: num
   const templates = new Map<string, string>();
   partner.templates.forEach((template, t) => {
     const { ref, suspended, ...rest } = template;
-    const definition = canonicalJson(rest);
     const path = formatPath([...P, 'templates', t]);
     let templateId =
       ctx.book.lookup(GLOBAL_SCOPE, ref, 'partner_template', path, (id) => owned(repo.partnerTemplate(id))) ?? repo.partnerTemplateByRef(partnerId!, ref)?.id;
     if (templateId === undefined) {
       templateId = newId();
-      repo.insertPartnerTemplate({ id: templateId, partner_id: partnerId!, ref, suspended: suspended ? 1 : 0, definition, created_at: ctx.now });
+      repo.insertPartnerTemplate({ id: templateId, partnerId: partnerId!, ref, suspended, definition: rest, createdAt: ctx.now });
     } else {
-      const row = repo.partnerTemplate(templateId)!;
-      if (row.definition !== definition || row.suspended !== (suspended ? 1 : 0)) repo.updatePartnerTemplate(templateId, definition, suspended);
+      const stored = repo.partnerTemplate(templateId)!;
+      if (canonicalJson(stored.definition) !== canonicalJson(rest) || stored.suspended !== suspended) repo.updatePartnerTemplate(templateId, rest, suspended);
     }
     ctx.book.remember(GLOBAL_SCOPE, ref, 'partner_template', templateId);
     ctx.refs[ref] = templateId;
@@ -76,11 +75,11 @@ export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: num
 
   const settled = {
     name: partner.name,
-    suspended: partner.suspended ? 1 : 0,
-    provisioning_enabled: partner.provisioning?.enabled ? 1 : 0,
-    quota_total: partner.provisioning?.quota ?? 0,
-    template_id: partner.provisioning?.template === undefined ? null : templates.get(partner.provisioning.template)!,
+    suspended: partner.suspended,
+    provisioningEnabled: partner.provisioning?.enabled ?? false,
+    quotaTotal: partner.provisioning?.quota ?? 0,
+    templateId: partner.provisioning?.template === undefined ? null : templates.get(partner.provisioning.template)!,
   };
-  const row = repo.partner(partnerId)!;
-  if ((Object.keys(settled) as Array<keyof typeof settled>).some((key) => row[key] !== settled[key])) repo.updatePartner({ id: partnerId, ...settled });
+  const stored = repo.partner(partnerId)!;
+  if ((Object.keys(settled) as Array<keyof typeof settled>).some((key) => stored[key] !== settled[key])) repo.updatePartner({ id: partnerId, ...settled });
 }

@@ -19,10 +19,10 @@ export async function planPasswordHashes(repos: Repositories, manifest: Workspac
       if (password === undefined) return void jobs.push(Promise.resolve([key, undefined] as const));
       const applied = repos.tenancy.manifestRef(org.ref, user.ref);
       const existing =
-        (applied?.entity === 'user' ? repos.tenancy.user(applied.entity_id) : undefined) ?? repos.tenancy.userByEmail(user.email);
+        (applied?.entity === 'user' ? repos.tenancy.user(applied.entityId) : undefined) ?? repos.tenancy.userByEmail(user.email);
       jobs.push(
         (async () => {
-          const stored = existing?.password_hash ?? null;
+          const stored = existing?.passwordHash ?? null;
           if (stored !== null && (await verifyPassword(password, stored))) return [key, stored] as const;
           return [key, await hashPassword(password)] as const;
         })(),

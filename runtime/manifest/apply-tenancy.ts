@@ -16,11 +16,12 @@ export function applyOrganization(ctx: ApplyContext, org: OrganizationManifest, 
     tenancy.insertOrganization({
       id: orgId,
       name: org.name,
-      partner_id: null,
-      client_segment: null,
-      direct_login_disabled: 0,
-      rollout_flags: '{}',
-      created_at: ctx.now,
+      partnerId: null,
+      clientSegment: null,
+      directLoginDisabled: false,
+      rolloutFlags: {},
+      createdAt: ctx.now,
+      suspendedAt: null,
     });
   } else if (tenancy.organization(orgId)!.name !== org.name) {
     tenancy.renameOrganization(orgId, org.name);
@@ -40,14 +41,14 @@ export function applyOrganization(ctx: ApplyContext, org: OrganizationManifest, 
   org.users.forEach((user, u) => applyUser(ctx, ids, user, [...P, 'users', u], hashes.get(passwordKey(o, u))));
   org.domains.forEach((domain, d) => {
     const path = formatPath([...P, 'domains', d]);
-    let domainId = ctx.book.lookup(ids.scope, domain.ref, 'domain', path, (id) => tenancy.domain(id)?.org_id === orgId);
-    const policy = JSON.stringify(domain.approvalPolicy ? { approvers: domain.approvalPolicy.approvers.map((ref) => ids.users.get(ref)!) } : {});
+    let domainId = ctx.book.lookup(ids.scope, domain.ref, 'domain', path, (id) => tenancy.domain(id)?.orgId === orgId);
+    const policy = domain.approvalPolicy ? { approvers: domain.approvalPolicy.approvers.map((ref) => ids.users.get(ref)!) } : {};
     if (domainId === undefined) {
       domainId = newId();
-      tenancy.insertDomain({ id: domainId, org_id: orgId, name: domain.name, approval_policy: policy, created_at: ctx.now });
+      tenancy.insertDomain({ id: domainId, orgId: orgId, name: domain.name, approvalPolicy: policy, createdAt: ctx.now });
     } else {
       const row = tenancy.domain(domainId)!;
-      if (row.name !== domain.name || row.approval_policy !== policy) tenancy.updateDomain(domainId, domain.name, policy);
+      if (row.name !== domain.name || JSON.stringify(row.approvalPolicy) !== JSON.stringify(policy)) tenancy.updateDomain(domainId, domain.name, policy);
     }
     ctx.book.remember(ids.scope, domain.ref, 'domain', domainId);
     ctx.refs[domain.ref] = domainId;
@@ -69,15 +70,15 @@ function applyUser(ctx: ApplyContext, ids: OrganizationIds, user: UserManifest, 
   let userId: string;
   if (row === undefined) {
     userId = newId();
-    tenancy.insertUser({ id: userId, email: user.email, name: user.name, password_hash: hash ?? null, disabled: user.disabled ? 1 : 0, created_at: ctx.now });
+    tenancy.insertUser({ id: userId, email: user.email, name: user.name, passwordHash: hash ?? null, disabled: user.disabled, createdAt: ctx.now });
   } else {
     userId = row.id;
     if (row.email.toLowerCase() !== user.email.toLowerCase()) {
       throw new ManifestError([{ path: formatPath([...P, 'email']), message: `user "${user.ref}" was applied with another email; an email cannot change by manifest` }]);
     }
-    const passwordHash = hash ?? row.password_hash;
-    if (row.name !== user.name || row.password_hash !== passwordHash) tenancy.updateUser({ id: userId, name: user.name, password_hash: passwordHash });
-    if ((row.disabled === 1) !== user.disabled) tenancy.setUserDisabled(userId, user.disabled);
+    const passwordHash = hash ?? row.passwordHash;
+    if (row.name !== user.name || row.passwordHash !== passwordHash) tenancy.updateUser({ id: userId, name: user.name, passwordHash: passwordHash });
+    if (row.disabled !== user.disabled) tenancy.setUserDisabled(userId, user.disabled);
   }
   ctx.book.remember(ids.scope, user.ref, 'user', userId);
   ctx.refs[user.ref] = userId;

@@ -40,11 +40,11 @@ export function createRefBook(tenancy: TenancyRepo): RefBook {
         throw new ManifestError([{ path, message: `ref "${ref}" was applied before as a ${row.entity}; it cannot now name a ${entity}` }]);
       }
       // Deleted since (e.g. through the product): the ref is applied again as a new entity.
-      return exists(row.entity_id) ? row.entity_id : undefined;
+      return exists(row.entityId) ? row.entityId : undefined;
     },
     remember(scope, ref, entity, id) {
       const row = tenancy.manifestRef(scope, ref);
-      if (row?.entity !== entity || row.entity_id !== id) tenancy.putManifestRef(scope, ref, entity, id);
+      if (row?.entity !== entity || row.entityId !== id) tenancy.putManifestRef(scope, ref, entity, id);
     },
   };
 }

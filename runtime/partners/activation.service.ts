@@ -27,13 +27,13 @@ export function createActivationService(deps: { store: Pick<Store, 'repos' | 'wr
       if (!isWellFormed(token, 'svi_')) throw notFound();
       const hash = hashSecret(token);
       const found = provisioning.invitationByHash(hash);
-      if (found === undefined || !sameHash(found.token_hash, hash) || found.used_at !== null || found.expires_at <= clock.now()) throw notFound();
+      if (found === undefined || !sameHash(found.tokenHash, hash) || found.usedAt !== null || found.expiresAt <= clock.now()) throw notFound();
       const passwordHash = await hashPassword(password);
       const user = await store.writer.submit(() => {
         // Re-checked in the transaction: of two concurrent redemptions exactly one sets the password.
         if (!provisioning.useInvitation(found.id, clock.now())) throw notFound();
-        const row = tenancy.user(found.user_id);
-        if (row === undefined || row.disabled !== 0) throw notFound();
+        const row = tenancy.user(found.userId);
+        if (row === undefined || row.disabled) throw notFound();
         tenancy.setPassword(row.id, passwordHash);
         return row;
       });
@@ -42,7 +42,7 @@ export function createActivationService(deps: { store: Pick<Store, 'repos' | 'wr
         return { userId: user.id, orgId: session.orgId, sessionSecret: session.secret };
       } catch (error) {
         // directLoginDisabled: the password is set (the partner may enable direct login later), no session.
-        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return { userId: user.id, orgId: tenancy.organizationsOfUser(user.id)[0]?.org_id ?? null, sessionSecret: null };
+        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return { userId: user.id, orgId: tenancy.organizationsOfUser(user.id)[0]?.orgId ?? null, sessionSecret: null };
         throw error;
       }
     },

@@ -4,7 +4,8 @@
  * requests can never both take the last unit of quota or the same clientSegment. A check that fails throws a
  * ProvisioningRefusal and nothing is written: the organization does not exist yet, so the claim is released.
  */
-import type { PartnerRow, PartnerTemplateRow } from '../../storage/repos/partners.repo.js';
+import type { Partner, PartnerTemplate } from '../../storage/records/partners.js';
+import type { OnboardingStep } from '../../storage/records/provisioning.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import { DAY } from '../clock.js';
 import { newId } from '../ids.js';
@@ -16,14 +17,11 @@ import { readTemplateDefinition, type TemplateDefinition } from './template-defi
 /** How long an owner's activation link works. */
 export const INVITATION_TTL_MS = 7 * DAY;
 
-export interface OnboardingStep {
-  step: 'organization' | 'owner' | 'domain' | 'automations';
-  status: 'completed' | 'failed';
-}
+export type { OnboardingStep } from '../../storage/records/provisioning.js';
 
 export interface CustomerRecord {
-  readonly partner: PartnerRow;
-  readonly template: PartnerTemplateRow;
+  readonly partner: Partner;
+  readonly template: PartnerTemplate;
   readonly definition: TemplateDefinition;
   readonly orgId: string;
   readonly ownerUserId: string;
@@ -44,18 +42,18 @@ export interface CustomerRecordInput {
 type Repos = Pick<Repositories, 'partners' | 'tenancy' | 'provisioning'>;
 
 /** The refusals, in the order a partner would fix them: standing, template, the request, identifiers, quota. */
-function check(repos: Repos, input: CustomerRecordInput): { partner: PartnerRow; template: PartnerTemplateRow; definition: TemplateDefinition } {
+function check(repos: Repos, input: CustomerRecordInput): { partner: Partner; template: PartnerTemplate; definition: TemplateDefinition } {
   const { partners, tenancy } = repos;
   const partner = partners.partner(input.partnerId);
   const key = partners.partnerKey(input.partnerKeyId);
-  if (partner === undefined || partner.suspended !== 0) {
+  if (partner === undefined || partner.suspended) {
     throw new ProvisioningRefusal('PARTNER_PLATFORM_SUSPENDED', 'This partner platform is not accepting provisioning.');
   }
-  if (partner.provisioning_enabled !== 1 || key === undefined || key.provisioning_enabled !== 1 || key.revoked_at !== null) {
+  if (!partner.provisioningEnabled || key === undefined || !key.provisioningEnabled || key.revokedAt !== null) {
     throw new ProvisioningRefusal('PROVISIONING_NOT_ENABLED', 'This partner key is not entitled to create customers.');
   }
-  const template = partner.template_id === null ? undefined : partners.partnerTemplate(partner.template_id);
-  if (template === undefined || template.suspended !== 0) {
+  const template = partner.templateId === null ? undefined : partners.partnerTemplate(partner.templateId);
+  if (template === undefined || template.suspended) {
     throw new ProvisioningRefusal('TEMPLATE_SUSPENDED', 'The provisioning template is unavailable.');
   }
   const definition = readTemplateDefinition(template);
@@ -67,7 +65,7 @@ function check(repos: Repos, input: CustomerRecordInput): { partner: PartnerRow;
   const holder = tenancy.organizationBySegment(clientSegment);
   if (holder !== undefined) {
     // Only the caller's own customer is named: another platform's customers stay invisible (neutrality).
-    const existing = holder.partner_id === partner.id ? { organizationId: holder.id, clientSegment } : undefined;
+    const existing = holder.partnerId === partner.id ? { organizationId: holder.id, clientSegment } : undefined;
     throw new ProvisioningRefusal('IDENTIFIER_TAKEN', 'The requested clientSegment is not available.', existing ? { field: 'clientSegment', existing } : { field: 'clientSegment' });
   }
   // An existing account is never handed to a new customer's invitation (that would let the link take it over).
@@ -83,7 +81,7 @@ export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): 
   // Last, because it writes: the durable allowance is spent in the same commit as the organization.
   if (!repos.partners.spendQuota(partner.id)) {
     throw new ProvisioningRefusal('QUOTA_EXHAUSTED', 'The customer allowance of this partner platform is spent; retries do not help until it is raised.', {
-      quota: partner.quota_total,
+      quota: partner.quotaTotal,
     });
   }
   const { now, body } = input;
@@ -95,30 +93,31 @@ export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): 
   tenancy.insertOrganization({
     id: orgId,
     name: body.clientName,
-    partner_id: partner.id,
-    client_segment: body.clientSegment,
-    direct_login_disabled: body.directLoginDisabled ? 1 : 0,
-    rollout_flags: '{}',
-    created_at: now,
+    partnerId: partner.id,
+    clientSegment: body.clientSegment,
+    directLoginDisabled: body.directLoginDisabled,
+    rolloutFlags: {},
+    createdAt: now,
+    suspendedAt: null,
   });
   // No password until the owner redeems the invitation: until then nobody can sign in as this person.
-  tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, password_hash: null, disabled: 0, created_at: now });
+  tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, passwordHash: null, disabled: false, createdAt: now });
   tenancy.setOrgRole(orgId, ownerUserId, 'owner', now);
-  provisioning.insertInvitation({ id: newId(), user_id: ownerUserId, token_hash: input.invitationHash, expires_at: invitationExpiresAt, used_at: null, created_at: now });
+  provisioning.insertInvitation({ id: newId(), userId: ownerUserId, tokenHash: input.invitationHash, expiresAt: invitationExpiresAt, usedAt: null, createdAt: now });
   const steps: OnboardingStep[] = [
     { step: 'organization', status: 'completed' },
     { step: 'owner', status: 'completed' },
   ];
   provisioning.insertOnboardingRun({
     id: runId,
-    org_id: orgId,
-    partner_id: partner.id,
-    template_id: template.id,
+    orgId: orgId,
+    partnerId: partner.id,
+    templateId: template.id,
     status: 'running',
-    steps: JSON.stringify(steps),
+    steps,
     error: null,
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   });
   return { partner, template, definition, orgId, ownerUserId, runId, invitationExpiresAt, steps };
 }

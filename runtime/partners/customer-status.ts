@@ -1,34 +1,47 @@
 // A provisioned customer as its partner sees it: the organization and the progress of its latest onboarding run.
+import type { Organization } from '../../storage/records/tenancy.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import type { OnboardingStatus } from '../../storage/repos/provisioning.repo.js';
 import { toIso } from '../clock.js';
 import { customerOf } from './customer-of.js';
 import type { OnboardingStep } from './customer-record.js';
 
+export interface CustomerSummary {
+  id: string;
+  name: string;
+  clientSegment: string | null;
+  directLoginDisabled: boolean;
+  suspendedAt: string | null;
+  createdAt: string;
+}
+
 export interface CustomerStatus {
-  organization: { id: string; name: string; clientSegment: string | null; directLoginDisabled: boolean; suspendedAt: string | null; createdAt: string };
+  organization: CustomerSummary;
   onboardingStatus: OnboardingStatus;
   onboarding: { runId: string; status: OnboardingStatus; steps: OnboardingStep[]; error: string | null; updatedAt: string } | null;
 }
+
+/** A customer organization as its partner sees it (status answers and the customer pages). */
+export const customerSummaryOf = (org: Organization): CustomerSummary => ({
+  id: org.id,
+  name: org.name,
+  clientSegment: org.clientSegment,
+  directLoginDisabled: org.directLoginDisabled,
+  suspendedAt: org.suspendedAt === null ? null : toIso(org.suspendedAt),
+  createdAt: toIso(org.createdAt),
+});
 
 /** Reconciliation after IDENTIFIER_TAKEN (details.existing) or PROVISIONING_FAILED; the neutral 404 for anything else. */
 export function customerStatus(repos: Pick<Repositories, 'tenancy' | 'provisioning'>, partnerId: string, orgId: string): CustomerStatus {
   const org = customerOf(repos, partnerId, orgId);
   const run = repos.provisioning.latestOnboardingRun(org.id);
   return {
-    organization: {
-      id: org.id,
-      name: org.name,
-      clientSegment: org.client_segment,
-      directLoginDisabled: org.direct_login_disabled === 1,
-      suspendedAt: (org.suspended_at ?? null) === null ? null : toIso(org.suspended_at!),
-      createdAt: toIso(org.created_at),
-    },
+    organization: customerSummaryOf(org),
     // A customer without a run (none recorded) has nothing left to converge.
     onboardingStatus: run?.status ?? 'completed',
     onboarding:
       run === undefined
         ? null
-        : { runId: run.id, status: run.status, steps: JSON.parse(run.steps) as OnboardingStep[], error: run.error, updatedAt: toIso(run.updated_at) },
+        : { runId: run.id, status: run.status, steps: run.steps, error: run.error, updatedAt: toIso(run.updatedAt) },
   };
 }

@@ -1,14 +1,7 @@
 // Adds and removes a person in a domain's approval policy (`{ approvers: [userId…] }`, as the manifest writes it).
 import type { TenancyRepo } from '../../storage/repos/tenancy.repo.js';
 
-function policyOf(raw: string): Record<string, unknown> & { approvers: string[] } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = {};
-  }
-  const policy = (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<string, unknown>;
+function policyOf(policy: Readonly<Record<string, unknown>>): Record<string, unknown> & { approvers: string[] } {
   const approvers = Array.isArray(policy.approvers) ? policy.approvers.filter((a): a is string => typeof a === 'string') : [];
   return { ...policy, approvers };
 }
@@ -17,9 +10,9 @@ function policyOf(raw: string): Record<string, unknown> & { approvers: string[] 
 export function setApprover(tenancy: TenancyRepo, domainId: string, userId: string, approver: boolean): void {
   const domain = tenancy.domain(domainId);
   if (domain === undefined) return;
-  const policy = policyOf(domain.approval_policy);
+  const policy = policyOf(domain.approvalPolicy);
   const has = policy.approvers.includes(userId);
   if (has === approver) return;
   policy.approvers = approver ? [...policy.approvers, userId] : policy.approvers.filter((id) => id !== userId);
-  tenancy.updateDomain(domainId, domain.name, JSON.stringify(policy));
+  tenancy.updateDomain(domainId, domain.name, policy);
 }

@@ -26,7 +26,7 @@ export function isEntitled(repos: Repos, orgId: string, automationId: string): b
 export function isAutomationEntitled(repos: Pick<Repos, 'entitlements'>, orgId: string, automation: AutomationRow): boolean {
   if (automation.org_id !== orgId) return false;
   const override = repos.entitlements.override(orgId, automation.id);
-  return override === undefined ? automation.entitled_by_default === 1 : override.enabled === 1;
+  return override === undefined ? automation.entitled_by_default === 1 : override.enabled;
 }
 
 export const entitlementBodySchema = z.strictObject({ enabled: z.boolean({ error: 'enabled must be a boolean' }) });
@@ -55,9 +55,9 @@ export function createEntitlementsService(deps: { store: Pick<Store, 'repos' | '
   const { store, clock } = deps;
   const { automations, entitlements } = store.repos;
 
-  function view(automation: AutomationRow, overrideEnabled: number | undefined): EntitlementView {
+  function view(automation: AutomationRow, overrideEnabled: boolean | undefined): EntitlementView {
     const fallback = automation.entitled_by_default === 1;
-    const override = overrideEnabled === undefined ? null : { enabled: overrideEnabled === 1 };
+    const override = overrideEnabled === undefined ? null : { enabled: overrideEnabled };
     return {
       automationId: automation.id,
       kind: automation.kind,
@@ -81,15 +81,15 @@ export function createEntitlementsService(deps: { store: Pick<Store, 'repos' | '
     isEntitled: (orgId, automationId) => isEntitled(store.repos, orgId, automationId),
     list(principal, orgId) {
       customerOf(store.repos, principal.partnerId, orgId);
-      const overrides = new Map(entitlements.overridesOfOrganization(orgId).map((row) => [row.automation_id, row.enabled]));
+      const overrides = new Map(entitlements.overridesOfOrganization(orgId).map((row) => [row.automationId, row.enabled]));
       return automations.automationsOfOrganization(orgId).map((automation) => view(automation, overrides.get(automation.id)));
     },
     async setOverride(principal, orgId, automationId, enabled) {
       const automation = automationOf(principal, orgId, automationId);
       await store.writer.submit(() =>
-        entitlements.set({ org_id: orgId, automation_id: automation.id, enabled: enabled ? 1 : 0, updated_at: clock.now() }),
+        entitlements.set({ orgId, automationId: automation.id, enabled, updatedAt: clock.now() }),
       );
-      return view(automation, enabled ? 1 : 0);
+      return view(automation, enabled);
     },
     async clearOverride(principal, orgId, automationId) {
       const automation = automationOf(principal, orgId, automationId);

@@ -33,7 +33,7 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
   /** The app must be this partner's; an unknown or foreign app is the same neutral 404 as a foreign organization. */
   function ownApp(partnerId: string, appId: string): void {
     const app = isUuid(appId) ? partners.partnerApp(appId) : undefined;
-    if (app === undefined || app.partner_id !== partnerId) throw notFound();
+    if (app === undefined || app.partnerId !== partnerId) throw notFound();
   }
 
   async function mint(principal: PartnerPrincipal, fields: { orgId: string; appId: string; kind: 'app' | 'worker'; partnerSubject: string | null; mappingId: string | null }) {
@@ -45,15 +45,15 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
       leases.sweep(now);
       leases.insert({
         id: newId(),
-        partner_id: principal.partnerId,
-        org_id: fields.orgId,
-        app_id: fields.appId,
+        partnerId: principal.partnerId,
+        orgId: fields.orgId,
+        appId: fields.appId,
         kind: fields.kind,
-        partner_subject: fields.partnerSubject,
-        mapping_id: fields.mappingId,
-        token_hash: hashSecret(token),
-        created_at: now,
-        expires_at: expiresAt,
+        partnerSubject: fields.partnerSubject,
+        mappingId: fields.mappingId,
+        tokenHash: hashSecret(token),
+        createdAt: now,
+        expiresAt: expiresAt,
       });
     });
     return { token, expiresAt: toIso(expiresAt) };
@@ -71,9 +71,9 @@ export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer
       ownApp(principal.partnerId, appId);
       // Only a vouched worker gets a lease; an unknown subject is the same 404 as an unknown organization.
       const mapping = workers.activeBySubject(orgId, partnerSubject);
-      if (mapping === undefined || mapping.partner_id !== principal.partnerId) throw notFound();
+      if (mapping === undefined || mapping.partnerId !== principal.partnerId) throw notFound();
       const minted = await mint(principal, { orgId, appId, kind: 'worker', partnerSubject, mappingId: mapping.id });
-      return { ...minted, kind: 'worker', orgId, appId, partnerSubject, mappingId: mapping.id, userId: mapping.user_id };
+      return { ...minted, kind: 'worker', orgId, appId, partnerSubject, mappingId: mapping.id, userId: mapping.userId };
     },
   };
 }

@@ -55,7 +55,7 @@ export function applyOnboarding(
   const { now } = input;
   const name = input.domainName ?? record.definition.domainName ?? DEFAULT_DOMAIN_NAME;
   const domainId = newId();
-  repos.tenancy.insertDomain({ id: domainId, org_id: record.orgId, name, approval_policy: JSON.stringify({ approvers: [record.ownerUserId] }), created_at: now });
+  repos.tenancy.insertDomain({ id: domainId, orgId: record.orgId, name, approvalPolicy: { approvers: [record.ownerUserId] }, createdAt: now });
   repos.tenancy.setDomainRole(domainId, record.ownerUserId, 'owner', now);
 
   const ctx: ApplyContext = { repos, now, keyRing: deps.keyRing, book: createRefBook(repos.tenancy), refs: {} };
@@ -88,7 +88,7 @@ export function applyOnboarding(
     };
   });
   const steps: OnboardingStep[] = [...record.steps, { step: 'domain', status: 'completed' }, { step: 'automations', status: 'completed' }];
-  repos.provisioning.updateOnboardingRun({ id: record.runId, status: 'completed', steps: JSON.stringify(steps), error: null, updated_at: now });
+  repos.provisioning.updateOnboardingRun({ id: record.runId, status: 'completed', steps, error: null, updatedAt: now });
   return {
     domain: { id: domainId, name },
     release: { template: { id: record.template.id, ref: record.template.ref }, digest: templateDigest(record.definition), automations },

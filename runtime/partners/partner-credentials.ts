@@ -21,35 +21,35 @@ export function createPartnerAuthenticator(store: Pick<Store, 'repos'>, clock: C
       if (!isWellFormed(secret, 'svp_')) return null;
       const hash = hashSecret(secret);
       const row = partners.partnerKeyByHash(hash);
-      if (!row || !sameHash(row.key_hash, hash) || row.revoked_at !== null) return null;
-      if (partners.partner(row.partner_id) === undefined) return null;
-      return { kind: 'partner', partnerId: row.partner_id, partnerKeyId: row.id };
+      if (!row || !sameHash(row.keyHash, hash) || row.revokedAt !== null) return null;
+      if (partners.partner(row.partnerId) === undefined) return null;
+      return { kind: 'partner', partnerId: row.partnerId, partnerKeyId: row.id };
     },
     lease(secret) {
       if (!isWellFormed(secret, 'svt_')) return null;
       const hash = hashSecret(secret);
       const row = leases.byHash(hash);
-      if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
-      const org = tenancy.organization(row.org_id);
+      if (!row || !sameHash(row.tokenHash, hash) || row.expiresAt <= clock.now()) return null;
+      const org = tenancy.organization(row.orgId);
       // A suspended customer's leases stop at once (docs/decisions.md "Suspending a customer").
-      if (org?.partner_id !== row.partner_id || (org.suspended_at ?? null) !== null) return null;
+      if (org?.partnerId !== row.partnerId || (org.suspendedAt ?? null) !== null) return null;
       let userId: string | null = null;
       if (row.kind === 'worker') {
-        const mapping = row.mapping_id === null ? undefined : workers.mapping(row.mapping_id);
-        if (!mapping || mapping.revoked_at !== null || mapping.org_id !== row.org_id) return null;
-        const user = tenancy.user(mapping.user_id);
-        if (!user || user.disabled !== 0 || tenancy.orgRole(row.org_id, user.id) === null) return null;
+        const mapping = row.mappingId === null ? undefined : workers.mapping(row.mappingId);
+        if (!mapping || mapping.revokedAt !== null || mapping.orgId !== row.orgId) return null;
+        const user = tenancy.user(mapping.userId);
+        if (!user || user.disabled || tenancy.orgRole(row.orgId, user.id) === null) return null;
         userId = user.id;
       }
       return {
         kind: 'lease',
         leaseId: row.id,
         leaseKind: row.kind,
-        partnerId: row.partner_id,
-        orgId: row.org_id,
-        appId: row.app_id,
+        partnerId: row.partnerId,
+        orgId: row.orgId,
+        appId: row.appId,
         userId,
-        partnerSubject: row.partner_subject,
+        partnerSubject: row.partnerSubject,
       };
     },
   };

@@ -90,16 +90,16 @@ export function createProvisioningClaims(deps: {
     const actorId = claimActorId(ref);
     const existing = provisioning.claimByActor(actorId);
     provisioning.upsertClaim({
-      partner_key_id: ref.partnerKeyId,
+      partnerKeyId: ref.partnerKeyId,
       key: ref.key,
-      actor_id: actorId,
+      actorId: actorId,
       fingerprint: Buffer.from(c.fingerprint ?? '', 'hex'),
       state,
-      status_code: extra.statusCode ?? null,
-      org_id: state === 'in_progress' ? null : (existing?.org_id ?? null),
-      created_at: c.createdAt ?? clock.now(),
-      expires_at: c.expiresAt ?? clock.now(),
-      updated_at: clock.now(),
+      statusCode: extra.statusCode ?? null,
+      orgId: state === 'in_progress' ? null : (existing?.orgId ?? null),
+      createdAt: c.createdAt ?? clock.now(),
+      expiresAt: c.expiresAt ?? clock.now(),
+      updatedAt: clock.now(),
     });
   }
 
@@ -118,10 +118,10 @@ export function createProvisioningClaims(deps: {
    * GET /organizations/:orgId would report onboarding 'running' forever.
    */
   function abandonOnboarding(actorId: string): void {
-    const orgId = provisioning.claimByActor(actorId)?.org_id;
+    const orgId = provisioning.claimByActor(actorId)?.orgId;
     const run = orgId ? provisioning.latestOnboardingRun(orgId) : undefined;
     if (run === undefined || (run.status !== 'running' && run.status !== 'pending')) return;
-    provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updated_at: clock.now() });
+    provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updatedAt: clock.now() });
   }
 
   /** Effects of CLAIM: only when this request's CLAIM is what moved the actor. */
@@ -228,7 +228,7 @@ export function createProvisioningClaims(deps: {
       if (!step.changed) return;
       const row = provisioning.claimByActor(timer.targetId);
       if (row === undefined) return;
-      project({ partnerKeyId: row.partner_key_id, key: row.key }, step, 'indeterminate');
+      project({ partnerKeyId: row.partnerKeyId, key: row.key }, step, 'indeterminate');
       abandonOnboarding(timer.targetId);
     });
   });

@@ -70,7 +70,7 @@ export function createProvisioningService(deps: {
       await store.writer.submit(() => {
         const run = repos.provisioning.onboardingRun(record.runId);
         if (run === undefined || run.status === 'completed') return;
-        repos.provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updated_at: clock.now() });
+        repos.provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updatedAt: clock.now() });
       });
     } catch (error) {
       logger.error({ runId: record.runId, err: errorType(error) }, 'could not record the failed onboarding run');

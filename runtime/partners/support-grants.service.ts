@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import type { Store } from '../../storage/store.js';
-import type { SupportGrantRow } from '../../storage/repos/support-grants.repo.js';
+import type { SupportGrant } from '../../storage/records/support-grants.js';
 import type { LeasePrincipal, UserPrincipal } from '../auth/principal.js';
 import { HOUR, toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
@@ -55,13 +55,13 @@ export interface SupportGrantsService {
 }
 
 /** The grant as both sides see it (the console that made it, the partner listing its customer's grants). */
-export const supportGrantView = (row: SupportGrantRow): SupportGrantView => ({
+export const supportGrantView = (row: SupportGrant): SupportGrantView => ({
   grantId: row.id,
-  sessionId: row.session_id,
-  partnerId: row.partner_id,
-  createdAt: toIso(row.created_at),
-  expiresAt: toIso(row.expires_at),
-  revokedAt: row.revoked_at === null ? null : toIso(row.revoked_at),
+  sessionId: row.sessionId,
+  partnerId: row.partnerId,
+  createdAt: toIso(row.createdAt),
+  expiresAt: toIso(row.expiresAt),
+  revokedAt: row.revokedAt === null ? null : toIso(row.revokedAt),
 });
 
 export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): SupportGrantsService {
@@ -79,18 +79,18 @@ export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 
     async create(principal, body) {
       const session = visibleSession(repos, principal, body.sessionId);
       assertOrgAdmin(principal);
-      const partnerId = repos.tenancy.organization(principal.orgId)?.partner_id ?? null;
+      const partnerId = repos.tenancy.organization(principal.orgId)?.partnerId ?? null;
       if (partnerId === null) throw new AppError('CONFLICT', 'This organization has no partner platform to share the session with.');
       const now = clock.now();
-      const row: SupportGrantRow = {
+      const row: SupportGrant = {
         id: newId(),
-        org_id: principal.orgId,
-        partner_id: partnerId,
-        session_id: session.id,
-        created_by: principal.userId,
-        created_at: now,
-        expires_at: now + body.expiresInHours * HOUR,
-        revoked_at: null,
+        orgId: principal.orgId,
+        partnerId,
+        sessionId: session.id,
+        createdBy: principal.userId,
+        createdAt: now,
+        expiresAt: now + body.expiresInHours * HOUR,
+        revokedAt: null,
       };
       await store.writer.submit(() => repos.supportGrants.insert(row));
       return view(row);
@@ -98,7 +98,7 @@ export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 
 
     async revoke(principal, grantId) {
       const row = isUuid(grantId) ? repos.supportGrants.grant(grantId) : undefined;
-      if (row === undefined || row.org_id !== principal.orgId) throw notFound();
+      if (row === undefined || row.orgId !== principal.orgId) throw notFound();
       assertOrgAdmin(principal);
       const now = clock.now();
       await store.writer.submit(() => repos.supportGrants.revoke(row.id, now));
@@ -108,13 +108,13 @@ export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 
     read(lease, grantId) {
       const grant = isUuid(grantId) ? repos.supportGrants.grant(grantId) : undefined;
       // Another partner's grant, another organization's, expired, revoked and unknown all look alike.
-      const usable = grant !== undefined && grant.partner_id === lease.partnerId && grant.org_id === lease.orgId && grant.revoked_at === null && grant.expires_at > clock.now();
-      const session = usable ? repos.sessions.session(grant.session_id) : undefined;
+      const usable = grant !== undefined && grant.partnerId === lease.partnerId && grant.orgId === lease.orgId && grant.revokedAt === null && grant.expiresAt > clock.now();
+      const session = usable ? repos.sessions.session(grant.sessionId) : undefined;
       if (!usable || session === undefined) throw notFound();
       const pending = repos.approvals.pendingOfSession(session.id);
       return {
         grantId: grant.id,
-        expiresAt: toIso(grant.expires_at),
+        expiresAt: toIso(grant.expiresAt),
         session: {
           sessionId: session.id,
           automationId: session.automation_id,

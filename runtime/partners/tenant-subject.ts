@@ -27,8 +27,8 @@ export function resolveTenantSubject(store: Pick<Store, 'repos'>, caller: Tenant
   activeCustomerOf(repos, caller.partnerId, orgId);
   if (subject === undefined || subject.length === 0) throw notFound();
   const mapping = repos.workers.activeBySubject(orgId, subject);
-  if (mapping === undefined || mapping.partner_id !== caller.partnerId) throw notFound();
-  const user = repos.tenancy.user(mapping.user_id);
-  if (user === undefined || user.disabled !== 0 || repos.tenancy.orgRole(orgId, user.id) === null) throw notFound();
+  if (mapping === undefined || mapping.partnerId !== caller.partnerId) throw notFound();
+  const user = repos.tenancy.user(mapping.userId);
+  if (user === undefined || user.disabled || repos.tenancy.orgRole(orgId, user.id) === null) throw notFound();
   return { kind: 'user', via: 'partner_subject', userId: user.id, orgId, credentialId: caller.credentialId };
 }

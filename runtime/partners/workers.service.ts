@@ -9,7 +9,7 @@
  */
 import * as z from 'zod';
 import type { Store } from '../../storage/store.js';
-import type { WorkerMappingRow } from '../../storage/repos/workers.repo.js';
+import type { WorkerMapping } from '../../storage/records/workers.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, notFound, validation } from '../errors.js';
@@ -68,23 +68,23 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
   const { store, clock } = deps;
   const { tenancy, workers, leases } = store.repos;
 
-  function view(row: WorkerMappingRow): WorkerView {
-    const user = tenancy.user(row.user_id);
+  function view(mapping: WorkerMapping): WorkerView {
+    const user = tenancy.user(mapping.userId);
     return {
-      mappingId: row.id,
-      partnerSubject: row.partner_subject,
-      userId: row.user_id,
+      mappingId: mapping.id,
+      partnerSubject: mapping.partnerSubject,
+      userId: mapping.userId,
       name: user?.name ?? '',
       email: user?.email ?? '',
-      domainRoles: JSON.parse(row.domain_roles) as DomainRoleEntry[],
-      createdAt: toIso(row.created_at),
-      updatedAt: toIso(row.updated_at ?? row.created_at),
+      domainRoles: mapping.domainRoles,
+      createdAt: toIso(mapping.createdAt),
+      updatedAt: toIso(mapping.updatedAt ?? mapping.createdAt),
     };
   }
 
   function assertDomains(orgId: string, roles: readonly DomainRoleEntry[]): void {
     const issues = roles.flatMap((r, i) =>
-      tenancy.domain(r.domainId)?.org_id === orgId ? [] : [{ path: `domainRoles.${i}.domainId`, message: 'is not a domain of this organization' }],
+      tenancy.domain(r.domainId)?.orgId === orgId ? [] : [{ path: `domainRoles.${i}.domainId`, message: 'is not a domain of this organization' }],
     );
     if (issues.length > 0) throw validation('The request is not valid.', { issues });
   }
@@ -92,7 +92,7 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
   /** The person the subject acts as (see the header comment); inside the unit of work. */
   function personFor(orgId: string, body: VouchBody, mappingId: string, now: number): { userId: string; provisioned: boolean } {
     const earlier = workers.latestBySubject(orgId, body.partnerSubject);
-    if (earlier !== undefined && tenancy.user(earlier.user_id) !== undefined) return { userId: earlier.user_id, provisioned: earlier.provisioned_user === 1 };
+    if (earlier !== undefined && tenancy.user(earlier.userId) !== undefined) return { userId: earlier.userId, provisioned: earlier.provisionedUser };
     if (body.email !== undefined) {
       const user = tenancy.userByEmail(body.email);
       if (user !== undefined) {
@@ -103,7 +103,7 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
     const userId = newId();
     // `.invalid` (RFC 2606) can never receive mail: a provisioned person without an email of their own.
     const email = body.email ?? `worker-${mappingId}@partner-workers.invalid`;
-    tenancy.insertUser({ id: userId, email, name: body.name ?? body.partnerSubject, password_hash: null, disabled: 0, created_at: now });
+    tenancy.insertUser({ id: userId, email, name: body.name ?? body.partnerSubject, passwordHash: null, disabled: false, createdAt: now });
     return { userId, provisioned: true };
   }
 
@@ -127,7 +127,7 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
   return {
     list(principal, orgId) {
       customerOf(store.repos, principal.partnerId, orgId);
-      return workers.activeOfOrganization(orgId).filter((m) => m.partner_id === principal.partnerId).map(view);
+      return workers.activeOfOrganization(orgId).filter((m) => m.partnerId === principal.partnerId).map(view);
     },
 
     async vouch(principal, orgId, body) {
@@ -137,8 +137,8 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
         const now = clock.now();
         const active = workers.activeBySubject(orgId, body.partnerSubject);
         if (active !== undefined) {
-          applyRoles(active.user_id, body.domainRoles, JSON.parse(active.domain_roles) as DomainRoleEntry[], active.provisioned_user === 1, now);
-          workers.setDomainRoles(active.id, JSON.stringify(body.domainRoles), now);
+          applyRoles(active.userId, body.domainRoles, active.domainRoles, active.provisionedUser, now);
+          workers.setDomainRoles(active.id, body.domainRoles, now);
           return { worker: view(workers.mapping(active.id)!), created: false };
         }
         const id = newId();
@@ -147,15 +147,15 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
         applyRoles(person.userId, body.domainRoles, [], person.provisioned, now);
         workers.insert({
           id,
-          partner_id: principal.partnerId,
-          org_id: orgId,
-          partner_subject: body.partnerSubject,
-          user_id: person.userId,
-          domain_roles: JSON.stringify(body.domainRoles),
-          provisioned_user: person.provisioned ? 1 : 0,
-          created_at: now,
-          updated_at: now,
-          revoked_at: null,
+          partnerId: principal.partnerId,
+          orgId: orgId,
+          partnerSubject: body.partnerSubject,
+          userId: person.userId,
+          domainRoles: body.domainRoles,
+          provisionedUser: person.provisioned,
+          createdAt: now,
+          updatedAt: now,
+          revokedAt: null,
         });
         return { worker: view(workers.mapping(id)!), created: true };
       });
@@ -164,14 +164,14 @@ export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'write
     async revoke(principal, orgId, mappingId) {
       customerOf(store.repos, principal.partnerId, orgId);
       const mapping = isUuid(mappingId) ? workers.mapping(mappingId) : undefined;
-      if (mapping === undefined || mapping.org_id !== orgId || mapping.partner_id !== principal.partnerId || mapping.revoked_at !== null) throw notFound();
+      if (mapping === undefined || mapping.orgId !== orgId || mapping.partnerId !== principal.partnerId || mapping.revokedAt !== null) throw notFound();
       await store.writer.submit(() => {
         const now = clock.now();
         if (!workers.revoke(mapping.id, now)) throw notFound();
         leases.endLeasesOfMapping(mapping.id, now);
-        const provisioned = mapping.provisioned_user === 1;
-        applyRoles(mapping.user_id, [], JSON.parse(mapping.domain_roles) as DomainRoleEntry[], provisioned, now);
-        if (provisioned) tenancy.removeOrgMember(orgId, mapping.user_id);
+        const provisioned = mapping.provisionedUser;
+        applyRoles(mapping.userId, [], mapping.domainRoles, provisioned, now);
+        if (provisioned) tenancy.removeOrgMember(orgId, mapping.userId);
       });
     },
   };

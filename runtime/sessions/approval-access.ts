@@ -8,12 +8,8 @@ import type { Caller } from './session-access.js';
 export function policyApprovers(tenancy: TenancyRepo, domainId: string): ReadonlySet<string> {
   const domain = tenancy.domain(domainId);
   if (domain === undefined) return new Set();
-  try {
-    const policy = JSON.parse(domain.approval_policy) as { approvers?: unknown };
-    return new Set(Array.isArray(policy.approvers) ? policy.approvers.filter((a): a is string => typeof a === 'string') : []);
-  } catch {
-    return new Set();
-  }
+  const approvers = domain.approvalPolicy.approvers;
+  return new Set(Array.isArray(approvers) ? approvers.filter((a): a is string => typeof a === 'string') : []);
 }
 
 /**

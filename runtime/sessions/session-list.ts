@@ -83,7 +83,7 @@ export function createSessionList(repos: Repos) {
         rows = [...sessionList.domainOpenedBy(caller.userId, caller.orgId, query), ...sessionList.personalOf(caller.userId, caller.orgId, query)];
         rows.sort(newestFirst);
       } else {
-        rows = repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId).flatMap((d) => sessionList.ofDomain(d.domain_id, query));
+        rows = repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId).flatMap((d) => sessionList.ofDomain(d.domainId, query));
         rows.push(...sessionList.personalOf(caller.userId, caller.orgId, query));
         rows.sort(newestFirst);
       }

@@ -11,7 +11,7 @@
  * The dedupe row commits in the firing's own unit of work, so a message fires at most once even when the sender
  * retries concurrently.
  */
-import type { EventDeliveryRow } from '../../storage/repos/event-deliveries.repo.js';
+import type { EventDelivery } from '../../storage/records/event-deliveries.js';
 import type { Store } from '../../storage/store.js';
 import { parseBoundedJson } from '../bounded-json.js';
 import type { Clock } from '../clock.js';
@@ -71,10 +71,10 @@ class AlreadyDelivered extends Error {}
 const noop = (): void => {};
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function replay(row: EventDeliveryRow): EventDeliveryAnswer {
+function replay(row: EventDelivery): EventDeliveryAnswer {
   const body: EventDeliveryBody =
     row.status === 'fired'
-      ? { status: 'fired', ...(row.run_id !== null ? { runId: row.run_id } : {}), duplicate: true }
+      ? { status: 'fired', ...(row.runId !== null ? { runId: row.runId } : {}), duplicate: true }
       : { status: 'skipped', reason: row.reason as EventSkipReason, duplicate: true };
   return { body, dispatch: noop };
 }
@@ -106,7 +106,7 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
       const trigger = isUuid(triggerId) ? repos.triggers.trigger(triggerId) : undefined;
       if (trigger === undefined || trigger.type !== 'event' || trigger.active !== 1) throw notFound();
       // A suspended customer's event triggers answer like an inactive one: nothing fires, nothing is recorded.
-      if ((repos.tenancy.organization(trigger.org_id)?.suspended_at ?? null) !== null) throw notFound();
+      if ((repos.tenancy.organization(trigger.org_id)?.suspendedAt ?? null) !== null) throw notFound();
       const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', 'The delivery signature could not be verified.', { reason });
       if (trigger.endpoint_secret_sealed === null) throw unauthorized('no-endpoint-secret');
       const secret = openSecret(keyRing, trigger.endpoint_secret_sealed, sealedSecretAad.triggerEndpoint(trigger.org_id, trigger.id));
@@ -126,10 +126,10 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
 
       const config = JSON.parse(trigger.config) as StoredEventConfig;
       const event = inboundEvent(parsed, verified.timestampMs);
-      const record = (status: EventDeliveryRow['status'], reason: EventSkipReason | null, runId: string | null, now: number) => {
+      const record = (status: EventDelivery['status'], reason: EventSkipReason | null, runId: string | null, now: number) => {
         // Inside the unit of work: units run one at a time, so this check and the insert cannot interleave.
         if (repos.eventDeliveries.delivery(trigger.id, verified.messageId) !== undefined) throw new AlreadyDelivered();
-        repos.eventDeliveries.insert({ trigger_id: trigger.id, message_id: verified.messageId, org_id: trigger.org_id, status, reason, run_id: runId, received_at: now });
+        repos.eventDeliveries.insert({ triggerId: trigger.id, messageId: verified.messageId, orgId: trigger.org_id, status, reason, runId, receivedAt: now });
       };
       const answerDuplicate = (): EventDeliveryAnswer => replay(repos.eventDeliveries.delivery(trigger.id, verified.messageId)!);
 

@@ -2,7 +2,7 @@
 // provider-app prerequisites, connection ownership and the filter; refusals never quote submitted values.
 /*
  * Order and answers (docs/decisions.md "Event trigger creation"):
- *   rollout flag off for the organization                 -> 403 FORBIDDEN (organizations.rollout_flags.eventTriggers === false)
+ *   rollout flag off for the organization                 -> 403 FORBIDDEN (organizations' rollout flags.eventTriggers === false)
  *   source integration unknown, unavailable or another organization's -> 404 NOT_FOUND (uniform)
  *   the integration declares no events                    -> 400 VALIDATION sourceIntegrationId
  *   eventType not in its catalog                          -> 400 VALIDATION eventType
@@ -15,24 +15,18 @@
  */
 import type { Repositories } from '../../storage/repos/index.js';
 import type { IntegrationRow } from '../../storage/repos/integrations.repo.js';
-import type { OrganizationRow } from '../../storage/repos/tenancy.repo.js';
+import type { Organization } from '../../storage/records/tenancy.js';
 import { forbidden, notFound, validation } from '../errors.js';
 import type { EventDefinition } from '../manifest/integration.schema.js';
 import { filterIssues } from './event-filter.js';
 import type { EventTriggerInput } from './trigger-create.schema.js';
 
-/** The rollout flag's key in organizations.rollout_flags. Absent means on: a self-hosted service ships the feature. */
+/** The rollout flag's key in organizations' rollout flags. Absent means on: a self-hosted service ships the feature. */
 export const EVENT_TRIGGERS_FLAG = 'eventTriggers';
 
-export function eventTriggersEnabled(org: Pick<OrganizationRow, 'rollout_flags'> | undefined): boolean {
-  if (org === undefined) return false;
-  try {
-    const flags = JSON.parse(org.rollout_flags) as Record<string, unknown> | null;
-    return flags?.[EVENT_TRIGGERS_FLAG] !== false;
-  } catch {
-    // An unreadable flags column falls back to the default rather than failing every creation.
-    return true;
-  }
+export function eventTriggersEnabled(org: Pick<Organization, 'rolloutFlags'> | undefined): boolean {
+  // An unreadable flags column reads as `{}` (storage/row-mapping.ts): the default rather than failing every creation.
+  return org !== undefined && org.rolloutFlags[EVENT_TRIGGERS_FLAG] !== false;
 }
 
 /** The integration's catalog events (the stored definition was validated when it was applied). */

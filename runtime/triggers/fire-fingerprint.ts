@@ -56,7 +56,7 @@ function loadOrMintKey(deps: { store: Store; keyRing: KeyRing; clock: Clock; log
     }
     const key = randomBytes(32);
     const sealed = sealSecret(keyRing, key.toString('base64'), KEY_AAD);
-    if (row === undefined) repo.insert({ name: KEY_NAME, sealed, created_at: now, updated_at: now });
+    if (row === undefined) repo.insert({ name: KEY_NAME, sealed, createdAt: now, updatedAt: now });
     else repo.replace(KEY_NAME, sealed, now);
     return key;
   });

@@ -84,7 +84,7 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
     if (!isLive(trigger)) return;
     const config = scheduleConfigOf(trigger.config);
     // A suspended customer's slots pass without firing; the next one is armed, so resuming needs no reconcile.
-    if (!isCurrent(timer.payload, config) || (repos.tenancy.organization(trigger.org_id)?.suspended_at ?? null) !== null) {
+    if (!isCurrent(timer.payload, config) || (repos.tenancy.organization(trigger.org_id)?.suspendedAt ?? null) !== null) {
       await store.writer.submit(() => {
         delivery.markFired();
         arm(trigger.id, config, clock.now())();

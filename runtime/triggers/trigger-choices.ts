@@ -25,7 +25,7 @@ export interface TriggerChoices {
 export function triggerChoices(repos: Pick<Repositories, 'tenancy' | 'automations' | 'knowledge' | 'integrations'>, caller: TriggerCaller): TriggerChoices {
   const domains = repos.tenancy
     .domainRolesOfUser(caller.userId, caller.orgId)
-    .map(({ domain_id }) => repos.tenancy.domain(domain_id))
+    .map(({ domainId }) => repos.tenancy.domain(domainId))
     .filter((domain) => domain !== undefined)
     .map((domain) => ({ domainId: domain.id, name: domain.name, canCreate: hasDomainPermission(repos, caller, domain.id, 'edit_automation') }))
     .sort((a, b) => a.name.localeCompare(b.name));

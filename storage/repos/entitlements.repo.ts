@@ -1,12 +1,21 @@
 // Entitlement overrides: a partner's per-customer `{ enabled }` on one agent or flow (absent: the platform default).
 import type { SqliteDatabase } from '../database.js';
+import type { EntitlementOverride } from '../records/entitlements.js';
+import { mapOptional } from '../row-mapping.js';
 
-export interface EntitlementOverrideRow {
+interface EntitlementOverrideRow {
   org_id: string;
   automation_id: string;
   enabled: number;
   updated_at: number;
 }
+
+const fromRow = (r: EntitlementOverrideRow): EntitlementOverride => ({
+  orgId: r.org_id,
+  automationId: r.automation_id,
+  enabled: r.enabled === 1,
+  updatedAt: r.updated_at,
+});
 
 export function createEntitlementsRepo(db: SqliteDatabase) {
   const s = {
@@ -19,10 +28,11 @@ export function createEntitlementsRepo(db: SqliteDatabase) {
     ofOrg: db.prepare('SELECT * FROM entitlement_overrides WHERE org_id = ?'),
   };
   return {
-    set: (row: EntitlementOverrideRow): void => void s.upsert.run(row),
+    set: (o: EntitlementOverride): void =>
+      void s.upsert.run({ org_id: o.orgId, automation_id: o.automationId, enabled: o.enabled ? 1 : 0, updated_at: o.updatedAt }),
     clear: (orgId: string, automationId: string): boolean => s.remove.run(orgId, automationId).changes > 0,
-    override: (orgId: string, automationId: string) => s.get.get(orgId, automationId) as EntitlementOverrideRow | undefined,
-    overridesOfOrganization: (orgId: string) => s.ofOrg.all(orgId) as EntitlementOverrideRow[],
+    override: (orgId: string, automationId: string) => mapOptional(s.get.get(orgId, automationId), fromRow),
+    overridesOfOrganization: (orgId: string) => (s.ofOrg.all(orgId) as EntitlementOverrideRow[]).map(fromRow),
   };
 }
 

@@ -1,20 +1,39 @@
 // Inbound event deliveries of event triggers: the webhook-id dedupe record and the fired / skipped log.
 import type { SqliteDatabase } from '../database.js';
+import type { EventDelivery, EventDeliveryStatus } from '../records/event-deliveries.js';
+import { mapOptional } from '../row-mapping.js';
 
-export type EventDeliveryStatus = 'fired' | 'skipped';
+export type { EventDeliveryStatus } from '../records/event-deliveries.js';
 
-export interface EventDeliveryRow {
+interface EventDeliveryRow {
   trigger_id: string;
-  /** The sender's webhook-id header. */
   message_id: string;
   org_id: string;
   status: EventDeliveryStatus;
-  /** Why a delivery was skipped (e.g. FILTER_MISS); null when fired. */
   reason: string | null;
-  /** The Run history id of a fired delivery. */
   run_id: string | null;
   received_at: number;
 }
+
+const fromRow = (r: EventDeliveryRow): EventDelivery => ({
+  triggerId: r.trigger_id,
+  messageId: r.message_id,
+  orgId: r.org_id,
+  status: r.status,
+  reason: r.reason,
+  runId: r.run_id,
+  receivedAt: r.received_at,
+});
+
+const toRow = (d: EventDelivery): EventDeliveryRow => ({
+  trigger_id: d.triggerId,
+  message_id: d.messageId,
+  org_id: d.orgId,
+  status: d.status,
+  reason: d.reason,
+  run_id: d.runId,
+  received_at: d.receivedAt,
+});
 
 export function createEventDeliveriesRepo(db: SqliteDatabase) {
   const s = {
@@ -27,9 +46,9 @@ export function createEventDeliveriesRepo(db: SqliteDatabase) {
   };
   return {
     /** Throws a UNIQUE constraint error when the message was already recorded for this trigger. */
-    insert: (row: EventDeliveryRow): void => void s.insert.run(row),
-    delivery: (triggerId: string, messageId: string) => s.get.get(triggerId, messageId) as EventDeliveryRow | undefined,
-    recent: (triggerId: string, limit: number) => s.recent.all(triggerId, limit) as EventDeliveryRow[],
+    insert: (delivery: EventDelivery): void => void s.insert.run(toRow(delivery)),
+    delivery: (triggerId: string, messageId: string) => mapOptional(s.get.get(triggerId, messageId), fromRow),
+    recent: (triggerId: string, limit: number) => (s.recent.all(triggerId, limit) as EventDeliveryRow[]).map(fromRow),
   };
 }
 

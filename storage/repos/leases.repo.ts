@@ -1,9 +1,11 @@
 // Partner leases (`svt_`, one hour): app leases and named-worker leases, looked up by the SHA-256 of the secret.
 import type { SqliteDatabase } from '../database.js';
+import type { Lease, LeaseKind } from '../records/leases.js';
+import { mapOptional } from '../row-mapping.js';
 
-export type LeaseKind = 'app' | 'worker';
+export type { LeaseKind } from '../records/leases.js';
 
-export interface LeaseRow {
+interface LeaseRow {
   id: string;
   partner_id: string;
   org_id: string;
@@ -16,6 +18,32 @@ export interface LeaseRow {
   expires_at: number;
 }
 
+const fromRow = (r: LeaseRow): Lease => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  orgId: r.org_id,
+  appId: r.app_id,
+  kind: r.kind,
+  partnerSubject: r.partner_subject,
+  mappingId: r.mapping_id,
+  tokenHash: r.token_hash,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});
+
+const toRow = (l: Lease): LeaseRow => ({
+  id: l.id,
+  partner_id: l.partnerId,
+  org_id: l.orgId,
+  app_id: l.appId,
+  kind: l.kind,
+  partner_subject: l.partnerSubject,
+  mapping_id: l.mappingId,
+  token_hash: l.tokenHash,
+  created_at: l.createdAt,
+  expires_at: l.expiresAt,
+});
+
 export function createLeasesRepo(db: SqliteDatabase) {
   const s = {
     insert: db.prepare(
@@ -27,8 +55,8 @@ export function createLeasesRepo(db: SqliteDatabase) {
     endOfMapping: db.prepare('UPDATE leases SET expires_at = ? WHERE mapping_id = ? AND expires_at > ?'),
   };
   return {
-    insert: (row: LeaseRow): void => void s.insert.run(row),
-    byHash: (hash: Buffer) => s.byHash.get(hash) as LeaseRow | undefined,
+    insert: (lease: Lease): void => void s.insert.run(toRow(lease)),
+    byHash: (hash: Buffer) => mapOptional(s.byHash.get(hash), fromRow),
     /** Deletes leases that expired at or before `now`; returns how many. */
     sweep: (now: number): number => s.sweep.run(now).changes,
     /** Ends every live lease minted for a worker mapping (the mapping was revoked). */

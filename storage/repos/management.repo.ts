@@ -1,8 +1,11 @@
 // Management reads and writes (issue 13 item 6): customer pages and suspension, members, domains, connections.
 import type { SqliteDatabase } from '../database.js';
-import type { OrganizationRow, OrgRole } from './tenancy.repo.js';
+import type { Member } from '../records/management.js';
+import type { OrgRole } from '../records/tenancy.js';
+import { mapOptional } from '../row-mapping.js';
+import { organizationFromRow } from './tenancy.repo.js';
 import type { ConnectionRow } from './integrations.repo.js';
-import type { SupportGrantRow } from './support-grants.repo.js';
+import { supportGrantFromRow } from './support-grants.repo.js';
 
 /** Keyset position: rows strictly after (created_at, id). */
 export interface PageAfter {
@@ -10,7 +13,7 @@ export interface PageAfter {
   id: string;
 }
 
-export interface MemberRow {
+interface MemberRow {
   user_id: string;
   email: string;
   name: string;
@@ -22,7 +25,17 @@ export interface MemberRow {
   user_disabled: number;
 }
 
-export type ManagedOrganizationRow = OrganizationRow & { suspended_at: number | null };
+const memberFromRow = (r: MemberRow): Member => ({
+  userId: r.user_id,
+  email: r.email,
+  name: r.name,
+  role: r.role,
+  createdAt: r.created_at,
+  disabledAt: r.disabled_at,
+  hasPassword: r.has_password === 1,
+  userDisabled: r.user_disabled === 1,
+});
+
 export type ManagedConnectionRow = ConnectionRow & { rotated_at: number | null };
 
 export function createManagementRepo(db: SqliteDatabase) {
@@ -62,10 +75,11 @@ export function createManagementRepo(db: SqliteDatabase) {
   return {
     /** A partner's customers in creation order, `limit` rows after `after`. */
     customers: (partnerId: string, after: PageAfter | null, limit: number) =>
-      s.customers.all({ partner: partnerId, ...page(after, limit) }) as ManagedOrganizationRow[],
+      (s.customers.all({ partner: partnerId, ...page(after, limit) }) as Parameters<typeof organizationFromRow>[0][]).map(organizationFromRow),
     setSuspended: (orgId: string, at: number | null): void => void s.setSuspended.run(at, orgId),
-    members: (orgId: string, after: PageAfter | null, limit: number) => s.members.all({ org: orgId, ...page(after, limit) }) as MemberRow[],
-    member: (orgId: string, userId: string) => s.member.get(orgId, userId) as MemberRow | undefined,
+    members: (orgId: string, after: PageAfter | null, limit: number) =>
+      (s.members.all({ org: orgId, ...page(after, limit) }) as MemberRow[]).map(memberFromRow),
+    member: (orgId: string, userId: string) => mapOptional(s.member.get(orgId, userId), memberFromRow),
     setMemberDisabled: (orgId: string, userId: string, at: number | null): void => void s.setMemberDisabled.run(at, orgId, userId),
     activeOwnerCount: (orgId: string): number => (s.activeOwners.get(orgId) as { n: number }).n,
     renameDomain: (id: string, name: string): void => void s.renameDomain.run(name, id),
@@ -75,7 +89,7 @@ export function createManagementRepo(db: SqliteDatabase) {
     rotateConnection: (id: string, sealed: Buffer, at: number): void => void s.rotateConnection.run(sealed, at, id),
     deleteConnection: (id: string): void => void s.deleteConnection.run(id),
     supportGrantsOf: (orgId: string, partnerId: string, after: PageAfter | null, limit: number) =>
-      s.grantsOfOrg.all({ org: orgId, partner: partnerId, ...page(after, limit) }) as SupportGrantRow[],
+      (s.grantsOfOrg.all({ org: orgId, partner: partnerId, ...page(after, limit) }) as Parameters<typeof supportGrantFromRow>[0][]).map(supportGrantFromRow),
   };
 }
 

@@ -1,7 +1,9 @@
 // Partner platforms: the partner record (grant, quota, template), its `svp_` keys (hashed), apps and templates.
 import type { SqliteDatabase } from '../database.js';
+import type { Partner, PartnerApp, PartnerKey, PartnerTemplate } from '../records/partners.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
 
-export interface PartnerRow {
+interface PartnerRow {
   id: string;
   name: string;
   suspended: number;
@@ -12,7 +14,7 @@ export interface PartnerRow {
   created_at: number;
 }
 
-export interface PartnerKeyRow {
+interface PartnerKeyRow {
   id: string;
   partner_id: string;
   key_hash: Buffer;
@@ -22,14 +24,14 @@ export interface PartnerKeyRow {
   revoked_at: number | null;
 }
 
-export interface PartnerAppRow {
+interface PartnerAppRow {
   id: string;
   partner_id: string;
   name: string;
   created_at: number;
 }
 
-export interface PartnerTemplateRow {
+interface PartnerTemplateRow {
   id: string;
   partner_id: string;
   ref: string;
@@ -38,6 +40,68 @@ export interface PartnerTemplateRow {
   definition: string;
   created_at: number;
 }
+
+const partnerFromRow = (r: PartnerRow): Partner => ({
+  id: r.id,
+  name: r.name,
+  suspended: r.suspended === 1,
+  provisioningEnabled: r.provisioning_enabled === 1,
+  quotaTotal: r.quota_total,
+  quotaUsed: r.quota_used,
+  templateId: r.template_id,
+  createdAt: r.created_at,
+});
+
+const partnerToRow = (p: Partner): PartnerRow => ({
+  id: p.id,
+  name: p.name,
+  suspended: p.suspended ? 1 : 0,
+  provisioning_enabled: p.provisioningEnabled ? 1 : 0,
+  quota_total: p.quotaTotal,
+  quota_used: p.quotaUsed,
+  template_id: p.templateId,
+  created_at: p.createdAt,
+});
+
+const keyFromRow = (r: PartnerKeyRow): PartnerKey => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  keyHash: r.key_hash,
+  hint: r.hint,
+  provisioningEnabled: r.provisioning_enabled === 1,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+const keyToRow = (k: PartnerKey): PartnerKeyRow => ({
+  id: k.id,
+  partner_id: k.partnerId,
+  key_hash: k.keyHash,
+  hint: k.hint,
+  provisioning_enabled: k.provisioningEnabled ? 1 : 0,
+  created_at: k.createdAt,
+  revoked_at: k.revokedAt,
+});
+
+const appFromRow = (r: PartnerAppRow): PartnerApp => ({ id: r.id, partnerId: r.partner_id, name: r.name, createdAt: r.created_at });
+
+const templateFromRow = (r: PartnerTemplateRow): PartnerTemplate => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  ref: r.ref,
+  suspended: r.suspended === 1,
+  definition: jsonColumn(r.definition),
+  createdAt: r.created_at,
+});
+
+const templateToRow = (t: PartnerTemplate): PartnerTemplateRow => ({
+  id: t.id,
+  partner_id: t.partnerId,
+  ref: t.ref,
+  suspended: t.suspended ? 1 : 0,
+  definition: JSON.stringify(t.definition),
+  created_at: t.createdAt,
+});
 
 export function createPartnersRepo(db: SqliteDatabase) {
   const s = {
@@ -75,25 +139,34 @@ export function createPartnersRepo(db: SqliteDatabase) {
     spendQuota: db.prepare('UPDATE partners SET quota_used = quota_used + 1 WHERE id = ? AND quota_used < quota_total'),
   };
   return {
-    insertPartner: (row: PartnerRow): void => void s.insertPartner.run(row),
-    updatePartner: (row: Pick<PartnerRow, 'id' | 'name' | 'suspended' | 'provisioning_enabled' | 'quota_total' | 'template_id'>): void =>
-      void s.updatePartner.run(row),
-    partner: (id: string) => s.partner.get(id) as PartnerRow | undefined,
-    insertPartnerKey: (row: PartnerKeyRow): void => void s.insertKey.run(row),
-    partnerKey: (id: string) => s.keyById.get(id) as PartnerKeyRow | undefined,
-    partnerKeyByHash: (hash: Buffer) => s.keyByHash.get(hash) as PartnerKeyRow | undefined,
-    partnerKeysOfPartner: (partnerId: string) => s.keysOfPartner.all(partnerId) as PartnerKeyRow[],
+    insertPartner: (partner: Partner): void => void s.insertPartner.run(partnerToRow(partner)),
+    updatePartner: (p: Pick<Partner, 'id' | 'name' | 'suspended' | 'provisioningEnabled' | 'quotaTotal' | 'templateId'>): void =>
+      void s.updatePartner.run({
+        id: p.id,
+        name: p.name,
+        suspended: p.suspended ? 1 : 0,
+        provisioning_enabled: p.provisioningEnabled ? 1 : 0,
+        quota_total: p.quotaTotal,
+        template_id: p.templateId,
+      }),
+    partner: (id: string) => mapOptional(s.partner.get(id), partnerFromRow),
+    insertPartnerKey: (key: PartnerKey): void => void s.insertKey.run(keyToRow(key)),
+    partnerKey: (id: string) => mapOptional(s.keyById.get(id), keyFromRow),
+    partnerKeyByHash: (hash: Buffer) => mapOptional(s.keyByHash.get(hash), keyFromRow),
+    partnerKeysOfPartner: (partnerId: string) => (s.keysOfPartner.all(partnerId) as PartnerKeyRow[]).map(keyFromRow),
     revokePartnerKey: (id: string, now: number): boolean => s.revokeKey.run(now, id).changes > 0,
-    insertPartnerApp: (row: PartnerAppRow): void => void s.insertApp.run(row),
+    insertPartnerApp: (app: PartnerApp): void =>
+      void s.insertApp.run({ id: app.id, partner_id: app.partnerId, name: app.name, created_at: app.createdAt }),
     renamePartnerApp: (id: string, name: string): void => void s.renameApp.run(name, id),
-    partnerApp: (id: string) => s.app.get(id) as PartnerAppRow | undefined,
-    partnerAppsOfPartner: (partnerId: string) => s.appsOfPartner.all(partnerId) as PartnerAppRow[],
-    insertPartnerTemplate: (row: PartnerTemplateRow): void => void s.insertTemplate.run(row),
-    updatePartnerTemplate: (id: string, definition: string, suspended: boolean): void =>
-      void s.updateTemplate.run(suspended ? 1 : 0, definition, id),
-    partnerTemplate: (id: string) => s.template.get(id) as PartnerTemplateRow | undefined,
-    partnerTemplateByRef: (partnerId: string, ref: string) => s.templateByRef.get(partnerId, ref) as PartnerTemplateRow | undefined,
-    partnerTemplatesOfPartner: (partnerId: string) => s.templatesOfPartner.all(partnerId) as PartnerTemplateRow[],
+    partnerApp: (id: string) => mapOptional(s.app.get(id), appFromRow),
+    partnerAppsOfPartner: (partnerId: string) => (s.appsOfPartner.all(partnerId) as PartnerAppRow[]).map(appFromRow),
+    insertPartnerTemplate: (template: PartnerTemplate): void => void s.insertTemplate.run(templateToRow(template)),
+    /** `definition` is the template as declared (stored as JSON). */
+    updatePartnerTemplate: (id: string, definition: unknown, suspended: boolean): void =>
+      void s.updateTemplate.run(suspended ? 1 : 0, JSON.stringify(definition), id),
+    partnerTemplate: (id: string) => mapOptional(s.template.get(id), templateFromRow),
+    partnerTemplateByRef: (partnerId: string, ref: string) => mapOptional(s.templateByRef.get(partnerId, ref), templateFromRow),
+    partnerTemplatesOfPartner: (partnerId: string) => (s.templatesOfPartner.all(partnerId) as PartnerTemplateRow[]).map(templateFromRow),
     /** Spends one customer from the durable allowance; false (nothing written) when it is exhausted. */
     spendQuota: (partnerId: string): boolean => s.spendQuota.run(partnerId).changes > 0,
   };

@@ -1,12 +1,15 @@
 // Provisioning: the claim projection rows, onboarding runs of provisioned customers, and single-use owner invitations.
 import type { SqliteDatabase } from '../database.js';
+import type {
+  Invitation, OnboardingRun, OnboardingStatus, OnboardingStep, ProvisioningClaim, ProvisioningClaimState,
+} from '../records/provisioning.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
 
-export type ProvisioningClaimState = 'in_progress' | 'completed' | 'released' | 'indeterminate';
+export type { OnboardingStatus, ProvisioningClaimState } from '../records/provisioning.js';
 
-export interface ProvisioningClaimRow {
+interface ProvisioningClaimRow {
   partner_key_id: string;
   key: string;
-  /** The provisioning-claim actor that owns this row (actor_snapshots.actor_id). */
   actor_id: string;
   fingerprint: Buffer;
   state: ProvisioningClaimState;
@@ -17,23 +20,20 @@ export interface ProvisioningClaimRow {
   updated_at: number;
 }
 
-export type OnboardingStatus = 'pending' | 'running' | 'completed' | 'failed';
-
-export interface OnboardingRunRow {
+interface OnboardingRunRow {
   id: string;
   org_id: string;
   partner_id: string;
   template_id: string | null;
   status: OnboardingStatus;
-  /** JSON: `[{ step, status, at }]` in the order the steps ran. */
+  /** JSON: `[{ step, status }]`. */
   steps: string;
-  /** A short failure label (never a cause that could quote request data). */
   error: string | null;
   created_at: number;
   updated_at: number;
 }
 
-export interface InvitationRow {
+interface InvitationRow {
   id: string;
   user_id: string;
   token_hash: Buffer;
@@ -41,6 +41,74 @@ export interface InvitationRow {
   used_at: number | null;
   created_at: number;
 }
+
+const claimFromRow = (r: ProvisioningClaimRow): ProvisioningClaim => ({
+  partnerKeyId: r.partner_key_id,
+  key: r.key,
+  actorId: r.actor_id,
+  fingerprint: r.fingerprint,
+  state: r.state,
+  statusCode: r.status_code,
+  orgId: r.org_id,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  updatedAt: r.updated_at,
+});
+
+const claimToRow = (c: ProvisioningClaim): ProvisioningClaimRow => ({
+  partner_key_id: c.partnerKeyId,
+  key: c.key,
+  actor_id: c.actorId,
+  fingerprint: c.fingerprint,
+  state: c.state,
+  status_code: c.statusCode,
+  org_id: c.orgId,
+  created_at: c.createdAt,
+  expires_at: c.expiresAt,
+  updated_at: c.updatedAt,
+});
+
+const runFromRow = (r: OnboardingRunRow): OnboardingRun => ({
+  id: r.id,
+  orgId: r.org_id,
+  partnerId: r.partner_id,
+  templateId: r.template_id,
+  status: r.status,
+  steps: (jsonColumn(r.steps) ?? []) as OnboardingStep[],
+  error: r.error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const runToRow = (r: OnboardingRun): OnboardingRunRow => ({
+  id: r.id,
+  org_id: r.orgId,
+  partner_id: r.partnerId,
+  template_id: r.templateId,
+  status: r.status,
+  steps: JSON.stringify(r.steps),
+  error: r.error,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+});
+
+const invitationFromRow = (r: InvitationRow): Invitation => ({
+  id: r.id,
+  userId: r.user_id,
+  tokenHash: r.token_hash,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+  createdAt: r.created_at,
+});
+
+const invitationToRow = (i: Invitation): InvitationRow => ({
+  id: i.id,
+  user_id: i.userId,
+  token_hash: i.tokenHash,
+  expires_at: i.expiresAt,
+  used_at: i.usedAt,
+  created_at: i.createdAt,
+});
 
 export function createProvisioningRepo(db: SqliteDatabase) {
   const s = {
@@ -73,19 +141,20 @@ export function createProvisioningRepo(db: SqliteDatabase) {
     useInvitation: db.prepare('UPDATE invitations SET used_at = ? WHERE id = ? AND used_at IS NULL AND expires_at > ?'),
   };
   return {
-    upsertClaim: (row: ProvisioningClaimRow): void => void s.upsertClaim.run(row),
-    claim: (partnerKeyId: string, key: string) => s.claim.get(partnerKeyId, key) as ProvisioningClaimRow | undefined,
-    claimByActor: (actorId: string) => s.claimByActor.get(actorId) as ProvisioningClaimRow | undefined,
+    upsertClaim: (claim: ProvisioningClaim): void => void s.upsertClaim.run(claimToRow(claim)),
+    claim: (partnerKeyId: string, key: string) => mapOptional(s.claim.get(partnerKeyId, key), claimFromRow),
+    claimByActor: (actorId: string) => mapOptional(s.claimByActor.get(actorId), claimFromRow),
     setClaimOrganization: (actorId: string, orgId: string, now: number): void => void s.setClaimOrg.run(orgId, now, actorId),
     deleteClaim: (actorId: string): boolean => s.deleteClaim.run(actorId).changes > 0,
     countClaims: (partnerKeyId: string) => s.countClaims.get(partnerKeyId) as number,
-    insertOnboardingRun: (row: OnboardingRunRow): void => void s.insertRun.run(row),
-    updateOnboardingRun: (row: Pick<OnboardingRunRow, 'id' | 'status' | 'steps' | 'error' | 'updated_at'>): void => void s.updateRun.run(row),
-    onboardingRun: (id: string) => s.run.get(id) as OnboardingRunRow | undefined,
-    latestOnboardingRun: (orgId: string) => s.latestRunOfOrg.get(orgId) as OnboardingRunRow | undefined,
+    insertOnboardingRun: (run: OnboardingRun): void => void s.insertRun.run(runToRow(run)),
+    updateOnboardingRun: (run: Pick<OnboardingRun, 'id' | 'status' | 'steps' | 'error' | 'updatedAt'>): void =>
+      void s.updateRun.run({ id: run.id, status: run.status, steps: JSON.stringify(run.steps), error: run.error, updated_at: run.updatedAt }),
+    onboardingRun: (id: string) => mapOptional(s.run.get(id), runFromRow),
+    latestOnboardingRun: (orgId: string) => mapOptional(s.latestRunOfOrg.get(orgId), runFromRow),
     countOnboardingRuns: (orgId: string) => s.countRunsOfOrg.get(orgId) as number,
-    insertInvitation: (row: InvitationRow): void => void s.insertInvitation.run(row),
-    invitationByHash: (hash: Buffer) => s.invitationByHash.get(hash) as InvitationRow | undefined,
+    insertInvitation: (invitation: Invitation): void => void s.insertInvitation.run(invitationToRow(invitation)),
+    invitationByHash: (hash: Buffer) => mapOptional(s.invitationByHash.get(hash), invitationFromRow),
     /** Marks the invitation used; false when it was used already or has expired (nothing written). */
     useInvitation: (id: string, now: number): boolean => s.useInvitation.run(now, id, now).changes > 0,
   };

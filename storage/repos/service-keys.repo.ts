@@ -1,13 +1,17 @@
 // Sealed service keys (table sealed_service_keys): secrets the service mints for itself, sealed by the master key ring.
 import type { SqliteDatabase } from '../database.js';
+import type { SealedServiceKey } from '../records/service-keys.js';
+import { mapOptional } from '../row-mapping.js';
 
-export interface SealedServiceKeyRow {
+interface SealedServiceKeyRow {
   name: string;
   /** runtime/vault/sealed-secret.ts output; opens only with the master key ring and the row's AAD. */
   sealed: Buffer;
   created_at: number;
   updated_at: number;
 }
+
+const fromRow = (r: SealedServiceKeyRow): SealedServiceKey => ({ name: r.name, sealed: r.sealed, createdAt: r.created_at, updatedAt: r.updated_at });
 
 export function createServiceKeysRepo(db: SqliteDatabase) {
   const s = {
@@ -19,9 +23,10 @@ export function createServiceKeysRepo(db: SqliteDatabase) {
     replace: db.prepare('UPDATE sealed_service_keys SET sealed = ?, updated_at = ? WHERE name = ?'),
   };
   return {
-    get: (name: string) => s.get.get(name) as SealedServiceKeyRow | undefined,
+    get: (name: string) => mapOptional(s.get.get(name), fromRow),
     /** False when a key of that name already exists (nothing written). */
-    insert: (row: SealedServiceKeyRow): boolean => s.insert.run(row).changes > 0,
+    insert: (key: SealedServiceKey): boolean =>
+      s.insert.run({ name: key.name, sealed: key.sealed, created_at: key.createdAt, updated_at: key.updatedAt }).changes > 0,
     /** Rewrapped after a master-key rotation, or replaced when the old one can no longer be opened. */
     replace: (name: string, sealed: Buffer, now: number): void => void s.replace.run(sealed, now, name),
   };

@@ -1,7 +1,9 @@
 // Support grants: a customer admin lets its partner read one session, until expiry or revocation.
 import type { SqliteDatabase } from '../database.js';
+import type { SupportGrant } from '../records/support-grants.js';
+import { mapOptional } from '../row-mapping.js';
 
-export interface SupportGrantRow {
+interface SupportGrantRow {
   id: string;
   org_id: string;
   partner_id: string;
@@ -11,6 +13,29 @@ export interface SupportGrantRow {
   expires_at: number;
   revoked_at: number | null;
 }
+
+/** Exported for the management repo's grant pages (storage-internal). */
+export const supportGrantFromRow = (r: SupportGrantRow): SupportGrant => ({
+  id: r.id,
+  orgId: r.org_id,
+  partnerId: r.partner_id,
+  sessionId: r.session_id,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+const toRow = (g: SupportGrant): SupportGrantRow => ({
+  id: g.id,
+  org_id: g.orgId,
+  partner_id: g.partnerId,
+  session_id: g.sessionId,
+  created_by: g.createdBy,
+  created_at: g.createdAt,
+  expires_at: g.expiresAt,
+  revoked_at: g.revokedAt,
+});
 
 export function createSupportGrantsRepo(db: SqliteDatabase) {
   const s = {
@@ -22,8 +47,8 @@ export function createSupportGrantsRepo(db: SqliteDatabase) {
     revoke: db.prepare('UPDATE support_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
   };
   return {
-    insert: (row: SupportGrantRow): void => void s.insert.run(row),
-    grant: (id: string) => s.byId.get(id) as SupportGrantRow | undefined,
+    insert: (grant: SupportGrant): void => void s.insert.run(toRow(grant)),
+    grant: (id: string) => mapOptional(s.byId.get(id), supportGrantFromRow),
     revoke: (id: string, now: number): boolean => s.revoke.run(now, id).changes > 0,
   };
 }

@@ -1,10 +1,13 @@
 // Organizations, users, memberships and domains.
 import type { SqliteDatabase } from '../database.js';
+import { jsonObjectColumn, mapOptional } from '../row-mapping.js';
+import type {
+  ActiveOrgMembership, Domain, DomainMembership, DomainRole, ManifestRef, Organization, OrgMembership, OrgRole, User,
+} from '../records/tenancy.js';
 
-export type OrgRole = 'owner' | 'admin' | 'member';
-export type DomainRole = 'owner' | 'editor' | 'operator' | 'viewer';
+export type { OrgRole, DomainRole } from '../records/tenancy.js';
 
-export interface OrganizationRow {
+interface OrganizationRow {
   id: string;
   name: string;
   partner_id: string | null;
@@ -12,11 +15,11 @@ export interface OrganizationRow {
   direct_login_disabled: number;
   rollout_flags: string;
   created_at: number;
-  /** Set while its partner suspended it (migration 0190); absent on rows built for insertion. */
-  suspended_at?: number | null;
+  /** Set while its partner suspended it (migration 0190). */
+  suspended_at: number | null;
 }
 
-export interface UserRow {
+interface UserRow {
   id: string;
   email: string;
   name: string;
@@ -25,13 +28,70 @@ export interface UserRow {
   created_at: number;
 }
 
-export interface DomainRow {
+interface DomainRow {
   id: string;
   org_id: string;
   name: string;
   approval_policy: string;
   created_at: number;
 }
+
+/** Exported for the management repo's customer pages (storage-internal). */
+export const organizationFromRow = (r: OrganizationRow): Organization => ({
+  id: r.id,
+  name: r.name,
+  partnerId: r.partner_id,
+  clientSegment: r.client_segment,
+  directLoginDisabled: r.direct_login_disabled === 1,
+  rolloutFlags: jsonObjectColumn(r.rollout_flags),
+  createdAt: r.created_at,
+  suspendedAt: r.suspended_at ?? null,
+});
+
+/** The insert's parameters: a new organization is never suspended, so `suspendedAt` is not written. */
+const organizationToRow = (o: Organization): Omit<OrganizationRow, 'suspended_at'> => ({
+  id: o.id,
+  name: o.name,
+  partner_id: o.partnerId,
+  client_segment: o.clientSegment,
+  direct_login_disabled: o.directLoginDisabled ? 1 : 0,
+  rollout_flags: JSON.stringify(o.rolloutFlags),
+  created_at: o.createdAt,
+});
+
+const userFromRow = (r: UserRow): User => ({
+  id: r.id,
+  email: r.email,
+  name: r.name,
+  passwordHash: r.password_hash,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
+
+const userToRow = (u: User): UserRow => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  password_hash: u.passwordHash,
+  disabled: u.disabled ? 1 : 0,
+  created_at: u.createdAt,
+});
+
+const domainFromRow = (r: DomainRow): Domain => ({
+  id: r.id,
+  orgId: r.org_id,
+  name: r.name,
+  approvalPolicy: jsonObjectColumn(r.approval_policy),
+  createdAt: r.created_at,
+});
+
+const domainToRow = (d: Domain): DomainRow => ({
+  id: d.id,
+  org_id: d.orgId,
+  name: d.name,
+  approval_policy: JSON.stringify(d.approvalPolicy),
+  created_at: d.createdAt,
+});
 
 export function createTenancyRepo(db: SqliteDatabase) {
   const s = {
@@ -97,35 +157,42 @@ export function createTenancyRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertOrganization: (row: OrganizationRow): void => void s.insertOrg.run(row),
+    insertOrganization: (org: Organization): void => void s.insertOrg.run(organizationToRow(org)),
     renameOrganization: (id: string, name: string): void => void s.updateOrgName.run(name, id),
-    /** `flags` is the whole JSON object (e.g. `{"eventTriggers": false}`); it replaces the stored one. */
+    /** `flags` is the whole object (e.g. `{ eventTriggers: false }`); it replaces the stored one. */
     setRolloutFlags: (id: string, flags: Record<string, boolean>): void => void s.setRolloutFlags.run(JSON.stringify(flags), id),
-    organization: (id: string) => s.orgById.get(id) as OrganizationRow | undefined,
-    organizationBySegment: (segment: string) => s.orgBySegment.get(segment) as OrganizationRow | undefined,
-    insertUser: (row: UserRow): void => void s.insertUser.run(row),
-    updateUser: (row: Pick<UserRow, 'id' | 'name' | 'password_hash'>): void => void s.updateUser.run(row),
+    organization: (id: string) => mapOptional(s.orgById.get(id), organizationFromRow),
+    organizationBySegment: (segment: string) => mapOptional(s.orgBySegment.get(segment), organizationFromRow),
+    insertUser: (user: User): void => void s.insertUser.run(userToRow(user)),
+    updateUser: (user: Pick<User, 'id' | 'name' | 'passwordHash'>): void =>
+      void s.updateUser.run({ id: user.id, name: user.name, password_hash: user.passwordHash }),
     setUserDisabled: (id: string, disabled: boolean): void => void s.setUserDisabled.run(disabled ? 1 : 0, id),
     setPassword: (id: string, hash: string): void => void s.setPassword.run(hash, id),
-    user: (id: string) => s.userById.get(id) as UserRow | undefined,
-    userByEmail: (email: string) => s.userByEmail.get(email) as UserRow | undefined,
+    user: (id: string) => mapOptional(s.userById.get(id), userFromRow),
+    userByEmail: (email: string) => mapOptional(s.userByEmail.get(email), userFromRow),
     setOrgRole: (orgId: string, userId: string, role: OrgRole, now: number): void => void s.upsertOrgMember.run(orgId, userId, role, now),
     removeOrgMember: (orgId: string, userId: string): void => void s.removeOrgMember.run(orgId, userId),
     orgRole: (orgId: string, userId: string) => (s.orgRole.get(orgId, userId) as { role: OrgRole } | undefined)?.role ?? null,
-    organizationsOfUser: (userId: string) => s.orgsOfUser.all(userId) as Array<{ org_id: string; role: OrgRole }>,
-    activeOrganizationsOfUser: (userId: string) => s.activeOrgsOfUser.all(userId) as Array<{ org_id: string; role: OrgRole; name: string }>,
-    insertDomain: (row: DomainRow): void => void s.insertDomain.run(row),
-    updateDomain: (id: string, name: string, approvalPolicy: string): void => void s.updateDomain.run(name, approvalPolicy, id),
-    domain: (id: string) => s.domainById.get(id) as DomainRow | undefined,
-    domainsOfOrganization: (orgId: string) => s.domainsOfOrg.all(orgId) as DomainRow[],
+    organizationsOfUser: (userId: string): OrgMembership[] =>
+      (s.orgsOfUser.all(userId) as Array<{ org_id: string; role: OrgRole }>).map((r) => ({ orgId: r.org_id, role: r.role })),
+    activeOrganizationsOfUser: (userId: string): ActiveOrgMembership[] =>
+      (s.activeOrgsOfUser.all(userId) as Array<{ org_id: string; role: OrgRole; name: string }>).map((r) => ({ orgId: r.org_id, role: r.role, name: r.name })),
+    insertDomain: (domain: Domain): void => void s.insertDomain.run(domainToRow(domain)),
+    updateDomain: (id: string, name: string, approvalPolicy: Record<string, unknown>): void =>
+      void s.updateDomain.run(name, JSON.stringify(approvalPolicy), id),
+    domain: (id: string) => mapOptional(s.domainById.get(id), domainFromRow),
+    domainsOfOrganization: (orgId: string) => (s.domainsOfOrg.all(orgId) as DomainRow[]).map(domainFromRow),
     setDomainRole: (domainId: string, userId: string, role: DomainRole, now: number): void =>
       void s.upsertDomainMember.run(domainId, userId, role, now),
     removeDomainMember: (domainId: string, userId: string): void => void s.removeDomainMember.run(domainId, userId),
     domainRole: (domainId: string, userId: string) =>
       (s.domainRole.get(domainId, userId) as { role: DomainRole } | undefined)?.role ?? null,
-    domainRolesOfUser: (userId: string, orgId: string) =>
-      s.domainRolesOfUser.all(userId, orgId) as Array<{ domain_id: string; role: DomainRole }>,
-    manifestRef: (scope: string, ref: string) => s.refGet.get(scope, ref) as { entity: string; entity_id: string } | undefined,
+    domainRolesOfUser: (userId: string, orgId: string): DomainMembership[] =>
+      (s.domainRolesOfUser.all(userId, orgId) as Array<{ domain_id: string; role: DomainRole }>).map((r) => ({ domainId: r.domain_id, role: r.role })),
+    manifestRef: (scope: string, ref: string): ManifestRef | undefined => {
+      const row = s.refGet.get(scope, ref) as { entity: string; entity_id: string } | undefined;
+      return row === undefined ? undefined : { entity: row.entity, entityId: row.entity_id };
+    },
     putManifestRef: (scope: string, ref: string, entity: string, entityId: string): void => void s.refPut.run(scope, ref, entity, entityId),
     /** True for a database nothing was ever applied to or provisioned in (no organization, user, partner, integration or ref). */
     isEmpty: (): boolean => (s.anyWorkspace.get() as { held: number }).held === 0,

@@ -1,7 +1,9 @@
 // Worker mappings: a partner's named worker (partnerSubject) vouched into a customer organization as one person.
 import type { SqliteDatabase } from '../database.js';
+import type { WorkerDomainRole, WorkerMapping } from '../records/workers.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
 
-export interface WorkerMappingRow {
+interface WorkerMappingRow {
   id: string;
   partner_id: string;
   org_id: string;
@@ -15,6 +17,32 @@ export interface WorkerMappingRow {
   updated_at: number | null;
   revoked_at: number | null;
 }
+
+const fromRow = (r: WorkerMappingRow): WorkerMapping => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  orgId: r.org_id,
+  partnerSubject: r.partner_subject,
+  userId: r.user_id,
+  domainRoles: (jsonColumn(r.domain_roles) ?? []) as WorkerDomainRole[],
+  provisionedUser: r.provisioned_user === 1,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  revokedAt: r.revoked_at,
+});
+
+const toRow = (m: WorkerMapping): WorkerMappingRow => ({
+  id: m.id,
+  partner_id: m.partnerId,
+  org_id: m.orgId,
+  partner_subject: m.partnerSubject,
+  user_id: m.userId,
+  domain_roles: JSON.stringify(m.domainRoles),
+  provisioned_user: m.provisionedUser ? 1 : 0,
+  created_at: m.createdAt,
+  updated_at: m.updatedAt,
+  revoked_at: m.revokedAt,
+});
 
 export function createWorkersRepo(db: SqliteDatabase) {
   const s = {
@@ -31,15 +59,16 @@ export function createWorkersRepo(db: SqliteDatabase) {
     latestBySubject: db.prepare('SELECT * FROM worker_mappings WHERE org_id = ? AND partner_subject = ? ORDER BY created_at DESC, id DESC LIMIT 1'),
   };
   return {
-    insert: (row: WorkerMappingRow): void => void s.insert.run(row),
-    setDomainRoles: (id: string, domainRoles: string, now: number): boolean => s.setRoles.run(domainRoles, now, id).changes > 0,
+    insert: (mapping: WorkerMapping): void => void s.insert.run(toRow(mapping)),
+    setDomainRoles: (id: string, domainRoles: readonly WorkerDomainRole[], now: number): boolean =>
+      s.setRoles.run(JSON.stringify(domainRoles), now, id).changes > 0,
     revoke: (id: string, now: number): boolean => s.revoke.run(now, now, id).changes > 0,
-    mapping: (id: string) => s.byId.get(id) as WorkerMappingRow | undefined,
-    activeBySubject: (orgId: string, partnerSubject: string) => s.activeBySubject.get(orgId, partnerSubject) as WorkerMappingRow | undefined,
-    activeOfOrganization: (orgId: string) => s.activeOfOrg.all(orgId) as WorkerMappingRow[],
-    activeOfUser: (orgId: string, userId: string) => s.activeOfUser.all(orgId, userId) as WorkerMappingRow[],
+    mapping: (id: string) => mapOptional(s.byId.get(id), fromRow),
+    activeBySubject: (orgId: string, partnerSubject: string) => mapOptional(s.activeBySubject.get(orgId, partnerSubject), fromRow),
+    activeOfOrganization: (orgId: string) => (s.activeOfOrg.all(orgId) as WorkerMappingRow[]).map(fromRow),
+    activeOfUser: (orgId: string, userId: string) => (s.activeOfUser.all(orgId, userId) as WorkerMappingRow[]).map(fromRow),
     /** The subject's newest mapping, revoked or not (a re-vouched subject is the same person again). */
-    latestBySubject: (orgId: string, partnerSubject: string) => s.latestBySubject.get(orgId, partnerSubject) as WorkerMappingRow | undefined,
+    latestBySubject: (orgId: string, partnerSubject: string) => mapOptional(s.latestBySubject.get(orgId, partnerSubject), fromRow),
   };
 }
 

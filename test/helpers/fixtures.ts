@@ -27,9 +27,9 @@ export async function seedUser(
   store.transaction(() => {
     const { tenancy, credentials } = store.repos;
     if (!tenancy.organization(orgId)) {
-      tenancy.insertOrganization({ id: orgId, name: options.orgName ?? 'Org', partner_id: null, client_segment: null, direct_login_disabled: 0, rollout_flags: '{}', created_at: now });
+      tenancy.insertOrganization({ id: orgId, name: options.orgName ?? 'Org', partnerId: null, clientSegment: null, directLoginDisabled: false, rolloutFlags: {}, createdAt: now, suspendedAt: null });
     }
-    tenancy.insertUser({ id: userId, email, name: email.split('@')[0], password_hash: passwordHash, disabled: 0, created_at: now });
+    tenancy.insertUser({ id: userId, email, name: email.split('@')[0], passwordHash, disabled: false, createdAt: now });
     tenancy.setOrgRole(orgId, userId, options.orgRole ?? 'member', now);
     credentials.insertApiKey({ id: newId(), user_id: userId, org_id: orgId, name: 'test', key_hash: hashSecret(apiKey), hint: hintOf(apiKey), created_at: now, revoked_at: null });
   });

@@ -4,7 +4,7 @@ import { openStore } from '../../storage/store.js';
 function seeded() {
   const store = openStore({ path: ':memory:' });
   const { tenancy, knowledge } = store.repos;
-  tenancy.insertOrganization({ id: 'org', name: 'Org', partner_id: null, client_segment: null, direct_login_disabled: 0, rollout_flags: '{}', created_at: 1 });
+  tenancy.insertOrganization({ id: 'org', name: 'Org', partnerId: null, clientSegment: null, directLoginDisabled: false, rolloutFlags: {}, createdAt: 1, suspendedAt: null });
   knowledge.insertBase({ id: 'base', org_id: 'org', domain_id: null, name: 'Base', created_at: 1 });
   const article = (id: string, title: string, body: string) =>
     knowledge.insertArticle({ id, base_id: 'base', org_id: 'org', title, draft_body: body, created_by: null, created_at: 1, updated_at: 1 });

@@ -65,7 +65,7 @@ t.test('revoke: own key stops on the very next request; others\' keys 403 for me
   const listed = (await f.req('GET', '/api/v1/api-keys', { user: 'bob' })).json.apiKeys.find((k: any) => k.id === created.apiKey.id);
   t.type(listed.revokedAt, 'string', 'listed as revoked');
 
-  const adaKeyId = f.server.service.store.repos.credentials.apiKeysOfUser(f.refs.ada!, f.server.service.store.repos.tenancy.domain(f.refs.sales!)!.org_id)[0]!.id;
+  const adaKeyId = f.server.service.store.repos.credentials.apiKeysOfUser(f.refs.ada!, f.server.service.store.repos.tenancy.domain(f.refs.sales!)!.orgId)[0]!.id;
   const byMember = await f.req('DELETE', `/api/v1/api-keys/${adaKeyId}`, { user: 'bob' });
   t.equal(byMember.status, 403);
   t.equal(byMember.json.error.code, 'FORBIDDEN');

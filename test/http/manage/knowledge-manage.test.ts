@@ -7,7 +7,7 @@ const A = '/api/v1/authoring';
 async function world(t: { teardown(fn: () => unknown): void }) {
   const f = await startManageServer(t);
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(f.refs.sales!)!.org_id;
+  const orgId = repos.tenancy.domain(f.refs.sales!)!.orgId;
   const search = (word: string) => repos.knowledge.matchPublishedArticles(orgId, `"${word}"`, 10).map((a) => a.id);
   return { f, repos, orgId, search };
 }

@@ -66,7 +66,7 @@ t.test('400 VALIDATION: unknown type, missing fields, unknown fields (strict per
   const f = await startTriggerServer(t);
   const domainId = f.refs.sales!;
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(domainId)!.org_id;
+  const orgId = repos.tenancy.domain(domainId)!.orgId;
   const before = repos.triggers.triggersOfOrganization(orgId).length;
   const bad: unknown[] = [
     {},
@@ -133,7 +133,7 @@ t.test('console cookie only: 401 without it (a personal key is not accepted); 40
 t.test('atomic commit: a failing subscription insert leaves no trigger and no tick', async (t) => {
   const f = await startTriggerServer(t);
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(f.refs.sales!)!.org_id;
+  const orgId = repos.tenancy.domain(f.refs.sales!)!.orgId;
   const before = repos.triggers.triggersOfOrganization(orgId).length;
   const original = repos.triggers.replaceSubscriptions;
   repos.triggers.replaceSubscriptions = () => {

@@ -18,7 +18,7 @@ function eventBody(f: TriggerServer, overrides: Record<string, unknown> = {}) {
 
 async function refused(t: Test, f: TriggerServer, overrides: Record<string, unknown>, status: number, path?: string) {
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(f.refs.sales!)!.org_id;
+  const orgId = repos.tenancy.domain(f.refs.sales!)!.orgId;
   const before = repos.triggers.triggersOfOrganization(orgId).length;
   const answer = await f.create('ada', eventBody(f, overrides));
   t.equal(answer.status, status, JSON.stringify(overrides));
@@ -42,7 +42,7 @@ t.test('a valid event trigger: created with its subscription; an omitted endpoin
 t.test('rollout flag: eventTriggers false for the organization is 403; absent means enabled', async (t) => {
   const f = await startTriggerServer(t);
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(f.refs.sales!)!.org_id;
+  const orgId = repos.tenancy.domain(f.refs.sales!)!.orgId;
   repos.tenancy.setRolloutFlags(orgId, { eventTriggers: false });
   const answer = await refused(t, f, {}, 403);
   t.equal(answer.json.error.code, 'FORBIDDEN');

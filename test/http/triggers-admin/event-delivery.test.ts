@@ -38,7 +38,7 @@ t.test('a verified delivery that passes the filter fans out like a fire: source 
   t.equal(repos.sessions.session(enrich!.session_id!)!.origin, 'event');
   await f.settle();
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-1').length, 1, 'the flow ran on the event payload');
-  t.match(repos.eventDeliveries.recent(f.refs.signup!, 5)[0], { status: 'fired', run_id: run.id, reason: null });
+  t.match(repos.eventDeliveries.recent(f.refs.signup!, 5)[0], { status: 'fired', runId: run.id, reason: null });
 });
 
 t.test('filter miss and another event type: 202 with a recorded skip, nothing fired', async (t) => {
@@ -52,7 +52,7 @@ t.test('filter miss and another event type: 202 with a recorded skip, nothing fi
   const other = await deliver(f, f.refs.signup!, { ...signup(500), type: 'contact.deleted' });
   t.same(other.json, { status: 'skipped', reason: 'EVENT_TYPE_MISMATCH' });
   t.equal(repos.triggerRuns.countOfTrigger(f.refs.signup!), 0);
-  t.match(repos.eventDeliveries.delivery(f.refs.signup!, 'small-one'), { status: 'skipped', reason: 'FILTER_MISS', run_id: null });
+  t.match(repos.eventDeliveries.delivery(f.refs.signup!, 'small-one'), { status: 'skipped', reason: 'FILTER_MISS', runId: null });
   t.equal(repos.eventDeliveries.recent(f.refs.signup!, 10).length, 3);
 });
 

@@ -27,7 +27,7 @@ t.test('a disabled entitlement, a paused trigger and a changed subscriber list c
   t.equal(first.json.sessions.length, 2, 'both subscribers start (plan now cached)');
   const org = repos.automations.automation(f.refs.lookup)!.org_id;
   // The partner entitlements service writes exactly this (runtime/partners/entitlements.ts setOverride).
-  await writer.submit(() => repos.entitlements.set({ org_id: org, automation_id: f.refs.lookup, enabled: 0, updated_at: Date.now() }));
+  await writer.submit(() => repos.entitlements.set({ orgId: org, automationId: f.refs.lookup, enabled: false, updatedAt: Date.now() }));
   const gated = await fire();
   t.same(gated.json.sessions.map((s: { automationId: string }) => s.automationId), [f.refs.enrich], 'the disabled subscriber is skipped at once');
   const run = await f.run('bob', 'new-lead', gated.json.runId);

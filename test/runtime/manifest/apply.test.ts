@@ -37,18 +37,18 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
   t.equal(acme.name, 'Acme');
   const ada = r.tenancy.user(refs.ada!)!;
   t.equal(ada.email, 'ada@acme.test');
-  t.ok(await verifyPassword('ada-password-1', ada.password_hash), 'password stored as a verifiable hash');
-  t.not(ada.password_hash, 'ada-password-1');
+  t.ok(await verifyPassword('ada-password-1', ada.passwordHash), 'password stored as a verifiable hash');
+  t.not(ada.passwordHash, 'ada-password-1');
   t.equal(r.tenancy.orgRole(refs.acme!, refs.eve!), 'admin');
   t.equal(r.tenancy.domainRole(refs.sales!, refs.bob!), 'operator');
   t.equal(r.tenancy.domainRole(refs.sales!, refs.eve!), null, 'eve is no member of sales');
-  t.same(JSON.parse(r.tenancy.domain(refs.sales!)!.approval_policy), { approvers: [refs.ada] });
+  t.same(r.tenancy.domain(refs.sales!)!.approvalPolicy, { approvers: [refs.ada] });
 
   for (const ref of KEY_REFS) t.ok(isWellFormed(refs[ref]!, ref === 'northwind-key' ? 'svp_' : 'sv_'), `${ref} is a fresh secret`);
   const adaKey = r.credentials.apiKeyByHash(hashSecret(refs['ada-key']!))!;
   t.equal(adaKey.user_id, refs.ada);
   t.equal(adaKey.org_id, refs.acme);
-  t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partner_id, refs.northwind);
+  t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partnerId, refs.northwind);
 
   // Agents: published ones get revision 1 with the belt frozen from the procedure and bindings.
   const lookup = r.automations.automation(refs.lookup!)!;
@@ -100,10 +100,10 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
   t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domain_id: refs.sales, name: 'Pricing' });
 
   // Partner: grant, quota, template.
-  t.match(r.partners.partner(refs.northwind!), { provisioning_enabled: 1, quota_total: 3, quota_used: 0, template_id: refs.starter });
+  t.match(r.partners.partner(refs.northwind!), { provisioningEnabled: true, quotaTotal: 3, quotaUsed: 0, templateId: refs.starter });
   const template = r.partners.partnerTemplate(refs.starter!)!;
   t.equal(template.ref, 'starter');
-  t.equal(JSON.parse(template.definition).agents[0].entitled, true);
+  t.match(template.definition, { agents: [{ entitled: true }] });
   t.equal(r.partners.partnerApp(refs['northwind-app']!)!.name, 'Northwind embedded');
 });
 
@@ -248,6 +248,6 @@ t.test('one store, two organizations sharing nothing', async (t: Test) => {
   const { refs } = await applyManifest(store, example(), { clock, keyRing });
   t.same(store.repos.tenancy.domainsOfOrganization(refs.globex!).map((d) => d.id), [refs.ops]);
   t.same(store.repos.automations.automationsOfOrganization(refs.globex!).map((a) => a.id), [refs['globex-agent']]);
-  t.same(store.repos.tenancy.organizationsOfUser(refs.gina!).map((o) => o.org_id), [refs.globex]);
+  t.same(store.repos.tenancy.organizationsOfUser(refs.gina!).map((o) => o.orgId), [refs.globex]);
 });
 

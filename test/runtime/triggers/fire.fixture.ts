@@ -74,7 +74,7 @@ export async function fireFixture(t: { teardown(fn: () => unknown): void }, opti
   /** The principal a user's key resolves to. */
   const principal = (user: string) => {
     const userId = refs[user]!;
-    return { kind: 'user' as const, via: 'api_key' as const, userId, orgId: store.repos.tenancy.organizationsOfUser(userId)[0]!.org_id, credentialId: 'test' };
+    return { kind: 'user' as const, via: 'api_key' as const, userId, orgId: store.repos.tenancy.organizationsOfUser(userId)[0]!.orgId, credentialId: 'test' };
   };
   return { store, clock, keyRing, logs, refs, scheduler, ...recording, ...services, principal };
 }

@@ -29,7 +29,7 @@ t.test('boot reconcile announces finished runs that were never announced, once',
     repos.triggerRuns.insertRun({
       id: runId,
       trigger_id: first.refs.empty!,
-      org_id: repos.tenancy.domain(first.refs.sales!)!.org_id,
+      org_id: repos.tenancy.domain(first.refs.sales!)!.orgId,
       source: 'api',
       fired_by: null,
       outcome: 'skipped',

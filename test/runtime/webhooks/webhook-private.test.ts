@@ -36,7 +36,7 @@ t.test('registration refuses private, loopback, link-local and localhost address
 t.test('delivery re-checks the address it dials: an endpoint that became private is refused, not retried, never contacted', async (t) => {
   const w = await startWebhookWorld(t, { allowPrivate: false });
   const { store, services } = w.server.service;
-  const orgId = store.repos.tenancy.domain(w.refs.sales!)!.org_id;
+  const orgId = store.repos.tenancy.domain(w.refs.sales!)!.orgId;
   // As if registered while allowed, or its name re-pointed at a private address since.
   const id = newId();
   store.transaction(() =>
