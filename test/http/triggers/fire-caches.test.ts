@@ -48,7 +48,7 @@ t.test('GET /me serves the user row from memory, yet a rename or a disabled user
   t.equal((await me()).json.name, 'Bob Operator');
   t.equal((await me()).json.name, 'Bob Operator', 'served with the cached row');
   const userId = (await me()).json.userId as string;
-  await writer.submit(() => repos.tenancy.updateUser({ id: userId, name: 'Robert Operator', password_hash: null }));
+  await writer.submit(() => repos.tenancy.updateUser({ id: userId, name: 'Robert Operator', passwordHash: null }));
   t.equal((await me()).json.name, 'Robert Operator', 'the rename is read at once');
   await writer.submit(() => repos.tenancy.setUserDisabled(userId, true));
   t.equal((await me()).status, 404, 'a disabled user\'s key is refused at once');
