@@ -5,7 +5,7 @@ import { AppError, notFound } from '../runtime/errors.js';
 import { errorReply } from './error-reply.js';
 import type { HttpMetrics } from './metrics.js';
 import type { TokenBuckets } from '../runtime/rate-limit.js';
-import type { Router } from './router.js';
+import type { RouteLookup, Router } from './router.js';
 import { invokeRoute } from './route-invoke.js';
 import { isStreamReply, type HandlerReply, type HttpRequest, type Reply } from './types.js';
 
@@ -25,7 +25,8 @@ export interface KernelDeps<S> {
 
 export interface Kernel {
   handle(request: HttpRequest): Promise<Reply>;
-  bodyLimitFor(method: string, path: string): number | null;
+  /** The route's body limit (null when no route matches); the lookup is kept for `handle` of the same request. */
+  bodyLimitFor(request: HttpRequest): number | null;
 }
 
 export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): Kernel {
@@ -33,10 +34,19 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
   const unlimited = deps.unlimitedPaths ?? new Set<string>();
   // The access line holds the request id, method, route pattern, status and time: nothing redaction would censor.
   const accessLog = unredacted(logger);
+  // The adapter asks for the body limit before reading the body, the kernel for the route after: one lookup serves both.
+  const lookups = new WeakMap<HttpRequest, RouteLookup<S>>();
+  const lookup = (request: HttpRequest): RouteLookup<S> => {
+    const known = lookups.get(request);
+    if (known !== undefined) return known;
+    const found = router.lookup(request.method, request.path);
+    lookups.set(request, found);
+    return found;
+  };
 
   const kernel: Kernel = {
-    bodyLimitFor(method, path) {
-      const found = router.lookup(method, path);
+    bodyLimitFor(request) {
+      const found = lookup(request);
       if (!found || !('match' in found)) return null;
       return found.match.route.bodyLimit ?? defaultBodyLimit;
     },
@@ -48,7 +58,7 @@ export function createKernel<S>(deps: KernelDeps<S>, defaultBodyLimit: number): 
       let after: (() => void) | undefined;
       try {
         if (!unlimited.has(request.path)) ipLimiter.take(`ip:${request.ip}`);
-        const found = router.lookup(request.method, request.path);
+        const found = lookup(request);
         if (!found) throw notFound();
         if (!('match' in found)) {
           throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed on this path.', undefined, {

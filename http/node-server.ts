@@ -45,7 +45,7 @@ export class NodeAdapter {
     res.once('close', () => (gone = !res.writableFinished));
     const request = this.copyRequest(req, prefix);
     if (request === null) return this.writeJson(res, errorReply(notFound()).reply, false);
-    const limit = kernel.bodyLimitFor(request.method, request.path);
+    const limit = kernel.bodyLimitFor(request);
     if (declaredTooLarge(request.headers, limit)) return this.writeJson(res, tooLarge(limit as number), true);
     const dispatch = async (): Promise<void> => {
       const reply = await kernel.handle(request);

@@ -19,11 +19,6 @@ export class Router<S> {
   private byLength = new Map<number, Compiled<S>[]>();
   /** Fully literal patterns by `METHOD path`: the most specific match there is, found without a scan. */
   private literal = new Map<string, Route<S>>();
-  /**
-   * The last lookup: the adapter asks for the body limit, then the kernel for the route, of the same request.
-   * Its params object is handed out once per call (a handler may write into it), so it is copied on a hit.
-   */
-  private last: { method: string; path: string; found: RouteLookup<S> } | null = null;
 
   constructor(routes: Route<S>[] = []) {
     routes.forEach((route) => this.add(route));
@@ -43,7 +38,6 @@ export class Router<S> {
       this.byLength.set(c.segments.length, bucket);
       if (!c.segments.some((s) => s.startsWith(':'))) this.literal.set(`${c.route.method} /${c.segments.join('/')}`, c.route);
     }
-    this.last = null;
   }
 
   get routes(): Route<S>[] {
@@ -52,14 +46,6 @@ export class Router<S> {
 
   /** A match, or the methods the path allows (for 405), or null (404). */
   lookup(method: string, path: string): RouteLookup<S> {
-    const last = this.last;
-    if (last !== null && last.method === method && last.path === path) return copyParams(last.found);
-    const found = this.find(method, path);
-    this.last = { method, path, found };
-    return copyParams(found);
-  }
-
-  private find(method: string, path: string): RouteLookup<S> {
     const parts = path.split('/').filter(Boolean);
     const literal = this.literal.get(`${method} /${parts.join('/')}`);
     if (literal !== undefined) return { match: { route: literal, params: {} } };
@@ -72,10 +58,6 @@ export class Router<S> {
     }
     return allowed.length > 0 ? { allowed } : null;
   }
-}
-
-function copyParams<S>(found: RouteLookup<S>): RouteLookup<S> {
-  return found !== null && 'match' in found ? { match: { route: found.match.route, params: { ...found.match.params } } } : found;
 }
 
 function specificity(segments: string[]): number {

@@ -18,7 +18,7 @@ export function createUwsServer(uws: Uws, options: HttpServerOptions): HttpServe
       aborted = true;
     });
     const request = copyRequest(res, req, options.trustProxy);
-    const limit = kernel.bodyLimitFor(request.method, request.path);
+    const limit = kernel.bodyLimitFor(request);
     if (declaredTooLarge(request.headers, limit)) {
       writeJson(res, () => aborted, tooLarge(limit as number), true);
       return;
