@@ -80,7 +80,7 @@ export async function connectPostgres(options: PostgresOptions): Promise<Postgre
 }
 
 /** The error with any occurrence of the URL's password removed from its message (drivers may echo parameters). */
-function redacted(error: Error, url: string): Error {
+export function redacted(error: Error, url: string): Error {
   let password = '';
   try {
     password = decodeURIComponent(new URL(url).password);
