@@ -15,7 +15,7 @@ const NOT_YET_CONVERTED: ReadonlySet<string> = new Set([
   'sessions', 'executions', 'trigger-runs', 'session-events', 'session-list', 'credentials', 'automations', 'triggers',
   'fire-claims', 'timers', 'snapshots', 'approvals',
   // Off the hot path, still to do.
-  'integrations', 'knowledge', 'management',
+  'knowledge',
 ]);
 
 function sourceFiles(path: string): string[] {

@@ -86,10 +86,10 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
 
   // Connection secret sealed and bound to its row.
   const connection = r.integrations.connection(refs['crm-conn']!)!;
-  t.match(connection, { integration_id: 'crm', domain_id: refs.sales, org_id: refs.acme });
-  t.same(openSecret(keyRing, connection.secret_sealed!, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
-  t.throws(() => openSecret(keyRing, connection.secret_sealed!, sealedSecretAad.connection(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
-  t.same(JSON.parse(r.integrations.integration('crm')!.manifest).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
+  t.match(connection, { integrationId: 'crm', domainId: refs.sales, orgId: refs.acme });
+  t.same(openSecret(keyRing, connection.secretSealed!, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
+  t.throws(() => openSecret(keyRing, connection.secretSealed!, sealedSecretAad.connection(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
+  t.same((r.integrations.integration('crm')!.definition as { tools: Array<{ name: string }> }).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
 
   // Knowledge: published articles indexed, drafts not; module memberships.
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'seats', 10).map((a) => a.id), [refs.pricing]);
@@ -157,7 +157,7 @@ t.test('a changed setup publishes a new revision; other changes update in place'
   t.equal(r.automations.automation(refs.enrich!)!.published_revision, 2);
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '100', 10).map((a) => a.id), [refs.pricing], 'republished text is indexed');
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
-  const sealed = r.integrations.connection(refs['crm-conn']!)!.secret_sealed!;
+  const sealed = r.integrations.connection(refs['crm-conn']!)!.secretSealed!;
   t.same(openSecret(keyRing, sealed, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-456' });
   const after = countRows(store.db);
   t.equal(after.agent_revisions, counts.agent_revisions! + 1);
@@ -240,7 +240,7 @@ t.test('a later manifest may name integrations applied earlier', async (t) => {
   await applyManifest(store, { integrations: example().integrations }, { clock, keyRing });
   const later = { organizations: [{ ...example().organizations[1], connections: [{ ref: 'g-crm', integration: 'crm', secret: { token: 'abc' } }] }] };
   const { refs } = await applyManifest(store, later, { clock, keyRing });
-  t.equal(store.repos.integrations.connection(refs['g-crm']!)!.integration_id, 'crm');
+  t.equal(store.repos.integrations.connection(refs['g-crm']!)!.integrationId, 'crm');
 });
 
 t.test('one store, two organizations sharing nothing', async (t: Test) => {
