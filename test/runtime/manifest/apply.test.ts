@@ -95,9 +95,9 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'seats', 10).map((a) => a.id), [refs.pricing]);
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'ready', 10), [], 'the draft is not indexed');
   t.same(r.knowledge.matchPublishedArticles(refs.globex!, 'seats', 10), [], 'search is per organization');
-  t.equal(r.knowledge.article(refs.wip!)!.published_at, null);
+  t.equal(r.knowledge.article(refs.wip!)!.publishedAt, null);
   t.same(r.knowledge.moduleArticleIds(refs['pricing-module']!), [refs.pricing]);
-  t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domain_id: refs.sales, name: 'Pricing' });
+  t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domainId: refs.sales, name: 'Pricing' });
 
   // Partner: grant, quota, template.
   t.match(r.partners.partner(refs.northwind!), { provisioningEnabled: true, quotaTotal: 3, quotaUsed: 0, templateId: refs.starter });
