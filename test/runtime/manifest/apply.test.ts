@@ -46,8 +46,8 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
 
   for (const ref of KEY_REFS) t.ok(isWellFormed(refs[ref]!, ref === 'northwind-key' ? 'svp_' : 'sv_'), `${ref} is a fresh secret`);
   const adaKey = r.credentials.apiKeyByHash(hashSecret(refs['ada-key']!))!;
-  t.equal(adaKey.user_id, refs.ada);
-  t.equal(adaKey.org_id, refs.acme);
+  t.equal(adaKey.userId, refs.ada);
+  t.equal(adaKey.orgId, refs.acme);
   t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partnerId, refs.northwind);
 
   // Agents: published ones get revision 1 with the belt frozen from the procedure and bindings.
@@ -223,8 +223,8 @@ t.test('the demo manifest applies through the applier service, idempotently', as
   const { refs } = await applier.apply(manifest);
   t.ok(isWellFormed(refs['demo-key']!, 'sv_'));
   const owner = store.repos.credentials.apiKeyByHash(hashSecret(refs['demo-key']!))!;
-  t.equal(store.repos.tenancy.user(owner.user_id)!.email, 'demo@switchyard.local');
-  t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.user_id), 'owner');
+  t.equal(store.repos.tenancy.user(owner.userId)!.email, 'demo@switchyard.local');
+  t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.userId), 'owner');
   t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automation_id), [refs['demo-agent'], refs['demo-flow']]);
   t.equal(store.repos.automations.automation(refs['demo-agent']!)!.published_revision, 1);
   t.same(JSON.parse(store.repos.automations.agentRevision(refs['demo-agent']!, 1)!.belt), [{ integrationId: 'knowledge', identityMode: 'service' }]);
