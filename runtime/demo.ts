@@ -67,9 +67,9 @@ export async function mintDemoKey(store: Store, demo: DemoWorkspace): Promise<De
   await store.writer.submit(() => {
     const now = Date.now();
     for (const key of credentials.apiKeysOfUser(userId, orgId)) {
-      if (key.name === DEMO_KEY_NAME && key.revoked_at === null) credentials.revokeApiKey(key.id, now);
+      if (key.name === DEMO_KEY_NAME && key.revokedAt === null) credentials.revokeApiKey(key.id, now);
     }
-    credentials.insertApiKey({ id: newId(), user_id: userId, org_id: orgId, name: DEMO_KEY_NAME, key_hash: hashSecret(apiKey), hint: hintOf(apiKey), created_at: now, revoked_at: null });
+    credentials.insertApiKey({ id: newId(), userId, orgId, name: DEMO_KEY_NAME, keyHash: hashSecret(apiKey), hint: hintOf(apiKey), createdAt: now, revokedAt: null });
   });
   return {
     apiKey,

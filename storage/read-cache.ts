@@ -25,6 +25,8 @@ const WATCHED: ReadonlySet<string> = new Set([
   'subscriptions',
   'entitlement_overrides',
   'partners',
+  // The integrations an organization's turns may call (runtime/turns/turn-tools.ts catalog cache).
+  'integrations',
   // Whether an organization has an active endpoint, asked after every fire (runtime/webhooks/run-settlement.ts).
   'webhook_endpoints',
   // Knowledge an agent's turn reads (its selection, the modules it names, published articles and their index).

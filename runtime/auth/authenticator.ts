@@ -1,4 +1,5 @@
 // Resolves bearer secrets and console cookies to principals; every check sees current state (cached reads drop on any write).
+import type { ApiKey } from '../../storage/records/credentials.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import type { UserPrincipal } from './principal.js';
@@ -34,16 +35,16 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
    * joins the next group commit. A failed write only loses a "last used" time, so it is not the request's error.
    */
   const touching = new Set<string>();
-  const noteUse = (row: { id: string; last_used_at?: number | null }): void => {
+  const noteUse = (key: Pick<ApiKey, 'id' | 'lastUsedAt'>): void => {
     const now = clock.now();
-    if (row.last_used_at != null && now - row.last_used_at < LAST_USED_GRANULARITY_MS) return;
+    if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_GRANULARITY_MS) return;
     // A burst of requests before the commit lands submits one write, not one per request.
-    if (touching.has(row.id)) return;
-    touching.add(row.id);
+    if (touching.has(key.id)) return;
+    touching.add(key.id);
     store.writer
-      .submit(() => credentials.touchApiKey(row.id, now, now - LAST_USED_GRANULARITY_MS + 1))
+      .submit(() => credentials.touchApiKey(key.id, now, now - LAST_USED_GRANULARITY_MS + 1))
       .catch(() => undefined)
-      .finally(() => touching.delete(row.id));
+      .finally(() => touching.delete(key.id));
   };
 
   const isActiveMember = (userId: string, orgId: string): boolean => {
@@ -59,26 +60,26 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       // Revocation, a disabled user, a removed membership and a suspended customer are checked by the same query, served
       // from memory until any write to those tables (storage/read-cache.ts): each takes effect on the next request.
       const row = credentials.activeApiKeyByHash(hash);
-      if (!row || !sameHash(row.key_hash, hash)) return null;
+      if (!row || !sameHash(row.keyHash, hash)) return null;
       noteUse(row);
-      return { kind: 'user', via: 'api_key', userId: row.user_id, orgId: row.org_id, credentialId: row.id };
+      return { kind: 'user', via: 'api_key', userId: row.userId, orgId: row.orgId, credentialId: row.id };
     },
     userToken(secret) {
       const hash = hashOf(secret, 'svu_');
       if (hash === null) return null;
       const row = credentials.userTokenByHash(hash);
-      if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
-      if (!isActiveMember(row.user_id, row.org_id)) return null;
-      return { kind: 'user', via: 'user_token', userId: row.user_id, orgId: row.org_id, credentialId: row.id };
+      if (!row || !sameHash(row.tokenHash, hash) || row.expiresAt <= clock.now()) return null;
+      if (!isActiveMember(row.userId, row.orgId)) return null;
+      return { kind: 'user', via: 'user_token', userId: row.userId, orgId: row.orgId, credentialId: row.id };
     },
     consoleSession(secret) {
       const hash = hashOf(secret, 'svs_');
       if (hash === null) return null;
       const row = credentials.consoleSessionByHash(hash);
-      if (!row || !sameHash(row.token_hash, hash) || row.expires_at <= clock.now()) return null;
-      const user = tenancy.user(row.user_id);
+      if (!row || !sameHash(row.tokenHash, hash) || row.expiresAt <= clock.now()) return null;
+      const user = tenancy.user(row.userId);
       if (!user || user.disabled) return null;
-      return { sessionId: row.id, userId: row.user_id, orgId: row.org_id };
+      return { sessionId: row.id, userId: row.userId, orgId: row.orgId };
     },
   };
 }

@@ -49,13 +49,13 @@ export function createOrgChoiceService(deps: { store: Store; clock: Clock }): Or
       if (!list(account).some((choice) => choice.orgId === orgId)) throw notFound();
       if (tenancy.organization(orgId)?.directLoginDisabled) throw forbidden('Direct sign-in is disabled for this organization.');
       const old = credentials.consoleSessionByHash(hashSecret(account.secret));
-      if (!old || old.expires_at <= clock.now()) throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
+      if (!old || old.expiresAt <= clock.now()) throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
       const secret = mintSecret('svs_');
       await store.writer.submit(() => {
-        credentials.deleteConsoleSession(old.token_hash);
-        credentials.insertConsoleSession({ id: newId(), user_id: account.userId, org_id: orgId, token_hash: hashSecret(secret), created_at: clock.now(), expires_at: old.expires_at });
+        credentials.deleteConsoleSession(old.tokenHash);
+        credentials.insertConsoleSession({ id: newId(), userId: account.userId, orgId, tokenHash: hashSecret(secret), createdAt: clock.now(), expiresAt: old.expiresAt });
       });
-      return { secret, orgId, userId: account.userId, expiresAt: old.expires_at };
+      return { secret, orgId, userId: account.userId, expiresAt: old.expiresAt };
     },
   };
 }

@@ -45,11 +45,11 @@ export function createSignInService(deps: { store: Store; clock: Clock; auth: Au
       await store.writer.submit(() =>
         credentials.insertConsoleSession({
           id: newId(),
-          user_id: user.id,
-          org_id: selected,
-          token_hash: hashSecret(secret),
-          created_at: now,
-          expires_at: now + sessionTtlMs,
+          userId: user.id,
+          orgId: selected,
+          tokenHash: hashSecret(secret),
+          createdAt: now,
+          expiresAt: now + sessionTtlMs,
         }),
       );
       return { secret, orgId: selected, userId: user.id };
@@ -70,11 +70,11 @@ export function createSignInService(deps: { store: Store; clock: Clock; auth: Au
       await store.writer.submit(() =>
         credentials.insertUserToken({
           id: newId(),
-          user_id: session.userId,
-          org_id: session.orgId as string,
-          token_hash: hashSecret(token),
-          created_at: now,
-          expires_at: expiresAt,
+          userId: session.userId,
+          orgId: session.orgId as string,
+          tokenHash: hashSecret(token),
+          createdAt: now,
+          expiresAt,
         }),
       );
       return { token, expiresAt: toIso(expiresAt) };

@@ -1,7 +1,7 @@
 // Owns who may author what (SPEC "Authoring"): other organizations' ids are the uniform 404, missing permission 403.
 import type { Repositories } from '../../storage/repos/index.js';
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
-import type { KnowledgeBaseRow, KnowledgeModuleRow } from '../../storage/repos/knowledge.repo.js';
+import type { KnowledgeBase, KnowledgeModule } from '../../storage/records/knowledge.js';
 import type { Domain, DomainRole } from '../../storage/records/tenancy.js';
 import { forbidden, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -73,16 +73,16 @@ export function hasKnowledgeAuthority(repos: AuthoringRepos, author: Author, dom
   return domainId === null ? isOrganizationAdmin(repos, author) : hasDomainPermission(repos, author, domainId, 'manage_knowledge');
 }
 
-export function managedModule(repos: AuthoringRepos, author: Author, moduleId: string): KnowledgeModuleRow {
+export function managedModule(repos: AuthoringRepos, author: Author, moduleId: string): KnowledgeModule {
   const module = isUuid(moduleId) ? repos.knowledge.module(moduleId) : undefined;
-  if (module === undefined || module.org_id !== author.orgId) throw notFound();
-  requireKnowledgeAuthority(repos, author, module.domain_id);
+  if (module === undefined || module.orgId !== author.orgId) throw notFound();
+  requireKnowledgeAuthority(repos, author, module.domainId);
   return module;
 }
 
-export function managedBase(repos: AuthoringRepos, author: Author, baseId: string): KnowledgeBaseRow {
+export function managedBase(repos: AuthoringRepos, author: Author, baseId: string): KnowledgeBase {
   const base = isUuid(baseId) ? repos.knowledge.base(baseId) : undefined;
-  if (base === undefined || base.org_id !== author.orgId) throw notFound();
-  requireKnowledgeAuthority(repos, author, base.domain_id);
+  if (base === undefined || base.orgId !== author.orgId) throw notFound();
+  requireKnowledgeAuthority(repos, author, base.domainId);
   return base;
 }

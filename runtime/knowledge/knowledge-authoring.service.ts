@@ -1,5 +1,5 @@
 // Owns authoring knowledge (SPEC "Knowledge resources"): modules, draft articles, publishing (FTS5 index), module membership.
-import type { ArticleRow, KnowledgeBaseRow, KnowledgeModuleRow, ModuleKind } from '../../storage/repos/knowledge.repo.js';
+import type { Article, KnowledgeBase, KnowledgeModule, ModuleKind } from '../../storage/records/knowledge.js';
 import type { Store } from '../../storage/store.js';
 import { domainOf, hasKnowledgeAuthority, managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
@@ -74,24 +74,24 @@ export interface KnowledgeAuthoringDeps {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export const moduleView = (row: KnowledgeModuleRow): ModuleView => ({
+export const moduleView = (row: KnowledgeModule): ModuleView => ({
   id: row.id,
   kind: row.kind,
-  domainId: row.domain_id,
+  domainId: row.domainId,
   name: row.name,
   description: row.description,
 });
 
-const baseView = (row: KnowledgeBaseRow): BaseView => ({ id: row.id, domainId: row.domain_id, name: row.name });
+const baseView = (row: KnowledgeBase): BaseView => ({ id: row.id, domainId: row.domainId, name: row.name });
 
-export const articleView = (row: ArticleRow): ArticleView => ({
+export const articleView = (row: Article): ArticleView => ({
   id: row.id,
-  baseId: row.base_id,
+  baseId: row.baseId,
   title: row.title,
-  draftBody: row.draft_body,
-  published: row.published_at !== null,
-  publishedBody: row.published_at === null ? null : row.published_body,
-  publishedAt: iso(row.published_at),
+  draftBody: row.draftBody,
+  published: row.publishedAt !== null,
+  publishedBody: row.publishedAt === null ? null : row.publishedBody,
+  publishedAt: iso(row.publishedAt),
 });
 
 /** 409 CONFLICT with a machine-readable reason (docs/decisions.md "Incompatible module membership"). */
@@ -103,16 +103,16 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
   const { knowledge, tenancy } = repos;
 
   /** Organization modules are readable by every member; a domain's modules by that domain's members. */
-  const canSeeModule = (author: Author, module: KnowledgeModuleRow) =>
-    module.domain_id === null || tenancy.domainRole(module.domain_id, author.userId) !== null;
+  const canSeeModule = (author: Author, module: KnowledgeModule) =>
+    module.domainId === null || tenancy.domainRole(module.domainId, author.userId) !== null;
 
   /** An article of the author's organization whose base the author may manage. */
-  const managedArticle = (author: Author, articleId: string): ArticleRow => {
+  const managedArticle = (author: Author, articleId: string): Article => {
     const article = isUuid(articleId) ? knowledge.article(articleId) : undefined;
-    if (article === undefined || article.org_id !== author.orgId) throw notFound();
-    const base = knowledge.base(article.base_id);
+    if (article === undefined || article.orgId !== author.orgId) throw notFound();
+    const base = knowledge.base(article.baseId);
     if (base === undefined) throw notFound();
-    requireKnowledgeAuthority(repos, author, base.domain_id);
+    requireKnowledgeAuthority(repos, author, base.domainId);
     return article;
   };
 
@@ -122,14 +122,14 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
       if (input.kind === 'org' && input.domainId !== undefined) throw validation('domainId is not allowed for a module of kind "org".');
       const domainId = input.kind === 'domain' ? domainOf(repos, author, input.domainId!).id : null;
       requireKnowledgeAuthority(repos, author, domainId);
-      const row: KnowledgeModuleRow = {
+      const row: KnowledgeModule = {
         id: newId(),
-        org_id: author.orgId,
+        orgId: author.orgId,
         kind: input.kind,
-        domain_id: domainId,
+        domainId,
         name: input.name,
         description: input.description ?? null,
-        created_at: deps.clock.now(),
+        createdAt: deps.clock.now(),
       };
       await writer.submit(() => knowledge.insertModule(row));
       return moduleView(row);
@@ -141,21 +141,21 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
 
     readModule(author, moduleId) {
       const module = isUuid(moduleId) ? knowledge.module(moduleId) : undefined;
-      if (module === undefined || module.org_id !== author.orgId) throw notFound();
+      if (module === undefined || module.orgId !== author.orgId) throw notFound();
       if (!canSeeModule(author, module)) throw forbidden('You are not a member of this module\'s domain.');
       return { ...moduleView(module), articleIds: knowledge.moduleArticleIds(module.id) };
     },
 
     listBases(author) {
-      return knowledge.basesOfOrganization(author.orgId).filter((b) => hasKnowledgeAuthority(repos, author, b.domain_id)).map(baseView);
+      return knowledge.basesOfOrganization(author.orgId).filter((b) => hasKnowledgeAuthority(repos, author, b.domainId)).map(baseView);
     },
 
     async createArticle(author, baseId, input) {
       const base = managedBase(repos, author, baseId);
       const now = deps.clock.now();
-      const row = { id: newId(), base_id: base.id, org_id: author.orgId, title: input.title, draft_body: input.draftBody, created_by: author.userId, created_at: now, updated_at: now };
+      const row = { id: newId(), baseId: base.id, orgId: author.orgId, title: input.title, draftBody: input.draftBody, createdBy: author.userId, createdAt: now, updatedAt: now };
       await writer.submit(() => knowledge.insertArticle(row));
-      return articleView({ ...row, published_body: null, published_at: null });
+      return articleView({ ...row, publishedBody: null, publishedAt: null });
     },
 
     readArticle(author, articleId) {
@@ -166,7 +166,7 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
       return writer.submit(() => {
         const article = managedArticle(author, articleId);
         const title = draft.title ?? article.title;
-        const body = draft.draftBody === undefined ? article.draft_body : draft.draftBody;
+        const body = draft.draftBody === undefined ? article.draftBody : draft.draftBody;
         knowledge.updateArticleDraft(article.id, title, body, deps.clock.now());
         return articleView(knowledge.article(article.id)!);
       });
@@ -184,9 +184,9 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
       return writer.submit(() => {
         const module = managedModule(repos, author, moduleId);
         const article = isUuid(articleId) ? knowledge.article(articleId) : undefined;
-        if (article === undefined || article.org_id !== author.orgId) throw notFound();
-        if (article.published_at === null) throw conflict('article_unpublished', 'Only published articles can join a module; publish the article first.');
-        const base = knowledge.base(article.base_id);
+        if (article === undefined || article.orgId !== author.orgId) throw notFound();
+        if (article.publishedAt === null) throw conflict('article_unpublished', 'Only published articles can join a module; publish the article first.');
+        const base = knowledge.base(article.baseId);
         if (base === undefined || !baseFitsModule(base, module)) {
           throw conflict('base_not_visible', "The article's knowledge base belongs to a domain this module does not serve.");
         }

@@ -66,7 +66,7 @@ function hitsIn(repos: KnowledgeRepos, orgId: string, moduleIds: readonly string
   const match = ftsQuery(searchTerms(query));
   if (moduleIds.length === 0 || match === null) return [];
   const rows = repos.knowledge.matchPublishedInModules(orgId, moduleIds, match, limit);
-  return rows.map((row) => ({ title: row.title, passage: bestPassage(row.published_body ?? '', query), articleId: row.id }));
+  return rows.map((row) => ({ title: row.title, passage: bestPassage(row.publishedBody ?? '', query), articleId: row.id }));
 }
 
 /**

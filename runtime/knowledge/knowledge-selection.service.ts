@@ -41,7 +41,7 @@ export function createKnowledgeSelections(deps: { store: Pick<Store, 'repos' | '
         for (const id of moduleIds) {
           const module = isUuid(id) ? knowledge.module(id) : undefined;
           // Another organization's module is indistinguishable from an unknown one (uniform 404).
-          if (module === undefined || module.org_id !== author.orgId) throw notFound();
+          if (module === undefined || module.orgId !== author.orgId) throw notFound();
           if (!moduleVisibleToAgent(module, automation)) invisible.push(id);
         }
         if (invisible.length > 0) {

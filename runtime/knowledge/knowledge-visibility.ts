@@ -1,18 +1,19 @@
 // Owns which knowledge reaches whom: modules an agent may select, articles a module may hold, modules a selection means.
 import type { AutomationRow, KnowledgeMode } from '../../storage/repos/automations.repo.js';
-import type { KnowledgeBaseRow, KnowledgeModuleRow, KnowledgeRepo } from '../../storage/repos/knowledge.repo.js';
+import type { KnowledgeBase, KnowledgeModule } from '../../storage/records/knowledge.js';
+import type { KnowledgeRepo } from '../../storage/repos/knowledge.repo.js';
 
 /** Organization modules serve every domain; a domain module serves agents of its own domain only. */
-export function moduleVisibleToAgent(module: KnowledgeModuleRow, agent: Pick<AutomationRow, 'org_id' | 'domain_id'>): boolean {
-  return module.org_id === agent.org_id && (module.kind === 'org' || module.domain_id === agent.domain_id);
+export function moduleVisibleToAgent(module: KnowledgeModule, agent: Pick<AutomationRow, 'org_id' | 'domain_id'>): boolean {
+  return module.orgId === agent.org_id && (module.kind === 'org' || module.domainId === agent.domain_id);
 }
 
 /**
  * A module may hold an article only if everyone the module serves could see the article's base: an organization-wide
  * base fits any module; a domain's base fits only that domain's modules (an org module would leak it to other domains).
  */
-export function baseFitsModule(base: KnowledgeBaseRow, module: KnowledgeModuleRow): boolean {
-  return base.org_id === module.org_id && (base.domain_id === null || (module.kind === 'domain' && module.domain_id === base.domain_id));
+export function baseFitsModule(base: KnowledgeBase, module: KnowledgeModule): boolean {
+  return base.orgId === module.orgId && (base.domainId === null || (module.kind === 'domain' && module.domainId === base.domainId));
 }
 
 export interface StoredSelection {

@@ -4,7 +4,7 @@
  * key check (storage credentials activeApiKeyByHash) reads on every request, so it stops at once. Keys are stored
  * as SHA-256 hashes with a display hint ("sv_…" and the last four characters); the secret exists only in the 201.
  */
-import type { ApiKeyRow } from '../../storage/repos/credentials.repo.js';
+import type { ApiKey } from '../../storage/records/credentials.js';
 import type { Store } from '../../storage/store.js';
 import { isOrganizationAdmin } from '../authoring/authoring-access.js';
 import { hashSecret, hintOf, mintSecret } from '../auth/secrets.js';
@@ -40,15 +40,18 @@ export interface ApiKeyService {
   revoke(caller: Caller, keyId: string): Promise<void>;
 }
 
-export const apiKeyView = (row: ApiKeyRow): ApiKeyView => ({
-  id: row.id,
-  name: row.name,
-  hint: row.hint,
-  userId: row.user_id,
-  createdAt: toIso(row.created_at),
-  lastUsedAt: row.last_used_at == null ? null : toIso(row.last_used_at),
-  revokedAt: row.revoked_at === null ? null : toIso(row.revoked_at),
+export const apiKeyView = (key: ApiKey): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  hint: key.hint,
+  userId: key.userId,
+  createdAt: toIso(key.createdAt),
+  lastUsedAt: key.lastUsedAt === null ? null : toIso(key.lastUsedAt),
+  revokedAt: key.revokedAt === null ? null : toIso(key.revokedAt),
 });
+
+/** Keys page by (createdAt, id), oldest first. */
+const positionOf = (key: ApiKey) => ({ createdAt: key.createdAt, id: key.id });
 
 export function createApiKeyService(deps: { store: Store; clock: Clock }): ApiKeyService {
   const { store, clock } = deps;
@@ -57,20 +60,21 @@ export function createApiKeyService(deps: { store: Store; clock: Clock }): ApiKe
   return {
     create(caller, input) {
       return store.writer.submit(() => {
-        const active = credentials.apiKeysOfUser(caller.userId, caller.orgId).filter((k) => k.revoked_at === null).length;
+        const active = credentials.apiKeysOfUser(caller.userId, caller.orgId).filter((k) => k.revokedAt === null).length;
         if (active >= ACTIVE_KEYS_PER_USER) {
           throw new AppError('CONFLICT', `You already hold ${ACTIVE_KEYS_PER_USER} active keys; revoke one first.`, { reason: 'too_many_keys', limit: ACTIVE_KEYS_PER_USER });
         }
         const secret = mintSecret('sv_');
-        const row: ApiKeyRow = {
+        const row: ApiKey = {
           id: newId(),
-          user_id: caller.userId,
-          org_id: caller.orgId,
+          userId: caller.userId,
+          orgId: caller.orgId,
           name: input.name,
-          key_hash: hashSecret(secret),
+          keyHash: hashSecret(secret),
           hint: hintOf(secret),
-          created_at: clock.now(),
-          revoked_at: null,
+          createdAt: clock.now(),
+          revokedAt: null,
+          lastUsedAt: null,
         };
         credentials.insertApiKey(row);
         return { apiKey: apiKeyView(row), secret };
@@ -78,21 +82,21 @@ export function createApiKeyService(deps: { store: Store; clock: Clock }): ApiKe
     },
 
     listOwn(caller, options) {
-      const page = keysetPage(options.cursor, options.limit, (after, n) => credentials.apiKeysOfUserPage(caller.userId, caller.orgId, after, n));
+      const page = keysetPage(options.cursor, options.limit, (after, n) => credentials.apiKeysOfUserPage(caller.userId, caller.orgId, after, n), positionOf);
       return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
     },
 
     listOrganization(caller, query) {
       if (!isOrganizationAdmin(store.repos, caller)) throw forbidden('Only organization owners and admins see every key.');
-      const page = keysetPage(query.cursor, query.limit, (after, n) => credentials.apiKeysOfOrganizationPage(caller.orgId, query.userId ?? null, after, n));
+      const page = keysetPage(query.cursor, query.limit, (after, n) => credentials.apiKeysOfOrganizationPage(caller.orgId, query.userId ?? null, after, n), positionOf);
       return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
     },
 
     async revoke(caller, keyId) {
       await store.writer.submit(() => {
         const key = isUuid(keyId) ? credentials.apiKey(keyId.toLowerCase()) : undefined;
-        if (key === undefined || key.org_id !== caller.orgId) throw notFound();
-        if (key.user_id !== caller.userId && !isOrganizationAdmin(store.repos, caller)) throw forbidden('Only the key\'s owner or an organization owner or admin can revoke it.');
+        if (key === undefined || key.orgId !== caller.orgId) throw notFound();
+        if (key.userId !== caller.userId && !isOrganizationAdmin(store.repos, caller)) throw forbidden('Only the key\'s owner or an organization owner or admin can revoke it.');
         // Idempotent: revoking a revoked key keeps its first revocation time.
         credentials.revokeApiKey(key.id, clock.now());
       });

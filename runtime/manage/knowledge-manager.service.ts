@@ -5,7 +5,7 @@
  * of search at once (its index entry is removed) and keeps its module memberships: search reads published
  * articles only, and publishing again brings it back where it was (docs/decisions.md "Unpublished articles").
  */
-import type { ArticleRow } from '../../storage/repos/knowledge.repo.js';
+import type { Article } from '../../storage/records/knowledge.js';
 import type { Store } from '../../storage/store.js';
 import { managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
@@ -33,14 +33,14 @@ export interface KnowledgeManager {
   deleteModule(author: Author, moduleId: string): Promise<void>;
 }
 
-const summary = (row: ArticleRow): ArticleSummary => ({
+const summary = (row: Article): ArticleSummary => ({
   id: row.id,
-  baseId: row.base_id,
+  baseId: row.baseId,
   title: row.title,
-  published: row.published_at !== null,
-  publishedAt: row.published_at === null ? null : toIso(row.published_at),
-  createdAt: toIso(row.created_at),
-  updatedAt: toIso(row.updated_at),
+  published: row.publishedAt !== null,
+  publishedAt: row.publishedAt === null ? null : toIso(row.publishedAt),
+  createdAt: toIso(row.createdAt),
+  updatedAt: toIso(row.updatedAt),
 });
 
 export function createKnowledgeManager(deps: { store: Store; clock: Clock }): KnowledgeManager {
@@ -49,19 +49,24 @@ export function createKnowledgeManager(deps: { store: Store; clock: Clock }): Kn
   const { knowledge } = repos;
 
   /** An article of the author's organization whose base the author may manage (else 404 / 403). */
-  const managedArticle = (author: Author, articleId: string): ArticleRow => {
+  const managedArticle = (author: Author, articleId: string): Article => {
     const article = isUuid(articleId) ? knowledge.article(articleId.toLowerCase()) : undefined;
-    if (article === undefined || article.org_id !== author.orgId) throw notFound();
-    const base = knowledge.base(article.base_id);
+    if (article === undefined || article.orgId !== author.orgId) throw notFound();
+    const base = knowledge.base(article.baseId);
     if (base === undefined) throw notFound();
-    requireKnowledgeAuthority(repos, author, base.domain_id);
+    requireKnowledgeAuthority(repos, author, base.domainId);
     return article;
   };
 
   return {
     listArticles(author, baseId, query) {
       const base = managedBase(repos, author, baseId);
-      const page = keysetPage(query.cursor, query.limit, (after, n) => knowledge.articlesOfBasePage(base.id, query.published ?? null, after, n));
+      const page = keysetPage(
+        query.cursor,
+        query.limit,
+        (after, n) => knowledge.articlesOfBasePage(base.id, query.published ?? null, after, n),
+        (article) => ({ createdAt: article.createdAt, id: article.id }),
+      );
       return { articles: page.rows.map(summary), nextCursor: page.nextCursor };
     },
 

@@ -1,6 +1,6 @@
 // An organization's connections (issue 13 item 6): list, add, rotate, remove; secret material sealed, never returned.
 import type { Store } from '../../storage/store.js';
-import type { ManagedConnectionRow } from '../../storage/repos/management.repo.js';
+import type { Connection } from '../../storage/records/integrations.js';
 import { toIso, type Clock } from '../clock.js';
 import { notFound, validation } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
@@ -27,36 +27,36 @@ export interface ConnectionsService {
   remove(manager: Manager, connectionId: string): Promise<void>;
 }
 
-const view = (row: ManagedConnectionRow): ConnectionView => ({
-  connectionId: row.id,
-  integrationId: row.integration_id,
-  domainId: row.domain_id,
-  hasSecret: row.secret_sealed !== null,
-  createdAt: toIso(row.created_at),
-  rotatedAt: row.rotated_at === null ? null : toIso(row.rotated_at),
+const view = (connection: Connection): ConnectionView => ({
+  connectionId: connection.id,
+  integrationId: connection.integrationId,
+  domainId: connection.domainId,
+  hasSecret: connection.secretSealed !== null,
+  createdAt: toIso(connection.createdAt),
+  rotatedAt: connection.rotatedAt === null ? null : toIso(connection.rotatedAt),
 });
 
 export function createConnectionsService(deps: { store: Store; clock: Clock; keyRing: KeyRing }): ConnectionsService {
   const { repos, writer } = deps.store;
   const { management, integrations } = repos;
 
-  const connectionOf = (orgId: string, connectionId: string): ManagedConnectionRow => {
+  const connectionOf = (orgId: string, connectionId: string): Connection => {
     const row = isUuid(connectionId) ? management.connection(connectionId) : undefined;
-    if (row === undefined || row.org_id !== orgId) throw notFound();
+    if (row === undefined || row.orgId !== orgId) throw notFound();
     return row;
   };
 
   return {
     list(manager) {
       requireOrgAdmin(repos, manager);
-      return integrations.connectionsOfOrganization(manager.orgId).map((row) => view(row as ManagedConnectionRow));
+      return integrations.connectionsOfOrganization(manager.orgId).map(view);
     },
 
     async add(manager, input) {
       requireOrgAdmin(repos, manager);
       const integration = integrations.integration(input.integrationId);
       // Another organization's private integration reads as unknown, like a missing one.
-      if (integration === undefined || (integration.org_id !== null && integration.org_id !== manager.orgId)) {
+      if (integration === undefined || (integration.orgId !== null && integration.orgId !== manager.orgId)) {
         throw validation('The request body is not valid.', { issues: [{ path: 'integrationId', message: `no integration "${input.integrationId}"` }] });
       }
       const domainId = input.domainId === undefined ? null : domainOfOrg(repos, manager.orgId, input.domainId).id;
@@ -64,9 +64,9 @@ export function createConnectionsService(deps: { store: Store; clock: Clock; key
       const now = deps.clock.now();
       // Sealed before the unit of work: encryption is CPU work that must not hold the writer.
       const sealed = sealSecret(deps.keyRing, input.secret, sealedSecretAad.connection(manager.orgId, id));
-      const row: ManagedConnectionRow = { id, org_id: manager.orgId, domain_id: domainId, integration_id: integration.id, secret_sealed: sealed, created_at: now, rotated_at: null };
-      await writer.submit(() => integrations.insertConnection(row));
-      return view(row);
+      const connection: Connection = { id, orgId: manager.orgId, domainId, integrationId: integration.id, secretSealed: sealed, createdAt: now, rotatedAt: null };
+      await writer.submit(() => integrations.insertConnection(connection));
+      return view(connection);
     },
 
     async rotate(manager, connectionId, { secret }) {
@@ -78,7 +78,7 @@ export function createConnectionsService(deps: { store: Store; clock: Clock; key
         connectionOf(manager.orgId, connectionId);
         management.rotateConnection(row.id, sealed, now);
       });
-      return view({ ...row, secret_sealed: sealed, rotated_at: now });
+      return view({ ...row, secretSealed: sealed, rotatedAt: now });
     },
 
     async remove(manager, connectionId) {

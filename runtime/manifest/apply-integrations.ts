@@ -15,19 +15,20 @@ export function applyIntegrations(ctx: ApplyContext, integrations: readonly Inte
   const repo = ctx.repos.integrations;
   integrations.forEach((definition, i) => {
     const existing = repo.integration(definition.id);
-    if (existing !== undefined && existing.org_id !== null) {
+    if (existing !== undefined && existing.orgId !== null) {
       throw new ManifestError([{ path: formatPath(['integrations', i, 'id']), message: `"${definition.id}" is an organization's private integration` }]);
     }
-    const manifest = canonicalJson(definition);
-    if (existing?.manifest === manifest && existing.name === definition.name && existing.description === definition.description && existing.available === 1) return;
+    const unchanged = existing !== undefined && existing.available && existing.name === definition.name && existing.description === definition.description
+      && canonicalJson(existing.definition) === canonicalJson(definition);
+    if (unchanged) return;
     repo.upsertIntegration({
       id: definition.id,
-      org_id: null,
+      orgId: null,
       name: definition.name,
       description: definition.description,
-      manifest,
-      available: 1,
-      updated_at: ctx.now,
+      definition,
+      available: true,
+      updatedAt: ctx.now,
     });
   });
 }
@@ -50,18 +51,18 @@ export function applyConnections(ctx: ApplyContext, ids: OrganizationIds, org: O
   org.connections.forEach((connection, k) => {
     const path = formatPath(['organizations', o, 'connections', k]);
     const domainId = connection.domain === undefined ? null : ids.domains.get(connection.domain)!;
-    let id = ctx.book.lookup(ids.scope, connection.ref, 'connection', path, (found) => repo.connection(found)?.org_id === ids.orgId);
+    let id = ctx.book.lookup(ids.scope, connection.ref, 'connection', path, (found) => repo.connection(found)?.orgId === ids.orgId);
     if (id === undefined) {
       id = newId();
       const sealed = connection.secret === undefined ? null : sealSecret(ctx.keyRing, connection.secret, sealedSecretAad.connection(ids.orgId, id));
-      repo.insertConnection({ id, org_id: ids.orgId, domain_id: domainId, integration_id: connection.integration, secret_sealed: sealed, created_at: ctx.now });
+      repo.insertConnection({ id, orgId: ids.orgId, domainId, integrationId: connection.integration, secretSealed: sealed, createdAt: ctx.now, rotatedAt: null });
     } else {
       const row = repo.connection(id)!;
       // An absent secret keeps the stored one: material may have been set in the product since.
       const sealed =
-        connection.secret === undefined ? row.secret_sealed : sealIfChanged(ctx, row.secret_sealed, connection.secret, sealedSecretAad.connection(ids.orgId, id));
-      if (row.domain_id !== domainId || row.integration_id !== connection.integration || sealed !== row.secret_sealed) {
-        repo.updateConnection({ id, domain_id: domainId, integration_id: connection.integration, secret_sealed: sealed });
+        connection.secret === undefined ? row.secretSealed : sealIfChanged(ctx, row.secretSealed, connection.secret, sealedSecretAad.connection(ids.orgId, id));
+      if (row.domainId !== domainId || row.integrationId !== connection.integration || sealed !== row.secretSealed) {
+        repo.updateConnection({ id, domainId, integrationId: connection.integration, secretSealed: sealed });
       }
     }
     ctx.book.remember(ids.scope, connection.ref, 'connection', id);

@@ -11,42 +11,42 @@ export function applyKnowledge(ctx: ApplyContext, ids: OrganizationIds, org: Org
 
   org.knowledge.bases.forEach((base, b) => {
     const domainId = base.domain === undefined ? null : ids.domains.get(base.domain)!;
-    let baseId = ctx.book.lookup(ids.scope, base.ref, 'knowledge_base', formatPath([...P, 'bases', b]), (id) => repo.base(id)?.org_id === ids.orgId);
+    let baseId = ctx.book.lookup(ids.scope, base.ref, 'knowledge_base', formatPath([...P, 'bases', b]), (id) => repo.base(id)?.orgId === ids.orgId);
     if (baseId === undefined) {
       baseId = newId();
-      repo.insertBase({ id: baseId, org_id: ids.orgId, domain_id: domainId, name: base.name, created_at: ctx.now });
+      repo.insertBase({ id: baseId, orgId: ids.orgId, domainId, name: base.name, createdAt: ctx.now });
     } else {
       const row = repo.base(baseId)!;
-      if (row.name !== base.name || row.domain_id !== domainId) repo.updateBase(baseId, base.name, domainId);
+      if (row.name !== base.name || row.domainId !== domainId) repo.updateBase(baseId, base.name, domainId);
     }
     ctx.book.remember(ids.scope, base.ref, 'knowledge_base', baseId);
     ctx.refs[base.ref] = baseId;
 
     base.articles.forEach((article, a) => {
       const path = formatPath([...P, 'bases', b, 'articles', a]);
-      let articleId = ctx.book.lookup(ids.scope, article.ref, 'article', path, (id) => repo.article(id)?.base_id === baseId);
+      let articleId = ctx.book.lookup(ids.scope, article.ref, 'article', path, (id) => repo.article(id)?.baseId === baseId);
       let titleChanged = false;
       if (articleId === undefined) {
         articleId = newId();
         repo.insertArticle({
           id: articleId,
-          base_id: baseId!,
-          org_id: ids.orgId,
+          baseId: baseId!,
+          orgId: ids.orgId,
           title: article.title,
-          draft_body: article.body,
-          created_by: null,
-          created_at: ctx.now,
-          updated_at: ctx.now,
+          draftBody: article.body,
+          createdBy: null,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
         });
       } else {
         const row = repo.article(articleId)!;
         titleChanged = row.title !== article.title;
-        if (titleChanged || row.draft_body !== article.body) repo.updateArticleDraft(articleId, article.title, article.body, ctx.now);
+        if (titleChanged || row.draftBody !== article.body) repo.updateArticleDraft(articleId, article.title, article.body, ctx.now);
       }
       // Publishing (and re-indexing) only when the published text would change; never unpublishes.
       if (article.published) {
         const row = repo.article(articleId)!;
-        if (row.published_at === null || row.published_body !== row.draft_body || titleChanged) repo.publishArticle(articleId, ctx.now);
+        if (row.publishedAt === null || row.publishedBody !== row.draftBody || titleChanged) repo.publishArticle(articleId, ctx.now);
       }
       ctx.book.remember(ids.scope, article.ref, 'article', articleId);
       ctx.refs[article.ref] = articleId;
@@ -57,14 +57,14 @@ export function applyKnowledge(ctx: ApplyContext, ids: OrganizationIds, org: Org
   org.knowledge.modules.forEach((module, m) => {
     const fields = {
       kind: module.kind,
-      domain_id: module.domain === undefined ? null : ids.domains.get(module.domain)!,
+      domainId: module.domain === undefined ? null : ids.domains.get(module.domain)!,
       name: module.name,
       description: module.description ?? null,
     };
-    let moduleId = ctx.book.lookup(ids.scope, module.ref, 'knowledge_module', formatPath([...P, 'modules', m]), (id) => repo.module(id)?.org_id === ids.orgId);
+    let moduleId = ctx.book.lookup(ids.scope, module.ref, 'knowledge_module', formatPath([...P, 'modules', m]), (id) => repo.module(id)?.orgId === ids.orgId);
     if (moduleId === undefined) {
       moduleId = newId();
-      repo.insertModule({ id: moduleId, org_id: ids.orgId, ...fields, created_at: ctx.now });
+      repo.insertModule({ id: moduleId, orgId: ids.orgId, ...fields, createdAt: ctx.now });
     } else {
       const row = repo.module(moduleId)!;
       if ((Object.keys(fields) as Array<keyof typeof fields>).some((key) => row[key] !== fields[key])) repo.updateModule({ id: moduleId, ...fields });

@@ -95,7 +95,7 @@ function applyUser(ctx: ApplyContext, ids: OrganizationIds, user: UserManifest, 
     }
     const secret = mintSecret('sv_');
     const id = newId();
-    credentials.insertApiKey({ id, user_id: userId, org_id: ids.orgId, name: keyRef, key_hash: hashSecret(secret), hint: hintOf(secret), created_at: ctx.now, revoked_at: null });
+    credentials.insertApiKey({ id, userId, orgId: ids.orgId, name: keyRef, keyHash: hashSecret(secret), hint: hintOf(secret), createdAt: ctx.now, revokedAt: null });
     ctx.book.remember(ids.scope, keyRef, 'api_key', id);
     ctx.refs[keyRef] = secret;
   });

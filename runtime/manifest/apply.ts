@@ -35,7 +35,7 @@ export async function applyManifest(
   manifest: unknown,
   deps: ApplyManifestDeps,
 ): Promise<ApplyManifestResult> {
-  const applied = store.repos.integrations.globalIntegrations().map((row) => JSON.parse(row.manifest) as IntegrationDefinition);
+  const applied = store.repos.integrations.globalIntegrations().map((integration) => integration.definition as IntegrationDefinition);
   const checked = parseManifest(manifest, { knownIntegrations: { applied } });
   const hashes = await planPasswordHashes(store.repos, checked);
   return store.transaction(() => {

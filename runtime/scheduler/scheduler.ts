@@ -15,7 +15,8 @@
  * and re-armed after every schedule/cancel commit and every delivery.
  */
 import type { GroupCommitWriter, UnitOfWork } from '../../storage/group-commit.js';
-import type { TimerRow, TimersRepo } from '../../storage/repos/timers.repo.js';
+import type { Timer } from '../../storage/records/timers.js';
+import type { TimersRepo } from '../../storage/repos/timers.repo.js';
 import { isManualClock, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -112,7 +113,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (!timers.markFired(id, clock.now())) throw new TimerNotPendingError(id);
   }
 
-  async function deliver(row: TimerRow): Promise<void> {
+  async function deliver(row: Timer): Promise<void> {
     const handler = handlers.get(row.kind);
     if (handler === undefined) return;
     const attempt = (backoff.get(row.id)?.attempts ?? 0) + 1;
@@ -120,15 +121,15 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const timer: DueTimer = {
         id: row.id,
         kind: row.kind,
-        targetId: row.target_id,
-        dueAt: row.due_at,
-        payload: JSON.parse(row.payload) as unknown,
-        createdAt: row.created_at,
+        targetId: row.targetId,
+        dueAt: row.dueAt,
+        payload: row.payload,
+        createdAt: row.createdAt,
         attempt,
       };
       await handler(timer, { markFired: () => markFired(row.id) });
       const after = timers.get(row.id);
-      if (after !== undefined && after.fired_at === null) {
+      if (after !== undefined && after.firedAt === null) {
         await store.writer.submit(() => void timers.markFired(row.id, clock.now()));
       }
       backoff.delete(row.id);
@@ -140,7 +141,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
-  function launch(row: TimerRow): void {
+  function launch(row: Timer): void {
     const running = deliver(row).finally(() => {
       inFlight.delete(row.id);
       poke();
@@ -203,11 +204,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   return {
     schedule(spec) {
       if (!spec.kind || !spec.targetId || !Number.isFinite(spec.dueAt)) throw new AppError('INTERNAL', 'A timer needs a kind, a target and a finite due time.');
-      const payload = JSON.stringify(spec.payload ?? {});
+      const payload = spec.payload ?? {};
       return () => {
         forgetPending(spec.kind, spec.targetId);
         const id = newId();
-        timers.replace({ id, kind: spec.kind, target_id: spec.targetId, due_at: spec.dueAt, payload, created_at: clock.now() });
+        timers.replace({ id, kind: spec.kind, targetId: spec.targetId, dueAt: spec.dueAt, payload, createdAt: clock.now() });
         pokeAfterCommit();
         return id;
       };
@@ -229,7 +230,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       kinds = [...handlers.keys()];
       poke();
     },
-    pendingDueAt: (kind, targetId) => timers.pending(kind, targetId)?.due_at ?? null,
+    pendingDueAt: (kind, targetId) => timers.pending(kind, targetId)?.dueAt ?? null,
     start() {
       started = true;
       return drain();

@@ -97,7 +97,7 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
 
   function definitionOf(config: StoredEventConfig, orgId: string): Pick<EventDefinition, 'payloadPaths'> {
     const integration = repos.integrations.integration(config.sourceIntegrationId);
-    if (integration === undefined || (integration.org_id !== null && integration.org_id !== orgId)) return { payloadPaths: [] };
+    if (integration === undefined || (integration.orgId !== null && integration.orgId !== orgId)) return { payloadPaths: [] };
     return eventsOf(integration).find((e) => e.type === config.eventType) ?? { payloadPaths: [] };
   }
 

@@ -14,7 +14,7 @@
  *   eventFilter field / operator / value                  -> 400 VALIDATION eventFilter.*
  */
 import type { Repositories } from '../../storage/repos/index.js';
-import type { IntegrationRow } from '../../storage/repos/integrations.repo.js';
+import type { Integration } from '../../storage/records/integrations.js';
 import type { Organization } from '../../storage/records/tenancy.js';
 import { forbidden, notFound, validation } from '../errors.js';
 import type { EventDefinition } from '../manifest/integration.schema.js';
@@ -30,16 +30,16 @@ export function eventTriggersEnabled(org: Pick<Organization, 'rolloutFlags'> | u
 }
 
 /** The integration's catalog events (the stored definition was validated when it was applied). */
-export function eventsOf(integration: IntegrationRow): EventDefinition[] {
-  const definition = JSON.parse(integration.manifest) as { events?: EventDefinition[] };
-  return definition.events ?? [];
+export function eventsOf(integration: Integration): EventDefinition[] {
+  const definition = integration.definition as { events?: EventDefinition[] } | undefined;
+  return definition?.events ?? [];
 }
 
 /** An integration this organization may use: global or its own, and available. */
-export function visibleIntegration(repos: Pick<Repositories, 'integrations'>, orgId: string, integrationId: string): IntegrationRow | undefined {
+export function visibleIntegration(repos: Pick<Repositories, 'integrations'>, orgId: string, integrationId: string): Integration | undefined {
   const integration = repos.integrations.integration(integrationId);
-  if (integration === undefined || integration.available !== 1) return undefined;
-  return integration.org_id === null || integration.org_id === orgId ? integration : undefined;
+  if (integration === undefined || !integration.available) return undefined;
+  return integration.orgId === null || integration.orgId === orgId ? integration : undefined;
 }
 
 const refuse = (path: string, message: string) => validation('The event trigger cannot be created.', { issues: [{ path, message }] });
@@ -64,10 +64,10 @@ export function checkEventTrigger(
   }
 
   const connection = repos.integrations.connection(body.connectionId);
-  if (connection === undefined || connection.org_id !== orgId) throw notFound();
-  if (connection.integration_id !== integration.id) throw refuse('connectionId', 'is a connection of another integration');
-  if (connection.domain_id !== null && connection.domain_id !== body.domainId) throw refuse('connectionId', 'belongs to another domain');
-  if (connection.secret_sealed === null) throw refuse('connectionId', 'is not connected to an account yet');
+  if (connection === undefined || connection.orgId !== orgId) throw notFound();
+  if (connection.integrationId !== integration.id) throw refuse('connectionId', 'is a connection of another integration');
+  if (connection.domainId !== null && connection.domainId !== body.domainId) throw refuse('connectionId', 'belongs to another domain');
+  if (connection.secretSealed === null) throw refuse('connectionId', 'is not connected to an account yet');
 
   if (body.eventFilter !== undefined) {
     const issues = filterIssues(body.eventFilter, event);

@@ -105,7 +105,7 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
   return {
     arm,
     disarm: (triggerId) => scheduler.cancel(SCHEDULE_TICK, triggerId),
-    nextRunAt: (triggerId) => repos.timers.pending(SCHEDULE_TICK, triggerId)?.due_at ?? null,
+    nextRunAt: (triggerId) => repos.timers.pending(SCHEDULE_TICK, triggerId)?.dueAt ?? null,
     reconcile() {
       return store.writer.submit(() => {
         const now = clock.now();
@@ -117,7 +117,7 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
             continue;
           }
           const config = scheduleConfigOf(trigger.config);
-          if (pending !== undefined && isCurrent(JSON.parse(pending.payload), config)) continue;
+          if (pending !== undefined && isCurrent(pending.payload, config)) continue;
           arm(trigger.id, config, now)();
           changed += 1;
         }

@@ -35,7 +35,7 @@ export function triggerChoices(repos: Pick<Repositories, 'tenancy' | 'automation
   const mine = new Set(domains.map((d) => d.domainId));
   const connections = repos.integrations
     .connectionsOfOrganization(caller.orgId)
-    .filter((c) => c.secret_sealed !== null && (c.domain_id === null || mine.has(c.domain_id)));
+    .filter((c) => c.secretSealed !== null && (c.domainId === null || mine.has(c.domainId)));
   const eventSources = repos.integrations
     .integrationsVisibleTo(caller.orgId)
     .map((integration) => ({
@@ -44,7 +44,7 @@ export function triggerChoices(repos: Pick<Repositories, 'tenancy' | 'automation
       events: eventsOf(integration)
         .filter((event) => event.signature?.scheme === 'standard-webhooks')
         .map((event) => ({ type: event.type, payloadPaths: event.payloadPaths })),
-      connections: connections.filter((c) => c.integration_id === integration.id).map((c) => ({ connectionId: c.id, domainId: c.domain_id })),
+      connections: connections.filter((c) => c.integrationId === integration.id).map((c) => ({ connectionId: c.id, domainId: c.domainId })),
     }))
     .filter((source) => source.events.length > 0 && source.connections.length > 0);
   return { domains, eventTriggersEnabled: true, eventSources };

@@ -67,14 +67,14 @@ export function resolveCallIdentity(deps: CallIdentityDeps, input: CallIdentityI
 function organizationIdentity(deps: CallIdentityDeps, input: CallIdentityInput): CallIdentity {
   const { integration } = input;
   const connections = deps.integrations.connectionsFor(input.orgId, integration.id);
-  const connection = connections.find((c) => c.domain_id === input.domainId) ?? connections.find((c) => c.domain_id === null);
+  const connection = connections.find((c) => c.domainId === input.domainId) ?? connections.find((c) => c.domainId === null);
   const needsAuth = integration.auth?.token !== undefined || (integration.auth?.fields?.length ?? 0) > 0;
   if (connection === undefined) {
     if (!needsAuth) return { ok: true, identity: { runAs: 'organization' } };
     return { ok: false, code: 'CONNECTION_NOT_CONFIGURED', message: `No connection to "${integration.id}" is configured for this domain.` };
   }
-  if (connection.secret_sealed === null) return { ok: true, identity: { runAs: 'organization' } };
-  const secret = openSecret(deps.keyRing, connection.secret_sealed, sealedSecretAad.connection(input.orgId, connection.id)) as {
+  if (connection.secretSealed === null) return { ok: true, identity: { runAs: 'organization' } };
+  const secret = openSecret(deps.keyRing, connection.secretSealed, sealedSecretAad.connection(input.orgId, connection.id)) as {
     token?: string;
     fields?: Record<string, string>;
   };

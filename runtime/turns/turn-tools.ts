@@ -1,6 +1,7 @@
 // The tools one turn may call: every tool of the revision's belt integrations plus what built-in providers offer.
 import { createHash } from 'node:crypto';
-import type { IntegrationRow, IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
+import type { Integration } from '../../storage/records/integrations.js';
+import type { IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
 import type { IntegrationDefinition, ToolDefinition } from '../manifest/integration.schema.js';
 import type { ToolSpec } from '../models/index.js';
 import { createToolCatalog, type CatalogTool, type ToolCatalog } from '../tools/index.js';
@@ -23,25 +24,32 @@ export function organizationCatalog(integrations: IntegrationsRepo, orgId: strin
   return buildCatalog(integrations.integrationsVisibleTo(orgId));
 }
 
-function buildCatalog(rows: readonly IntegrationRow[]): ToolCatalog {
-  const definitions = rows.map((row) => JSON.parse(row.manifest) as IntegrationDefinition);
+function buildCatalog(integrations: readonly Integration[]): ToolCatalog {
+  const definitions = integrations.map((integration) => integration.definition as IntegrationDefinition);
   return createToolCatalog(definitions.filter((d) => d.id !== 'http' && d.id !== 'knowledge'));
 }
 
 export type CatalogSource = (orgId: string) => ToolCatalog;
 
+/** What the catalog is built from; the same frozen list while the read cache holds it (storage/read-cache.ts). */
+function signatureOf(integrations: readonly Integration[]): string {
+  const hash = createHash('sha1');
+  for (const i of integrations) hash.update(`${i.id}\u0000${i.updatedAt}\u0000${JSON.stringify(i.definition)}\u0000`);
+  return hash.digest('base64');
+}
+
 /**
- * Catalogs kept per organization while its integration rows are unchanged. Besides the parsing, this keeps the
+ * Catalogs kept per organization while its integrations are unchanged. Besides the building, this keeps the
  * tools' schema objects stable, so the argument validator reuses its compiled schemas instead of recompiling
- * them on every call.
+ * them on every call. The visible list is a cached read, so a turn hashes it only after a configuration write.
  */
 export function createCatalogCache(integrations: IntegrationsRepo): CatalogSource {
   const cache = new Map<string, { signature: string; catalog: ToolCatalog }>();
+  const signatures = new WeakMap<readonly Integration[], string>();
   return (orgId) => {
     const rows = integrations.integrationsVisibleTo(orgId);
-    const hash = createHash('sha1');
-    for (const row of rows) hash.update(`${row.id}\u0000${row.updated_at}\u0000${row.manifest}\u0000`);
-    const signature = hash.digest('base64');
+    let signature = signatures.get(rows);
+    if (signature === undefined) signatures.set(rows, (signature = signatureOf(rows)));
     const cached = cache.get(orgId);
     if (cached?.signature === signature) return cached.catalog;
     const catalog = buildCatalog(rows);

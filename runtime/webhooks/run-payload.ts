@@ -8,7 +8,7 @@
 import { firingOutcome, type FiringOutcome, type SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
 import type { TriggerRunRow } from '../../storage/repos/trigger-runs.repo.js';
 import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
-import type { RunSubscriberState } from '../../storage/repos/webhooks.repo.js';
+import type { RunSubscriberState } from '../../storage/records/webhooks.js';
 import { toIso } from '../clock.js';
 
 export const RUN_COMPLETED = 'trigger.run.completed';
@@ -44,8 +44,8 @@ export interface RunCompletedPayload {
 }
 
 function finalOutcome(state: RunSubscriberState): SubscriberOutcome {
-  if (state.start_status !== 'started') return state.start_status;
-  return state.execution_status === 'completed' ? 'started' : 'failed';
+  if (state.startStatus !== 'started') return state.startStatus;
+  return state.executionStatus === 'completed' ? 'started' : 'failed';
 }
 
 export function runCompletedPayload(run: TriggerRunRow, trigger: TriggerRow | undefined, states: readonly RunSubscriberState[], settledAt: number): RunCompletedPayload {
@@ -63,12 +63,12 @@ export function runCompletedPayload(run: TriggerRunRow, trigger: TriggerRow | un
       outcome: run.outcome,
       result: firingOutcome(states.map(finalOutcome)),
       subscribers: states.map((s) => ({
-        automationId: s.automation_id,
-        start: s.start_status,
+        automationId: s.automationId,
+        start: s.startStatus,
         code: s.code,
-        sessionId: s.session_id,
-        sessionStatus: s.start_status === 'started' ? s.execution_status : null,
-        errorCode: s.start_status === 'started' ? s.error_code : null,
+        sessionId: s.sessionId,
+        sessionStatus: s.startStatus === 'started' ? s.executionStatus : null,
+        errorCode: s.startStatus === 'started' ? s.errorCode : null,
       })),
     },
   };

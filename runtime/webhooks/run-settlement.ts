@@ -57,7 +57,7 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
     if (run === undefined || !repos.webhooks.hasActiveEndpoints(run.org_id)) return 0;
     return store.writer.submit(() => {
       const states = repos.webhooks.runState(runId);
-      if (states.some((s) => s.start_status === 'started' && s.settled_at === null)) return 0;
+      if (states.some((s) => s.startStatus === 'started' && s.settledAt === null)) return 0;
       const now = clock.now();
       if (!repos.webhooks.insertRunNotice(runId, run.org_id, now)) return 0;
       const payload = runCompletedPayload(run, repos.triggers.trigger(run.trigger_id), states, now);
@@ -126,8 +126,8 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
     async reconcile() {
       let enqueued = 0;
       const floor = clock.now() - RECONCILE_WINDOW_MS;
-      for (const { org_id, since } of repos.webhooks.organizationsWithEndpoints()) {
-        for (const runId of repos.webhooks.unannouncedRuns(org_id, Math.max(since, floor), RECONCILE_BATCH)) enqueued += await check(runId);
+      for (const { orgId, since } of repos.webhooks.organizationsWithEndpoints()) {
+        for (const runId of repos.webhooks.unannouncedRuns(orgId, Math.max(since, floor), RECONCILE_BATCH)) enqueued += await check(runId);
       }
       return enqueued;
     },

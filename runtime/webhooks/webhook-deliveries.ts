@@ -10,7 +10,7 @@
  * the same webhook-id, which is what receivers dedupe on (Standard Webhooks).
  */
 import type { UnitOfWork } from '../../storage/group-commit.js';
-import type { WebhookDeliveryStatus } from '../../storage/repos/webhooks.repo.js';
+import type { WebhookDeliveryStatus } from '../../storage/records/webhooks.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
@@ -55,12 +55,12 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
   scheduler.on(WEBHOOK_DELIVERY, async (timer, delivery) => {
     const row = repos.webhooks.delivery(timer.targetId);
     if (row === undefined || row.status !== 'pending') return;
-    const endpoint = repos.webhooks.endpoint(row.endpoint_id);
+    const endpoint = repos.webhooks.endpoint(row.endpointId);
     if (endpoint === undefined) return;
     const attempt = row.attempts + 1;
     const result = await send({
       url: endpoint.url,
-      secret: openSecret(deps.keyRing, endpoint.secret_sealed, sealedSecretAad.webhookEndpoint(endpoint.org_id, endpoint.id)) as string,
+      secret: openSecret(deps.keyRing, endpoint.secretSealed, sealedSecretAad.webhookEndpoint(endpoint.orgId, endpoint.id)) as string,
       messageId: row.id,
       body: row.payload,
       now: clock.now(),
@@ -82,8 +82,8 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
         scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: row.id, dueAt: nextAttemptAt })();
       }
       repos.webhooks.recordAttempt(
-        { id: row.id, status, attempts: attempt, next_attempt_at: nextAttemptAt, last_status: result.statusCode, last_error: result.error, updated_at: now },
-        { delivery_id: row.id, attempt, attempted_at: now, status_code: result.statusCode, error: result.error, duration_ms: result.durationMs },
+        { id: row.id, status, attempts: attempt, nextAttemptAt, lastStatus: result.statusCode, lastError: result.error, updatedAt: now },
+        { deliveryId: row.id, attempt, attemptedAt: now, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs },
       );
       return { deliveryId: row.id, endpointId: endpoint.id, attempt, status, statusCode: result.statusCode, error: result.error };
     });
@@ -96,21 +96,21 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
         const now = clock.now();
         const ids: string[] = [];
         for (const endpoint of repos.webhooks.activeEndpoints(orgId)) {
-          if (!(JSON.parse(endpoint.events) as string[]).includes(eventType)) continue;
+          if (!endpoint.events.includes(eventType)) continue;
           const id = newId();
           repos.webhooks.insertDelivery({
             id,
-            endpoint_id: endpoint.id,
-            event_type: eventType,
+            endpointId: endpoint.id,
+            eventType,
             payload: body,
             status: 'pending',
             attempts: 0,
-            next_attempt_at: now,
-            last_status: null,
-            last_error: null,
-            created_at: now,
-            updated_at: now,
-            run_id: runId,
+            nextAttemptAt: now,
+            lastStatus: null,
+            lastError: null,
+            createdAt: now,
+            updatedAt: now,
+            runId,
           });
           scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: id, dueAt: now })();
           ids.push(id);

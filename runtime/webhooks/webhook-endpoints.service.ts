@@ -3,7 +3,7 @@
  * Endpoints belong to the organization and hear about work in all its domains, so managing them takes organization
  * owner or admin authority (403 otherwise); another organization's endpoint id is the uniform 404.
  */
-import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../storage/repos/webhooks.repo.js';
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../storage/records/webhooks.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
@@ -67,24 +67,24 @@ export interface WebhookEndpointsDeps {
   resolveAll?: ResolveAll;
 }
 
-function view(row: WebhookEndpointRow): WebhookView {
-  return { id: row.id, url: row.url, events: JSON.parse(row.events) as string[], active: row.active === 1, createdBy: row.created_by, createdAt: toIso(row.created_at) };
+function view(endpoint: WebhookEndpoint): WebhookView {
+  return { id: endpoint.id, url: endpoint.url, events: [...endpoint.events], active: endpoint.active, createdBy: endpoint.createdBy, createdAt: toIso(endpoint.createdAt) };
 }
 
-function deliveryView(row: WebhookDeliveryRow, attempts: readonly WebhookAttemptRow[]): DeliveryView {
+function deliveryView(delivery: WebhookDelivery, attempts: readonly WebhookAttempt[]): DeliveryView {
   return {
-    id: row.id,
-    eventType: row.event_type,
-    runId: row.run_id,
-    status: row.status,
-    attempts: row.attempts,
-    nextAttemptAt: row.status === 'pending' && row.next_attempt_at !== null ? toIso(row.next_attempt_at) : null,
-    lastStatus: row.last_status,
-    lastError: row.last_error,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    payload: JSON.parse(row.payload) as unknown,
-    attemptLog: attempts.map((a) => ({ attempt: a.attempt, at: toIso(a.attempted_at), statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
+    id: delivery.id,
+    eventType: delivery.eventType,
+    runId: delivery.runId,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    nextAttemptAt: delivery.status === 'pending' && delivery.nextAttemptAt !== null ? toIso(delivery.nextAttemptAt) : null,
+    lastStatus: delivery.lastStatus,
+    lastError: delivery.lastError,
+    createdAt: toIso(delivery.createdAt),
+    updatedAt: toIso(delivery.updatedAt),
+    payload: JSON.parse(delivery.payload) as unknown,
+    attemptLog: attempts.map((a) => ({ attempt: a.attempt, at: toIso(a.attemptedAt), statusCode: a.statusCode, error: a.error, durationMs: a.durationMs })),
   };
 }
 
@@ -98,9 +98,9 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
     if (role !== 'owner' && role !== 'admin') throw forbidden('Managing webhooks needs organization owner or admin authority.');
   }
 
-  function endpointOf(caller: WebhookCaller, id: string): WebhookEndpointRow {
+  function endpointOf(caller: WebhookCaller, id: string): WebhookEndpoint {
     const row = isUuid(id) ? repos.webhooks.endpoint(id) : undefined;
-    if (row === undefined || row.org_id !== caller.orgId) throw notFound();
+    if (row === undefined || row.orgId !== caller.orgId) throw notFound();
     requireOrgAdmin(caller);
     return row;
   }
@@ -112,18 +112,18 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
       const events = [...new Set(body.events ?? WEBHOOK_EVENT_TYPES)];
       const id = newId();
       const secret = mintSigningSecret();
-      const row: WebhookEndpointRow = {
+      const endpoint: WebhookEndpoint = {
         id,
-        org_id: caller.orgId,
+        orgId: caller.orgId,
         url: url.href,
-        secret_sealed: sealSecret(keyRing, secret, sealedSecretAad.webhookEndpoint(caller.orgId, id)),
-        events: JSON.stringify(events),
-        active: 1,
-        created_by: caller.userId,
-        created_at: clock.now(),
+        secretSealed: sealSecret(keyRing, secret, sealedSecretAad.webhookEndpoint(caller.orgId, id)),
+        events,
+        active: true,
+        createdBy: caller.userId,
+        createdAt: clock.now(),
       };
-      await store.writer.submit(() => repos.webhooks.insertEndpoint(row));
-      return { webhook: view(row), secret };
+      await store.writer.submit(() => repos.webhooks.insertEndpoint(endpoint));
+      return { webhook: view(endpoint), secret };
     },
     list(caller) {
       requireOrgAdmin(caller);
@@ -142,16 +142,16 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
       const before = options.cursor ? decodePosition(options.cursor) : null;
       const rows = repos.webhooks.deliveriesPage(row.id, before, limit + 1);
       const page = rows.slice(0, limit);
-      const byDelivery = new Map<string, WebhookAttemptRow[]>();
+      const byDelivery = new Map<string, WebhookAttempt[]>();
       for (const attempt of repos.webhooks.attemptsOf(page.map((d) => d.id))) {
-        const list = byDelivery.get(attempt.delivery_id) ?? [];
+        const list = byDelivery.get(attempt.deliveryId) ?? [];
         list.push(attempt);
-        byDelivery.set(attempt.delivery_id, list);
+        byDelivery.set(attempt.deliveryId, list);
       }
       const last = page[page.length - 1];
       return {
         deliveries: page.map((d) => deliveryView(d, byDelivery.get(d.id) ?? [])),
-        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.created_at, id: last.id }) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.createdAt, id: last.id }) : null,
       };
     },
   };

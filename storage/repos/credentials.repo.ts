@@ -1,7 +1,9 @@
 // Personal API keys, user tokens and console sessions, looked up by the SHA-256 of the secret.
 import type { SqliteDatabase } from '../database.js';
+import type { ApiKey, ConsoleSession, NewApiKey, UserToken } from '../records/credentials.js';
+import { mapOptional } from '../row-mapping.js';
 
-export interface ApiKeyRow {
+interface ApiKeyRow {
   id: string;
   user_id: string;
   org_id: string;
@@ -10,8 +12,7 @@ export interface ApiKeyRow {
   hint: string;
   created_at: number;
   revoked_at: number | null;
-  /** Minute-granular (runtime/auth/authenticator.ts); absent on rows built before the insert. */
-  last_used_at?: number | null;
+  last_used_at: number | null;
 }
 
 /** Keyset position in a created-at ordered list (oldest first). */
@@ -20,23 +21,63 @@ export interface CreatedCursor {
   id: string;
 }
 
-export interface UserTokenRow {
+/** user_tokens and console_sessions share their columns; a console session's organization may still be unchosen. */
+interface TokenRow<Org extends string | null> {
   id: string;
   user_id: string;
-  org_id: string;
+  org_id: Org;
   token_hash: Buffer;
   created_at: number;
   expires_at: number;
 }
 
-export interface ConsoleSessionRow {
-  id: string;
-  user_id: string;
-  org_id: string | null;
-  token_hash: Buffer;
-  created_at: number;
-  expires_at: number;
-}
+type UserTokenRow = TokenRow<string>;
+type ConsoleSessionRow = TokenRow<string | null>;
+
+// The key check runs on every `sv_` request but is cached (storage/repos/index.ts): this maps once per fill.
+const apiKeyFromRow = (r: ApiKeyRow): ApiKey => ({
+  id: r.id,
+  userId: r.user_id,
+  orgId: r.org_id,
+  name: r.name,
+  keyHash: r.key_hash,
+  hint: r.hint,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at,
+});
+
+const apiKeyToRow = (k: NewApiKey): Omit<ApiKeyRow, 'last_used_at'> => ({
+  id: k.id,
+  user_id: k.userId,
+  org_id: k.orgId,
+  name: k.name,
+  key_hash: k.keyHash,
+  hint: k.hint,
+  created_at: k.createdAt,
+  revoked_at: k.revokedAt,
+});
+
+const tokenFromRow = <Org extends string | null>(r: TokenRow<Org>) => ({
+  id: r.id,
+  userId: r.user_id,
+  orgId: r.org_id,
+  tokenHash: r.token_hash,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});
+
+const tokenToRow = <Org extends string | null>(t: { id: string; userId: string; orgId: Org; tokenHash: Buffer; createdAt: number; expiresAt: number }): TokenRow<Org> => ({
+  id: t.id,
+  user_id: t.userId,
+  org_id: t.orgId,
+  token_hash: t.tokenHash,
+  created_at: t.createdAt,
+  expires_at: t.expiresAt,
+});
+
+const userTokenFromRow = (r: UserTokenRow): UserToken => tokenFromRow(r);
+const consoleSessionFromRow = (r: ConsoleSessionRow): ConsoleSession => tokenFromRow(r);
 
 export function createCredentialsRepo(db: SqliteDatabase) {
   const s = {
@@ -80,26 +121,26 @@ export function createCredentialsRepo(db: SqliteDatabase) {
     sweepConsole: db.prepare('DELETE FROM console_sessions WHERE expires_at <= ?'),
   };
   return {
-    insertApiKey: (row: ApiKeyRow): void => void s.insertKey.run(row),
-    apiKeyByHash: (hash: Buffer) => s.keyByHash.get(hash) as ApiKeyRow | undefined,
+    insertApiKey: (key: NewApiKey): void => void s.insertKey.run(apiKeyToRow(key)),
+    apiKeyByHash: (hash: Buffer) => mapOptional(s.keyByHash.get(hash), apiKeyFromRow),
     /** The key with that hash if it is unrevoked and its user is enabled and still a member of the key's organization. */
-    activeApiKeyByHash: (hash: Buffer) => s.activeKeyByHash.get(hash) as ApiKeyRow | undefined,
-    apiKeysOfUser: (userId: string, orgId: string) => s.keysOfUser.all(userId, orgId) as ApiKeyRow[],
+    activeApiKeyByHash: (hash: Buffer) => mapOptional(s.activeKeyByHash.get(hash), apiKeyFromRow),
+    apiKeysOfUser: (userId: string, orgId: string) => (s.keysOfUser.all(userId, orgId) as ApiKeyRow[]).map(apiKeyFromRow),
     revokeApiKey: (id: string, now: number): boolean => s.revokeKey.run(now, id).changes > 0,
-    apiKey: (id: string) => s.keyById.get(id) as ApiKeyRow | undefined,
+    apiKey: (id: string) => mapOptional(s.keyById.get(id), apiKeyFromRow),
     /** A user's keys in one organization (revoked ones included), oldest first, after `after`. */
     apiKeysOfUserPage: (userId: string, orgId: string, after: CreatedCursor | null, limit: number) =>
-      s.keysOfUserPage.all({ user: userId, org: orgId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[],
+      (s.keysOfUserPage.all({ user: userId, org: orgId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[]).map(apiKeyFromRow),
     /** Every key of an organization (optionally one user's), oldest first, after `after`. */
     apiKeysOfOrganizationPage: (orgId: string, userId: string | null, after: CreatedCursor | null, limit: number) =>
-      s.keysOfOrgPage.all({ org: orgId, user: userId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[],
+      (s.keysOfOrgPage.all({ org: orgId, user: userId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[]).map(apiKeyFromRow),
     /** Records a use at `now` unless one at or after `notBefore` is already recorded (one write a minute per key). */
     touchApiKey: (id: string, now: number, notBefore: number): boolean => s.touchKey.run(now, id, notBefore).changes > 0,
-    insertUserToken: (row: UserTokenRow): void => void s.insertToken.run(row),
-    userTokenByHash: (hash: Buffer) => s.tokenByHash.get(hash) as UserTokenRow | undefined,
+    insertUserToken: (token: UserToken): void => void s.insertToken.run(tokenToRow(token)),
+    userTokenByHash: (hash: Buffer) => mapOptional(s.tokenByHash.get(hash), userTokenFromRow),
     sweepUserTokens: (now: number): number => s.sweepTokens.run(now).changes,
-    insertConsoleSession: (row: ConsoleSessionRow): void => void s.insertConsole.run(row),
-    consoleSessionByHash: (hash: Buffer) => s.consoleByHash.get(hash) as ConsoleSessionRow | undefined,
+    insertConsoleSession: (session: ConsoleSession): void => void s.insertConsole.run(tokenToRow(session)),
+    consoleSessionByHash: (hash: Buffer) => mapOptional(s.consoleByHash.get(hash), consoleSessionFromRow),
     deleteConsoleSession: (hash: Buffer): void => void s.deleteConsole.run(hash),
     sweepConsoleSessions: (now: number): number => s.sweepConsole.run(now).changes,
   };

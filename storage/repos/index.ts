@@ -70,10 +70,10 @@ export function createRepositories(raw: SqliteDatabase, cache: ReadCache = creat
  * the key check, the trigger and its subscribers, each subscriber's automation, entitlement override and published
  * version, the caller's domain role and user row (GET /me, membership checks), whether an organization has active
  * webhook endpoints (asked after every fire), and what every agent turn resolves its knowledge from (its selection
- * and its organization's modules).
+ * and its organization's modules), and the integrations its tools come from.
  */
 function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void {
-  const { credentials, triggers, automations, entitlements, tenancy, knowledge, webhooks } = repos;
+  const { credentials, triggers, automations, entitlements, tenancy, knowledge, webhooks, integrations } = repos;
   credentials.activeApiKeyByHash = cache.cached(credentials.activeApiKeyByHash, (hash) => hash.toString('hex'));
   triggers.trigger = cache.cached(triggers.trigger, (id) => id);
   triggers.subscribers = cache.cached(triggers.subscribers, (id) => id);
@@ -86,6 +86,7 @@ function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void
   webhooks.hasActiveEndpoints = cache.cached(webhooks.hasActiveEndpoints, (orgId) => orgId);
   automations.knowledgeSelection = cache.cached(automations.knowledgeSelection, (id) => id);
   knowledge.modulesOfOrganization = cache.cached(knowledge.modulesOfOrganization, (orgId) => orgId);
+  integrations.integrationsVisibleTo = cache.cached(integrations.integrationsVisibleTo, (orgId) => orgId);
 }
 
 export type Repositories = ReturnType<typeof createRepositories>;

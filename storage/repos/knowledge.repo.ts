@@ -1,9 +1,11 @@
 // Knowledge bases, articles (published text kept in the FTS5 index), modules and their article memberships.
 import type { SqliteDatabase } from '../database.js';
+import type { Article, KnowledgeBase, KnowledgeModule, ModuleArticle, ModuleKind, ScoredArticle } from '../records/knowledge.js';
+import { mapOptional } from '../row-mapping.js';
 
-export type ModuleKind = 'domain' | 'org';
+export type { ModuleKind } from '../records/knowledge.js';
 
-export interface KnowledgeBaseRow {
+interface KnowledgeBaseRow {
   id: string;
   org_id: string;
   domain_id: string | null;
@@ -11,7 +13,7 @@ export interface KnowledgeBaseRow {
   created_at: number;
 }
 
-export interface ArticleRow {
+interface ArticleRow {
   id: string;
   base_id: string;
   org_id: string;
@@ -24,7 +26,7 @@ export interface ArticleRow {
   updated_at: number;
 }
 
-export interface KnowledgeModuleRow {
+interface KnowledgeModuleRow {
   id: string;
   org_id: string;
   kind: ModuleKind;
@@ -34,11 +36,81 @@ export interface KnowledgeModuleRow {
   created_at: number;
 }
 
-export interface ModuleArticleRow {
+interface ModuleArticleRow {
   module_id: string;
   article_id: string;
   created_at: number;
 }
+
+const baseFromRow = (r: KnowledgeBaseRow): KnowledgeBase => ({
+  id: r.id,
+  orgId: r.org_id,
+  domainId: r.domain_id,
+  name: r.name,
+  createdAt: r.created_at,
+});
+
+const baseToRow = (b: KnowledgeBase): KnowledgeBaseRow => ({
+  id: b.id,
+  org_id: b.orgId,
+  domain_id: b.domainId,
+  name: b.name,
+  created_at: b.createdAt,
+});
+
+const articleFromRow = (r: ArticleRow): Article => ({
+  id: r.id,
+  baseId: r.base_id,
+  orgId: r.org_id,
+  title: r.title,
+  draftBody: r.draft_body,
+  publishedBody: r.published_body,
+  publishedAt: r.published_at,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The insert's parameters: a new article is an unpublished draft, whatever its published fields say. */
+const articleToRow = (a: NewArticle): ArticleRow => ({
+  id: a.id,
+  base_id: a.baseId,
+  org_id: a.orgId,
+  title: a.title,
+  draft_body: a.draftBody,
+  published_body: null,
+  published_at: null,
+  created_by: a.createdBy,
+  created_at: a.createdAt,
+  updated_at: a.updatedAt,
+});
+
+const scoredArticleFromRow = (r: ArticleRow & { score: number }): ScoredArticle => ({ ...articleFromRow(r), score: r.score });
+
+const moduleFromRow = (r: KnowledgeModuleRow): KnowledgeModule => ({
+  id: r.id,
+  orgId: r.org_id,
+  kind: r.kind,
+  domainId: r.domain_id,
+  name: r.name,
+  description: r.description,
+  createdAt: r.created_at,
+});
+
+const moduleToRow = (m: KnowledgeModule): KnowledgeModuleRow => ({
+  id: m.id,
+  org_id: m.orgId,
+  kind: m.kind,
+  domain_id: m.domainId,
+  name: m.name,
+  description: m.description,
+  created_at: m.createdAt,
+});
+
+const moduleArticleFromRow = (r: ModuleArticleRow): ModuleArticle => ({ moduleId: r.module_id, articleId: r.article_id, createdAt: r.created_at });
+
+/** An article as inserted: published fields come only from publishArticle. */
+type NewArticle = Omit<Article, 'publishedBody' | 'publishedAt'>;
 
 export function createKnowledgeRepo(db: SqliteDatabase) {
   const s = {
@@ -136,48 +208,48 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
     unpublishArticle: (id: string, now: number): boolean => unpublishArticle(id, now),
     /** One page of a base's articles, oldest first, after `after`; `published` filters when not null. */
     articlesOfBasePage: (baseId: string, published: boolean | null, after: { createdAt: number; id: string } | null, limit: number) =>
-      s.articlesOfBasePage.all({
+      (s.articlesOfBasePage.all({
         base: baseId,
         published: published === null ? null : Number(published),
         after_at: after?.createdAt ?? -1,
         after_id: after?.id ?? '',
         limit,
-      }) as ArticleRow[],
+      }) as ArticleRow[]).map(articleFromRow),
     removeModuleArticle: (moduleId: string, articleId: string): boolean => s.removeMember.run(moduleId, articleId).changes > 0,
     /** Deletes the module and its memberships, and drops it from every agent's module selection. */
     deleteModule: (id: string): boolean => deleteModule(id),
-    insertBase: (row: KnowledgeBaseRow): void => void s.insertBase.run(row),
+    insertBase: (base: KnowledgeBase): void => void s.insertBase.run(baseToRow(base)),
     updateBase: (id: string, name: string, domainId: string | null): void => void s.updateBase.run(domainId, name, id),
-    base: (id: string) => s.base.get(id) as KnowledgeBaseRow | undefined,
-    basesOfOrganization: (orgId: string) => s.basesOfOrg.all(orgId) as KnowledgeBaseRow[],
+    base: (id: string) => mapOptional(s.base.get(id), baseFromRow),
+    basesOfOrganization: (orgId: string) => (s.basesOfOrg.all(orgId) as KnowledgeBaseRow[]).map(baseFromRow),
     /** Inserts an unpublished draft (published fields are ignored: use publishArticle). */
-    insertArticle: (row: Omit<ArticleRow, 'published_body' | 'published_at'>): void =>
-      void s.insertArticle.run({ ...row, published_body: null, published_at: null }),
+    insertArticle: (article: NewArticle): void => void s.insertArticle.run(articleToRow(article)),
     /** Changes the draft only; readers and the index keep seeing the published text. */
     updateArticleDraft: (id: string, title: string, draftBody: string | null, now: number): void =>
       void s.updateDraft.run(title, draftBody, now, id),
     /** Publishes the current draft and (re)indexes it; false when there is no such article. */
     publishArticle: (id: string, now: number): boolean => publishArticle(id, now),
-    article: (id: string) => s.article.get(id) as ArticleRow | undefined,
-    articlesOfBase: (baseId: string) => s.articlesOfBase.all(baseId) as ArticleRow[],
+    article: (id: string) => mapOptional(s.article.get(id), articleFromRow),
+    articlesOfBase: (baseId: string) => (s.articlesOfBase.all(baseId) as ArticleRow[]).map(articleFromRow),
     /** Deletes the article; its index entry goes with it (trigger on article_fts_rows). */
     deleteArticle: (id: string): boolean => s.deleteArticle.run(id).changes > 0,
     /** Published articles of an organization matching an FTS5 query (the caller quotes user text), best first. */
-    matchPublishedArticles: (orgId: string, ftsQuery: string, limit: number) => s.match.all(ftsQuery, orgId, limit) as ArticleRow[],
-    insertModule: (row: KnowledgeModuleRow): void => void s.insertModule.run(row),
-    updateModule: (row: Pick<KnowledgeModuleRow, 'id' | 'kind' | 'domain_id' | 'name' | 'description'>): void => void s.updateModule.run(row),
-    module: (id: string) => s.module.get(id) as KnowledgeModuleRow | undefined,
-    modulesOfOrganization: (orgId: string) => s.modulesOfOrg.all(orgId) as KnowledgeModuleRow[],
+    matchPublishedArticles: (orgId: string, ftsQuery: string, limit: number) => (s.match.all(ftsQuery, orgId, limit) as ArticleRow[]).map(articleFromRow),
+    insertModule: (module: KnowledgeModule): void => void s.insertModule.run(moduleToRow(module)),
+    updateModule: (module: Pick<KnowledgeModule, 'id' | 'kind' | 'domainId' | 'name' | 'description'>): void =>
+      void s.updateModule.run({ id: module.id, kind: module.kind, domain_id: module.domainId, name: module.name, description: module.description }),
+    module: (id: string) => mapOptional(s.module.get(id), moduleFromRow),
+    modulesOfOrganization: (orgId: string) => (s.modulesOfOrg.all(orgId) as KnowledgeModuleRow[]).map(moduleFromRow),
     /** Idempotent: adding an existing membership changes nothing; true when a row was added. */
     addModuleArticle: (moduleId: string, articleId: string, now: number): boolean => s.addMember.run(moduleId, articleId, now).changes > 0,
     moduleArticleIds: (moduleId: string) => (s.members.all(moduleId) as Array<{ article_id: string }>).map((r) => r.article_id),
-    moduleArticle: (moduleId: string, articleId: string) => s.membership.get(moduleId, articleId) as ModuleArticleRow | undefined,
+    moduleArticle: (moduleId: string, articleId: string) => mapOptional(s.membership.get(moduleId, articleId), moduleArticleFromRow),
     /**
      * Published articles that belong to any of `moduleIds` (and to the organization) matching an FTS5 query, best
      * bm25 score first (title weighted 4:1 over body). The caller builds the query from quoted terms only.
      */
     matchPublishedInModules: (orgId: string, moduleIds: readonly string[], ftsQuery: string, limit: number) =>
-      s.matchInModules.all(ftsQuery, orgId, JSON.stringify(moduleIds), limit) as Array<ArticleRow & { score: number }>,
+      (s.matchInModules.all(ftsQuery, orgId, JSON.stringify(moduleIds), limit) as Array<ArticleRow & { score: number }>).map(scoredArticleFromRow),
   };
 }
 

@@ -4,7 +4,7 @@ import type { Member } from '../records/management.js';
 import type { OrgRole } from '../records/tenancy.js';
 import { mapOptional } from '../row-mapping.js';
 import { organizationFromRow } from './tenancy.repo.js';
-import type { ConnectionRow } from './integrations.repo.js';
+import { connectionFromRow } from './integrations.repo.js';
 import { supportGrantFromRow } from './support-grants.repo.js';
 
 /** Keyset position: rows strictly after (created_at, id). */
@@ -35,8 +35,6 @@ const memberFromRow = (r: MemberRow): Member => ({
   hasPassword: r.has_password === 1,
   userDisabled: r.user_disabled === 1,
 });
-
-export type ManagedConnectionRow = ConnectionRow & { rotated_at: number | null };
 
 export function createManagementRepo(db: SqliteDatabase) {
   const s = {
@@ -85,7 +83,7 @@ export function createManagementRepo(db: SqliteDatabase) {
     renameDomain: (id: string, name: string): void => void s.renameDomain.run(name, id),
     /** Another domain of the organization already named so (case-insensitive), or undefined. */
     domainNamed: (orgId: string, name: string) => (s.domainNamed.get(orgId, name) as { id: string } | undefined)?.id,
-    connection: (id: string) => s.connection.get(id) as ManagedConnectionRow | undefined,
+    connection: (id: string) => mapOptional(s.connection.get(id), connectionFromRow),
     rotateConnection: (id: string, sealed: Buffer, at: number): void => void s.rotateConnection.run(sealed, at, id),
     deleteConnection: (id: string): void => void s.deleteConnection.run(id),
     supportGrantsOf: (orgId: string, partnerId: string, after: PageAfter | null, limit: number) =>

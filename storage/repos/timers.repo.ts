@@ -1,7 +1,9 @@
 // Durable timers (table timers): deadlines as due times, at most one unfired timer per (kind, target).
 import type { SqliteDatabase } from '../database.js';
+import type { NewTimer, Timer } from '../records/timers.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
 
-export interface TimerRow {
+interface TimerRow {
   id: string;
   kind: string;
   target_id: string;
@@ -11,6 +13,26 @@ export interface TimerRow {
   created_at: number;
   fired_at: number | null;
 }
+
+// On the scheduler's path (every due batch, every schedule and cancel): a payload is small, usually `{}`.
+const fromRow = (r: TimerRow): Timer => ({
+  id: r.id,
+  kind: r.kind,
+  targetId: r.target_id,
+  dueAt: r.due_at,
+  payload: jsonColumn(r.payload),
+  createdAt: r.created_at,
+  firedAt: r.fired_at,
+});
+
+const toRow = (t: NewTimer): Omit<TimerRow, 'fired_at'> => ({
+  id: t.id,
+  kind: t.kind,
+  target_id: t.targetId,
+  due_at: t.dueAt,
+  payload: JSON.stringify(t.payload),
+  created_at: t.createdAt,
+});
 
 export function createTimersRepo(db: SqliteDatabase) {
   // Kinds and excluded ids travel as JSON arrays so one prepared statement serves any number of them.
@@ -35,15 +57,15 @@ export function createTimersRepo(db: SqliteDatabase) {
   };
   return {
     /** Replaces the unfired timer of (kind, target_id), if any: a target has one deadline per kind. */
-    replace(row: Omit<TimerRow, 'fired_at'>): void {
-      s.deleteUnfired.run(row.kind, row.target_id);
-      s.insert.run(row);
+    replace(timer: NewTimer): void {
+      s.deleteUnfired.run(timer.kind, timer.targetId);
+      s.insert.run(toRow(timer));
     },
     cancel: (kind: string, targetId: string): boolean => s.deleteUnfired.run(kind, targetId).changes > 0,
-    get: (id: string) => s.get.get(id) as TimerRow | undefined,
-    pending: (kind: string, targetId: string) => s.pending.get(kind, targetId) as TimerRow | undefined,
+    get: (id: string) => mapOptional(s.get.get(id), fromRow),
+    pending: (kind: string, targetId: string) => mapOptional(s.pending.get(kind, targetId), fromRow),
     due: (now: number, kinds: readonly string[], excludeIds: readonly string[], limit: number) =>
-      s.due.all(now, JSON.stringify(kinds), JSON.stringify(excludeIds), limit) as TimerRow[],
+      (s.due.all(now, JSON.stringify(kinds), JSON.stringify(excludeIds), limit) as TimerRow[]).map(fromRow),
     nextDueAt(kinds: readonly string[], excludeIds: readonly string[]): number | null {
       const row = s.nextDue.get(JSON.stringify(kinds), JSON.stringify(excludeIds)) as { due_at: number | null };
       return row.due_at;

@@ -1,11 +1,16 @@
 // Outbound webhooks: endpoints, deliveries with their attempt log, and the once-per-run notices that enqueue them.
 import type { SqliteDatabase } from '../database.js';
+import type {
+  OrganizationWithEndpoints, RunSubscriberState, WebhookAttempt, WebhookDelivery, WebhookDeliveryOutcome, WebhookDeliveryStatus, WebhookEndpoint,
+} from '../records/webhooks.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
 
-export interface WebhookEndpointRow {
+export type { WebhookDeliveryStatus } from '../records/webhooks.js';
+
+interface WebhookEndpointRow {
   id: string;
   org_id: string;
   url: string;
-  /** runtime/vault/sealed-secret.ts output of the signing secret; never the secret in clear. */
   secret_sealed: Buffer;
   /** JSON array of event types the endpoint receives. */
   events: string;
@@ -14,13 +19,10 @@ export interface WebhookEndpointRow {
   created_at: number;
 }
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface WebhookDeliveryRow {
+interface WebhookDeliveryRow {
   id: string;
   endpoint_id: string;
   event_type: string;
-  /** The signed JSON body, byte for byte (it carries ids and outcomes, never secrets). */
   payload: string;
   status: WebhookDeliveryStatus;
   attempts: number;
@@ -32,7 +34,7 @@ export interface WebhookDeliveryRow {
   run_id: string | null;
 }
 
-export interface WebhookAttemptRow {
+interface WebhookAttemptRow {
   delivery_id: string;
   attempt: number;
   attempted_at: number;
@@ -41,8 +43,7 @@ export interface WebhookAttemptRow {
   duration_ms: number;
 }
 
-/** One subscriber of a run with the state of the session its firing started (its first execution). */
-export interface RunSubscriberState {
+interface RunSubscriberStateRow {
   automation_id: string;
   position: number;
   start_status: 'started' | 'skipped' | 'failed';
@@ -57,6 +58,100 @@ export interface DeliveryCursor {
   createdAt: number;
   id: string;
 }
+
+const endpointFromRow = (r: WebhookEndpointRow): WebhookEndpoint => {
+  const events = jsonColumn(r.events);
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    url: r.url,
+    secretSealed: r.secret_sealed,
+    events: Array.isArray(events) ? (events as string[]) : [],
+    active: r.active === 1,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+  };
+};
+
+const endpointToRow = (e: WebhookEndpoint): WebhookEndpointRow => ({
+  id: e.id,
+  org_id: e.orgId,
+  url: e.url,
+  secret_sealed: e.secretSealed,
+  events: JSON.stringify(e.events),
+  active: e.active ? 1 : 0,
+  created_by: e.createdBy,
+  created_at: e.createdAt,
+});
+
+const deliveryFromRow = (r: WebhookDeliveryRow): WebhookDelivery => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventType: r.event_type,
+  payload: r.payload,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  runId: r.run_id,
+});
+
+const deliveryToRow = (d: WebhookDelivery): WebhookDeliveryRow => ({
+  id: d.id,
+  endpoint_id: d.endpointId,
+  event_type: d.eventType,
+  payload: d.payload,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: d.nextAttemptAt,
+  last_status: d.lastStatus,
+  last_error: d.lastError,
+  created_at: d.createdAt,
+  updated_at: d.updatedAt,
+  run_id: d.runId,
+});
+
+const outcomeToRow = (o: WebhookDeliveryOutcome): Pick<WebhookDeliveryRow, 'id' | 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error' | 'updated_at'> => ({
+  id: o.id,
+  status: o.status,
+  attempts: o.attempts,
+  next_attempt_at: o.nextAttemptAt,
+  last_status: o.lastStatus,
+  last_error: o.lastError,
+  updated_at: o.updatedAt,
+});
+
+const attemptFromRow = (r: WebhookAttemptRow): WebhookAttempt => ({
+  deliveryId: r.delivery_id,
+  attempt: r.attempt,
+  attemptedAt: r.attempted_at,
+  statusCode: r.status_code,
+  error: r.error,
+  durationMs: r.duration_ms,
+});
+
+const attemptToRow = (a: WebhookAttempt): WebhookAttemptRow => ({
+  delivery_id: a.deliveryId,
+  attempt: a.attempt,
+  attempted_at: a.attemptedAt,
+  status_code: a.statusCode,
+  error: a.error,
+  duration_ms: a.durationMs,
+});
+
+const runStateFromRow = (r: RunSubscriberStateRow): RunSubscriberState => ({
+  automationId: r.automation_id,
+  position: r.position,
+  startStatus: r.start_status,
+  code: r.code,
+  sessionId: r.session_id,
+  executionStatus: r.execution_status,
+  errorCode: r.error_code,
+  settledAt: r.settled_at,
+});
 
 export function createWebhooksRepo(db: SqliteDatabase) {
   const s = {
@@ -111,35 +206,35 @@ export function createWebhooksRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertEndpoint: (row: WebhookEndpointRow): void => void s.insertEndpoint.run(row),
-    endpoint: (id: string) => s.endpoint.get(id) as WebhookEndpointRow | undefined,
-    endpointsOfOrganization: (orgId: string) => s.endpointsOfOrg.all(orgId) as WebhookEndpointRow[],
-    activeEndpoints: (orgId: string) => s.activeEndpoints.all(orgId) as WebhookEndpointRow[],
+    insertEndpoint: (endpoint: WebhookEndpoint): void => void s.insertEndpoint.run(endpointToRow(endpoint)),
+    endpoint: (id: string) => mapOptional(s.endpoint.get(id), endpointFromRow),
+    endpointsOfOrganization: (orgId: string) => (s.endpointsOfOrg.all(orgId) as WebhookEndpointRow[]).map(endpointFromRow),
+    activeEndpoints: (orgId: string) => (s.activeEndpoints.all(orgId) as WebhookEndpointRow[]).map(endpointFromRow),
     /** Cheap guard on hot paths: most organizations have no endpoint, and then nothing is tracked. */
     hasActiveEndpoints: (orgId: string): boolean => s.hasActive.get(orgId) !== undefined,
     /** Organizations with an active endpoint, and when their oldest one was registered. */
-    organizationsWithEndpoints: () => s.orgsWithActive.all() as Array<{ org_id: string; since: number }>,
+    organizationsWithEndpoints: (): OrganizationWithEndpoints[] =>
+      (s.orgsWithActive.all() as Array<{ org_id: string; since: number }>).map((r) => ({ orgId: r.org_id, since: r.since })),
     /** Deletes the endpoint with its deliveries and attempt log (cascade). */
     deleteEndpoint: (id: string): boolean => s.deleteEndpoint.run(id).changes > 0,
-    insertDelivery: (row: WebhookDeliveryRow): void => void s.insertDelivery.run(row),
-    delivery: (id: string) => s.delivery.get(id) as WebhookDeliveryRow | undefined,
+    insertDelivery: (delivery: WebhookDelivery): void => void s.insertDelivery.run(deliveryToRow(delivery)),
+    delivery: (id: string) => mapOptional(s.delivery.get(id), deliveryFromRow),
     pendingDeliveryIds: (endpointId: string) => s.pendingOfEndpoint.all(endpointId) as string[],
-    recordAttempt(
-      delivery: Pick<WebhookDeliveryRow, 'id' | 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error' | 'updated_at'>,
-      attempt: WebhookAttemptRow,
-    ): void {
-      s.recordAttempt.run(delivery);
-      s.insertAttempt.run(attempt);
+    recordAttempt(delivery: WebhookDeliveryOutcome, attempt: WebhookAttempt): void {
+      s.recordAttempt.run(outcomeToRow(delivery));
+      s.insertAttempt.run(attemptToRow(attempt));
     },
     /** Newest first; `before` continues after the last row of the previous page. */
-    deliveriesPage(endpointId: string, before: DeliveryCursor | null, limit: number): WebhookDeliveryRow[] {
-      if (before === null) return s.firstPage.all(endpointId, limit) as WebhookDeliveryRow[];
-      return s.nextPage.all({ endpoint_id: endpointId, created_at: before.createdAt, id: before.id, limit }) as WebhookDeliveryRow[];
+    deliveriesPage(endpointId: string, before: DeliveryCursor | null, limit: number): WebhookDelivery[] {
+      const rows = before === null
+        ? s.firstPage.all(endpointId, limit)
+        : s.nextPage.all({ endpoint_id: endpointId, created_at: before.createdAt, id: before.id, limit });
+      return (rows as WebhookDeliveryRow[]).map(deliveryFromRow);
     },
-    attemptsOf: (deliveryIds: readonly string[]) => s.attemptsOf.all(JSON.stringify(deliveryIds)) as WebhookAttemptRow[],
+    attemptsOf: (deliveryIds: readonly string[]) => (s.attemptsOf.all(JSON.stringify(deliveryIds)) as WebhookAttemptRow[]).map(attemptFromRow),
     /** False when the run was already announced. */
     insertRunNotice: (runId: string, orgId: string, now: number): boolean => s.insertNotice.run(runId, orgId, now).changes > 0,
-    runState: (runId: string) => s.runState.all(runId) as RunSubscriberState[],
+    runState: (runId: string) => (s.runState.all(runId) as RunSubscriberStateRow[]).map(runStateFromRow),
     unannouncedRuns: (orgId: string, since: number, limit: number) => s.unannouncedRuns.all({ org_id: orgId, since, limit }) as string[],
   };
 }

@@ -31,7 +31,7 @@ export async function seedUser(
     }
     tenancy.insertUser({ id: userId, email, name: email.split('@')[0], passwordHash, disabled: false, createdAt: now });
     tenancy.setOrgRole(orgId, userId, options.orgRole ?? 'member', now);
-    credentials.insertApiKey({ id: newId(), user_id: userId, org_id: orgId, name: 'test', key_hash: hashSecret(apiKey), hint: hintOf(apiKey), created_at: now, revoked_at: null });
+    credentials.insertApiKey({ id: newId(), userId, orgId, name: 'test', keyHash: hashSecret(apiKey), hint: hintOf(apiKey), createdAt: now, revokedAt: null });
   });
   return { userId, orgId, email, password, apiKey };
 }

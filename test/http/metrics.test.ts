@@ -53,12 +53,12 @@ t.test('a fire, its turns (with a tool call) and its webhook delivery are counte
   // The retry comes due: while its attempt is in flight the timer is due and not yet fired.
   const { repos } = w.server.service.store;
   const delivery = repos.webhooks.deliveriesPage(registered.webhook.id, null, 1)[0]!;
-  t.equal(repos.timers.pending('webhook-delivery', delivery.id)?.due_at, delivery.next_attempt_at);
+  t.equal(repos.timers.pending('webhook-delivery', delivery.id)?.dueAt, delivery.nextAttemptAt);
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   w.receiver.respond((_request, res) => void held.then(() => res.writeHead(200).end('ok')));
   const arrived = w.receiver.nextRequest();
-  w.clock.set(delivery.next_attempt_at!);
+  w.clock.set(delivery.nextAttemptAt!);
   await arrived;
   t.equal((await scrape(url)).value('switchyard_timers_due', { kind: 'webhook-delivery' }), 1, 'due and not yet fired');
   release();

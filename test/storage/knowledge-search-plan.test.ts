@@ -25,14 +25,14 @@ t.test('the module search finds each match\'s mapping row by rowid, never once p
   t.teardown(() => store.close());
   const { db, repos } = store;
   db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org', 'Org', 0)").run();
-  repos.knowledge.insertBase({ id: 'base', org_id: 'org', domain_id: null, name: 'Base', created_at: 0 });
-  repos.knowledge.insertModule({ id: 'mod', org_id: 'org', kind: 'org', domain_id: null, name: 'Module', description: null, created_at: 0 });
+  repos.knowledge.insertBase({ id: 'base', orgId: 'org', domainId: null, name: 'Base', createdAt: 0 });
+  repos.knowledge.insertModule({ id: 'mod', orgId: 'org', kind: 'org', domainId: null, name: 'Module', description: null, createdAt: 0 });
   // Every article matches and belongs to the module (with statistics): the shape where `a.id IN (module's articles)`
   // made the planner look each match's mapping row up once per article of the module (34 ms at 500 articles).
   db.transaction(() => {
     for (let i = 0; i < 300; i++) {
       const id = `a${String(i).padStart(4, '0')}`;
-      repos.knowledge.insertArticle({ id, base_id: 'base', org_id: 'org', title: `Article ${i}`, draft_body: `Pricing notes ${i}.`, created_by: null, created_at: 0, updated_at: 0 });
+      repos.knowledge.insertArticle({ id, baseId: 'base', orgId: 'org', title: `Article ${i}`, draftBody: `Pricing notes ${i}.`, createdBy: null, createdAt: 0, updatedAt: 0 });
       repos.knowledge.publishArticle(id, 1);
       repos.knowledge.addModuleArticle('mod', id, 0);
     }

@@ -5,9 +5,9 @@ function seeded() {
   const store = openStore({ path: ':memory:' });
   const { tenancy, knowledge } = store.repos;
   tenancy.insertOrganization({ id: 'org', name: 'Org', partnerId: null, clientSegment: null, directLoginDisabled: false, rolloutFlags: {}, createdAt: 1, suspendedAt: null });
-  knowledge.insertBase({ id: 'base', org_id: 'org', domain_id: null, name: 'Base', created_at: 1 });
+  knowledge.insertBase({ id: 'base', orgId: 'org', domainId: null, name: 'Base', createdAt: 1 });
   const article = (id: string, title: string, body: string) =>
-    knowledge.insertArticle({ id, base_id: 'base', org_id: 'org', title, draft_body: body, created_by: null, created_at: 1, updated_at: 1 });
+    knowledge.insertArticle({ id, baseId: 'base', orgId: 'org', title, draftBody: body, createdBy: null, createdAt: 1, updatedAt: 1 });
   article('a1', 'Pricing', 'Enterprise starts at fifty seats.');
   article('a2', 'Refunds', 'Refunds within thirty days.');
   return { store, knowledge };
@@ -21,7 +21,7 @@ t.test('only published text is searchable; a draft edit does not change what is 
   t.same(knowledge.matchPublishedArticles('org', 'seats', 10).map((a) => a.id), ['a1']);
   knowledge.updateArticleDraft('a1', 'Pricing', 'Enterprise starts at hundred users.', 6);
   t.same(knowledge.matchPublishedArticles('org', 'users', 10), [], 'the draft is not indexed');
-  t.equal(knowledge.article('a1')!.published_body, 'Enterprise starts at fifty seats.');
+  t.equal(knowledge.article('a1')!.publishedBody, 'Enterprise starts at fifty seats.');
   knowledge.publishArticle('a1', 7);
   t.same(knowledge.matchPublishedArticles('org', 'users', 10).map((a) => a.id), ['a1']);
   t.same(knowledge.matchPublishedArticles('org', 'seats', 10), [], 're-publishing replaced the indexed text');
@@ -44,7 +44,7 @@ t.test('deleting an article (or its base) removes its index entry', async (t) =>
 t.test('module memberships are idempotent', async (t) => {
   const { store, knowledge } = seeded();
   t.teardown(() => store.close());
-  knowledge.insertModule({ id: 'm', org_id: 'org', kind: 'org', domain_id: null, name: 'M', description: null, created_at: 1 });
+  knowledge.insertModule({ id: 'm', orgId: 'org', kind: 'org', domainId: null, name: 'M', description: null, createdAt: 1 });
   knowledge.addModuleArticle('m', 'a2', 3);
   knowledge.addModuleArticle('m', 'a1', 4);
   knowledge.addModuleArticle('m', 'a2', 5);

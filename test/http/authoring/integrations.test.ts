@@ -82,8 +82,9 @@ t.test('single read adds inputSchema; unknown, unavailable and other-organizatio
   const { integrations } = world.server.service.store.repos;
   const stored = integrations.integration('crm')!;
   const globexId = world.refs.globex;
-  integrations.upsertIntegration({ ...stored, id: 'secret-erp', org_id: globexId, name: 'Globex ERP', manifest: stored.manifest.replaceAll('"crm', '"secret-erp') });
-  integrations.upsertIntegration({ ...stored, id: 'retired', available: 0, manifest: stored.manifest.replaceAll('"crm', '"retired') });
+  const renamed = (id: string) => JSON.parse(JSON.stringify(stored.definition).replaceAll('"crm', `"${id}`)) as unknown;
+  integrations.upsertIntegration({ ...stored, id: 'secret-erp', orgId: globexId, name: 'Globex ERP', definition: renamed('secret-erp') });
+  integrations.upsertIntegration({ ...stored, id: 'retired', available: false, definition: renamed('retired') });
 
   const unknown = await ada.get('/integrations/nope');
   t.equal(unknown.status, 404);

@@ -29,11 +29,11 @@ t.test('create: the secret once, working at once; the list shows hint and last u
   await f.req('GET', '/api/v1/triggers', { key: secret });
   await writer.submit(() => undefined);
   const row = () => f.server.service.store.repos.credentials.apiKey(apiKey.id)!;
-  t.equal(row().last_used_at, firstUse, 'not rewritten within the minute');
+  t.equal(row().lastUsedAt, firstUse, 'not rewritten within the minute');
   f.clock.advance(31_000);
   await f.req('GET', '/api/v1/triggers', { key: secret });
   await writer.submit(() => undefined);
-  t.equal(row().last_used_at, f.clock.now(), 'rewritten once the minute passed');
+  t.equal(row().lastUsedAt, f.clock.now(), 'rewritten once the minute passed');
 
   const viaKey = await f.req('POST', '/api/v1/api-keys', { key: f.key('ada-key') }, { name: 'rotation' });
   t.equal(viaKey.status, 201, 'an sv_ key may mint its owner another key');

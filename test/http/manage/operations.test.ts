@@ -62,11 +62,11 @@ t.test('running, suspended, fires per second and webhook failures of one organiz
   const now = c.clock.now();
   const endpointId = newId();
   store.transaction(() => {
-    store.repos.webhooks.insertEndpoint({ id: endpointId, org_id: c.refs.acme!, url: 'http://127.0.0.1:9/hook', secret_sealed: Buffer.from('x'), events: '[]', active: 0, created_by: null, created_at: now });
-    const delivery = { endpoint_id: endpointId, event_type: 'execution.completed', payload: '{}', last_status: 500, last_error: null, created_at: now, run_id: null };
-    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'failed', attempts: 8, next_attempt_at: null, updated_at: now - 5000 });
-    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'pending', attempts: 2, next_attempt_at: now + 3_600_000, updated_at: now - 1000 });
-    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'delivered', attempts: 1, next_attempt_at: null, updated_at: now });
+    store.repos.webhooks.insertEndpoint({ id: endpointId, orgId: c.refs.acme!, url: 'http://127.0.0.1:9/hook', secretSealed: Buffer.from('x'), events: [], active: false, createdBy: null, createdAt: now });
+    const delivery = { endpointId, eventType: 'execution.completed', payload: '{}', lastStatus: 500, lastError: null, createdAt: now, runId: null };
+    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'failed', attempts: 8, nextAttemptAt: null, updatedAt: now - 5000 });
+    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'pending', attempts: 2, nextAttemptAt: now + 3_600_000, updatedAt: now - 1000 });
+    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'delivered', attempts: 1, nextAttemptAt: null, updatedAt: now });
   });
   t.same((await ops()).organization.webhooks, { windowHours: 24, failed: 1, retrying: 1, lastFailureAt: new Date(now - 1000).toISOString() });
   t.equal((await ops('gina')).organization.webhooks.failed, 0);

@@ -11,7 +11,7 @@ function ownerKey(p: PartnerEnv, orgId: string): string {
   const repos = p.c.server.service.store.repos;
   const owner = p.c.server.service.store.db.prepare(`SELECT user_id FROM org_memberships WHERE org_id = ? AND role = 'owner'`).get(orgId) as { user_id: string };
   const secret = mintSecret('sv_');
-  repos.credentials.insertApiKey({ id: newId(), user_id: owner.user_id, org_id: orgId, name: 'test', key_hash: hashSecret(secret), hint: secret.slice(-4), created_at: p.clock.now(), revoked_at: null });
+  repos.credentials.insertApiKey({ id: newId(), userId: owner.user_id, orgId, name: 'test', keyHash: hashSecret(secret), hint: secret.slice(-4), createdAt: p.clock.now(), revokedAt: null });
   return secret;
 }
 

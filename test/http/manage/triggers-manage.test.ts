@@ -79,7 +79,7 @@ t.test('update: name, cron and timezone re-arm the tick; input; eventFilter vali
   t.match(changed.json.trigger, { name: 'Hourly enrich', config: { cron: '15 * * * *', timezone: null, input: { id: 'c-2' } } });
   const due = nextRunAfter({ cron: '15 * * * *', timezone: null }, f.clock.now())!;
   t.equal(changed.json.trigger.config.nextRunAt, new Date(due).toISOString());
-  t.equal(timers.pending(SCHEDULE_TICK, nightly)!.due_at, due, 'the durable tick moved to the new slot');
+  t.equal(timers.pending(SCHEDULE_TICK, nightly)!.dueAt, due, 'the durable tick moved to the new slot');
 
   // The tick fires with the new input on the new slot.
   f.clock.advance(due - f.clock.now());
@@ -133,7 +133,7 @@ t.test('pause and resume: a paused schedule has no tick and never fires; a pause
   const resumed = await f.req('POST', `/api/v1/triggers/${nightly}/resume`, { user: 'ada' });
   t.equal(resumed.json.trigger.active, true);
   const due = nextRunAfter({ cron: '0 2 * * *', timezone: 'Europe/Paris' }, f.clock.now())!;
-  t.equal(timers.pending(SCHEDULE_TICK, nightly)!.due_at, due, 'armed for the next slot from now (missed slots not replayed)');
+  t.equal(timers.pending(SCHEDULE_TICK, nightly)!.dueAt, due, 'armed for the next slot from now (missed slots not replayed)');
 
   const fire = () => f.req('POST', '/api/v1/triggers/fire', { key: f.key('bob-key') }, { triggerId: f.refs['new-lead'], input: { id: 'c-1' } });
   t.equal((await f.req('POST', `/api/v1/triggers/${f.refs['new-lead']}/pause`, { key: f.key('ada-key') })).status, 200, 'with an sv_ key');

@@ -58,7 +58,7 @@ t.test('adapter and catalog: unknown integration 404; no events 400; unknown eve
   await refused(t, f, { eventType: 'contact.exploded' }, 400, 'eventType');
   const { repos } = f.server.service.store;
   const crm = repos.integrations.integration('crm')!;
-  repos.integrations.upsertIntegration({ ...crm, available: 0 });
+  repos.integrations.upsertIntegration({ ...crm, available: false });
   await refused(t, f, {}, 404);
   repos.integrations.upsertIntegration(crm);
 });

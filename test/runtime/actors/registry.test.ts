@@ -21,7 +21,7 @@ function setup(store: Store, clock = new ManualClock(), version = JOB_VERSION) {
 
 /** An effect row of the step: a timer keyed by the job (any real table does; timers is ours). */
 function effectRow(store: Store, jobId: string, now: number): void {
-  store.repos.timers.replace({ id: `timer-${jobId}-${now}`, kind: 'job-deadline', target_id: jobId, due_at: now + 1000, payload: '{}', created_at: now });
+  store.repos.timers.replace({ id: `timer-${jobId}-${now}`, kind: 'job-deadline', targetId: jobId, dueAt: now + 1000, payload: {}, createdAt: now });
 }
 
 t.test('spawn, transition and rehydrate round trip through the persisted snapshot', async (t) => {

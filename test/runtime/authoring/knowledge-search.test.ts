@@ -40,13 +40,13 @@ async function world(t: { teardown(fn: () => void): void }): Promise<World> {
     refs,
     article(title, body, options = {}) {
       const id = newId();
-      knowledge.insertArticle({ id, base_id: options.base ?? refs.playbook, org_id: orgId, title, draft_body: body, created_by: null, created_at: 0, updated_at: 0 });
+      knowledge.insertArticle({ id, baseId: options.base ?? refs.playbook, orgId: orgId, title, draftBody: body, createdBy: null, createdAt: 0, updatedAt: 0 });
       if (options.publish !== false) knowledge.publishArticle(id, clock.now());
       return id;
     },
     module(kind, domainRef) {
       const id = newId();
-      knowledge.insertModule({ id, org_id: orgId, kind, domain_id: domainRef ? refs[domainRef] : null, name: kind, description: null, created_at: 0 });
+      knowledge.insertModule({ id, orgId: orgId, kind, domainId: domainRef ? refs[domainRef] : null, name: kind, description: null, createdAt: 0 });
       return id;
     },
     join: (moduleId, articleId) => void knowledge.addModuleArticle(moduleId, articleId, 0),
@@ -113,7 +113,7 @@ t.test('the selection decides the modules: none, org, domain (its own plus the o
   t.same(found('helper'), [inOrg, inSupport].sort());
   w.select('lookup', 'modules', [salesModule, supportModule]);
   t.same(found('lookup'), [inSales], 'a stored module that is not visible to the agent is ignored');
-  w.store.repos.knowledge.updateModule({ id: salesModule, kind: 'domain', domain_id: w.refs.support, name: 'moved', description: null });
+  w.store.repos.knowledge.updateModule({ id: salesModule, kind: 'domain', domainId: w.refs.support, name: 'moved', description: null });
   t.same(found('lookup'), [], 'a module moved to another domain stops serving the agent');
 });
 

@@ -46,8 +46,8 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
 
   for (const ref of KEY_REFS) t.ok(isWellFormed(refs[ref]!, ref === 'northwind-key' ? 'svp_' : 'sv_'), `${ref} is a fresh secret`);
   const adaKey = r.credentials.apiKeyByHash(hashSecret(refs['ada-key']!))!;
-  t.equal(adaKey.user_id, refs.ada);
-  t.equal(adaKey.org_id, refs.acme);
+  t.equal(adaKey.userId, refs.ada);
+  t.equal(adaKey.orgId, refs.acme);
   t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partnerId, refs.northwind);
 
   // Agents: published ones get revision 1 with the belt frozen from the procedure and bindings.
@@ -86,18 +86,18 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
 
   // Connection secret sealed and bound to its row.
   const connection = r.integrations.connection(refs['crm-conn']!)!;
-  t.match(connection, { integration_id: 'crm', domain_id: refs.sales, org_id: refs.acme });
-  t.same(openSecret(keyRing, connection.secret_sealed!, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
-  t.throws(() => openSecret(keyRing, connection.secret_sealed!, sealedSecretAad.connection(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
-  t.same(JSON.parse(r.integrations.integration('crm')!.manifest).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
+  t.match(connection, { integrationId: 'crm', domainId: refs.sales, orgId: refs.acme });
+  t.same(openSecret(keyRing, connection.secretSealed!, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
+  t.throws(() => openSecret(keyRing, connection.secretSealed!, sealedSecretAad.connection(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
+  t.same((r.integrations.integration('crm')!.definition as { tools: Array<{ name: string }> }).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
 
   // Knowledge: published articles indexed, drafts not; module memberships.
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'seats', 10).map((a) => a.id), [refs.pricing]);
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'ready', 10), [], 'the draft is not indexed');
   t.same(r.knowledge.matchPublishedArticles(refs.globex!, 'seats', 10), [], 'search is per organization');
-  t.equal(r.knowledge.article(refs.wip!)!.published_at, null);
+  t.equal(r.knowledge.article(refs.wip!)!.publishedAt, null);
   t.same(r.knowledge.moduleArticleIds(refs['pricing-module']!), [refs.pricing]);
-  t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domain_id: refs.sales, name: 'Pricing' });
+  t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domainId: refs.sales, name: 'Pricing' });
 
   // Partner: grant, quota, template.
   t.match(r.partners.partner(refs.northwind!), { provisioningEnabled: true, quotaTotal: 3, quotaUsed: 0, templateId: refs.starter });
@@ -157,7 +157,7 @@ t.test('a changed setup publishes a new revision; other changes update in place'
   t.equal(r.automations.automation(refs.enrich!)!.published_revision, 2);
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '100', 10).map((a) => a.id), [refs.pricing], 'republished text is indexed');
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
-  const sealed = r.integrations.connection(refs['crm-conn']!)!.secret_sealed!;
+  const sealed = r.integrations.connection(refs['crm-conn']!)!.secretSealed!;
   t.same(openSecret(keyRing, sealed, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-456' });
   const after = countRows(store.db);
   t.equal(after.agent_revisions, counts.agent_revisions! + 1);
@@ -223,8 +223,8 @@ t.test('the demo manifest applies through the applier service, idempotently', as
   const { refs } = await applier.apply(manifest);
   t.ok(isWellFormed(refs['demo-key']!, 'sv_'));
   const owner = store.repos.credentials.apiKeyByHash(hashSecret(refs['demo-key']!))!;
-  t.equal(store.repos.tenancy.user(owner.user_id)!.email, 'demo@switchyard.local');
-  t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.user_id), 'owner');
+  t.equal(store.repos.tenancy.user(owner.userId)!.email, 'demo@switchyard.local');
+  t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.userId), 'owner');
   t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automation_id), [refs['demo-agent'], refs['demo-flow']]);
   t.equal(store.repos.automations.automation(refs['demo-agent']!)!.published_revision, 1);
   t.same(JSON.parse(store.repos.automations.agentRevision(refs['demo-agent']!, 1)!.belt), [{ integrationId: 'knowledge', identityMode: 'service' }]);
@@ -240,7 +240,7 @@ t.test('a later manifest may name integrations applied earlier', async (t) => {
   await applyManifest(store, { integrations: example().integrations }, { clock, keyRing });
   const later = { organizations: [{ ...example().organizations[1], connections: [{ ref: 'g-crm', integration: 'crm', secret: { token: 'abc' } }] }] };
   const { refs } = await applyManifest(store, later, { clock, keyRing });
-  t.equal(store.repos.integrations.connection(refs['g-crm']!)!.integration_id, 'crm');
+  t.equal(store.repos.integrations.connection(refs['g-crm']!)!.integrationId, 'crm');
 });
 
 t.test('one store, two organizations sharing nothing', async (t: Test) => {

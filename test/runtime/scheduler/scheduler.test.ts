@@ -20,7 +20,7 @@ function recording(store: Store, seen: DueTimer[]): TimerHandler {
     seen.push(timer);
     await store.writer.submit(() => {
       markFired();
-      store.repos.timers.replace({ id: `effect-${timer.id}`, kind: 'effect', target_id: timer.targetId, due_at: 0, payload: '{}', created_at: 0 });
+      store.repos.timers.replace({ id: `effect-${timer.id}`, kind: 'effect', targetId: timer.targetId, dueAt: 0, payload: {}, createdAt: 0 });
     });
   };
 }
@@ -40,7 +40,7 @@ t.test('a timer is delivered when the manual clock reaches its due time, and mar
   clock.advance(1);
   t.equal(await scheduler.drain(), 1);
   t.match(seen, [{ id, kind: 'claim-expiry', targetId: 'claim-1', dueAt: T0 + 1_000, payload: { key: 'k' }, attempt: 1 }]);
-  t.equal(store.repos.timers.get(id)?.fired_at, T0 + 1_000);
+  t.equal(store.repos.timers.get(id)?.firedAt, T0 + 1_000);
   t.ok(store.repos.timers.pending('effect', 'claim-1'), 'the handler effects committed with it');
   clock.advance(10_000);
   t.equal(await scheduler.drain(), 0, 'never again');
@@ -120,7 +120,7 @@ t.test('a failing handler leaves the timer due; it is retried after the backoff'
   const id = await store.writer.submit(scheduler.schedule({ kind: 'flaky', targetId: 't', dueAt: T0 }));
   t.equal(await scheduler.drain(), 0);
   t.same(attempts, [1]);
-  t.equal(store.repos.timers.get(id)?.fired_at, null, 'still due: its "fired" rolled back with the failed effects');
+  t.equal(store.repos.timers.get(id)?.firedAt, null, 'still due: its "fired" rolled back with the failed effects');
   t.match(logger.lines, [{ level: 'warn', msg: 'timer handler failed; timer stays due', obj: { timerId: id, attempt: 1 } }]);
 
   clock.advance(999);
@@ -132,7 +132,7 @@ t.test('a failing handler leaves the timer due; it is retried after the backoff'
   clock.advance(2_000);
   t.equal(await scheduler.drain(), 1);
   t.same(attempts, [1, 2, 3]);
-  t.equal(store.repos.timers.get(id)?.fired_at, T0 + 3_000);
+  t.equal(store.repos.timers.get(id)?.firedAt, T0 + 3_000);
 });
 
 t.test('timers fire exactly once across restarts, including those due while the process was down', async (t) => {

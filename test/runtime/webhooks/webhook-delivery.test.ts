@@ -14,7 +14,7 @@ t.test('registration: the secret is returned once; owner/admin only; other organ
   t.same(listed.json.webhooks, [created.json.webhook]);
   t.notOk(listed.text.includes(created.json.secret), 'never listed again');
   const { repos } = w.server.service.store;
-  t.notOk(repos.webhooks.endpoint(created.json.webhook.id)!.secret_sealed.toString('latin1').includes(created.json.secret.slice(6)), 'sealed at rest');
+  t.notOk(repos.webhooks.endpoint(created.json.webhook.id)!.secretSealed.toString('latin1').includes(created.json.secret.slice(6)), 'sealed at rest');
 
   t.equal((await w.register('bob', { url: `${w.receiver.baseUrl}/x` })).status, 403, 'a member is not');
   t.equal((await w.list('bob')).status, 403);

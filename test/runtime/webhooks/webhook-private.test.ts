@@ -42,13 +42,13 @@ t.test('delivery re-checks the address it dials: an endpoint that became private
   store.transaction(() =>
     store.repos.webhooks.insertEndpoint({
       id,
-      org_id: orgId,
+      orgId,
       url: `${w.receiver.baseUrl}/hooks`,
-      secret_sealed: sealSecret(services.keyRing, mintSigningSecret(), sealedSecretAad.webhookEndpoint(orgId, id)),
-      events: JSON.stringify(['trigger.run.completed']),
-      active: 1,
-      created_by: null,
-      created_at: w.clock.now(),
+      secretSealed: sealSecret(services.keyRing, mintSigningSecret(), sealedSecretAad.webhookEndpoint(orgId, id)),
+      events: ['trigger.run.completed'],
+      active: true,
+      createdBy: null,
+      createdAt: w.clock.now(),
     }),
   );
   await w.fire('empty');
