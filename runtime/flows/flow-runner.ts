@@ -7,7 +7,7 @@
  * it may have reached the upstream, and repeating a write is worse than stopping.
  */
 import type { ExecutionRow, ToolCallRow } from '../../storage/repos/executions.repo.js';
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { Session } from '../../storage/records/sessions.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
 import type { QueuedExecution } from '../turns/engine.js';
 import type { FoundTool } from '../tools/catalog.js';
@@ -50,7 +50,7 @@ class FlowRun {
 
   constructor(
     private readonly deps: FlowRunnerDeps,
-    private readonly session: SessionRow,
+    private readonly session: Session,
     private readonly execution: ExecutionRow,
     private readonly flow: LoadedFlow,
     private readonly catalog: FlowCatalog,
@@ -58,8 +58,8 @@ class FlowRun {
     private readonly signal: AbortSignal,
   ) {
     this.scope = { input, outputs: this.outputs };
-    this.run = { orgId: session.org_id, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by ?? session.created_by, fresh: execution.status === 'queued' };
-    this.toolScope = { orgId: session.org_id, domainId: session.domain_id, automationId: session.automation_id, sessionId: session.id, executionId: execution.id };
+    this.run = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by ?? session.createdBy, fresh: execution.status === 'queued' };
+    this.toolScope = { orgId: session.orgId, domainId: session.domainId, automationId: session.automationId, sessionId: session.id, executionId: execution.id };
   }
 
   private get trail() {
@@ -201,8 +201,8 @@ class FlowRun {
         { integrations: this.deps.store.repos.integrations, grants: this.deps.grants, keyRing: this.deps.keyRing },
         {
           execution,
-          orgId: this.session.org_id,
-          domainId: this.session.domain_id,
+          orgId: this.session.orgId,
+          domainId: this.session.domainId,
           integration: found.integration,
           binding: this.flow.definition.bindings[found.integration.id] ?? 'service',
           now: this.deps.clock.now(),
@@ -253,7 +253,7 @@ export async function runFlowExecution(deps: FlowRunnerDeps, queued: QueuedExecu
   if (execution === undefined || !['queued', 'resume_queued', 'running'].includes(execution.status)) return;
   const session = repos.sessions.session(execution.session_id);
   if (session === undefined) return;
-  const run: RunRef = { orgId: session.org_id, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by };
+  const run: RunRef = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by };
   const settleFailed = (failure: RecordedFailure) =>
     deps.trail.commit(session.id, (unit) => {
       if (execution.status === 'queued') deps.trail.started(unit, run, false);
@@ -261,7 +261,7 @@ export async function runFlowExecution(deps: FlowRunnerDeps, queued: QueuedExecu
     });
 
   const version = execution.revision ?? session.revision;
-  const loaded = version === null ? { ok: false as const, message: 'The run is not pinned to a flow version.' } : deps.versions.load(session.automation_id, version);
+  const loaded = version === null ? { ok: false as const, message: 'The run is not pinned to a flow version.' } : deps.versions.load(session.automationId, version);
   if (!loaded.ok) return void (await settleFailed({ code: FLOW_FAILURE.FLOW_DEFINITION_INVALID, message: loaded.message }));
 
   const input = JSON.parse(execution.input) as JsonValue;
@@ -269,5 +269,5 @@ export async function runFlowExecution(deps: FlowRunnerDeps, queued: QueuedExecu
   const check = deps.validator.validate(loaded.flow.definition.inputs, input);
   if (!check.ok) return void (await settleFailed({ code: FLOW_FAILURE.INVALID_INPUT, message: `The input does not match the flow's inputs: ${formatIssues(check.issues)}` }));
 
-  await new FlowRun(deps, session, execution, loaded.flow, deps.catalogFor(session.org_id), input, signal).start();
+  await new FlowRun(deps, session, execution, loaded.flow, deps.catalogFor(session.orgId), input, signal).start();
 }

@@ -179,13 +179,13 @@ export function createFlowTrail(deps: FlowTrailDeps) {
         const value = output ?? null;
         repos.sessions.insertMessage({
           id: newId(),
-          session_id: run.sessionId,
-          execution_id: run.executionId,
+          sessionId: run.sessionId,
+          executionId: run.executionId,
           role: 'assistant',
-          author_user_id: null,
+          authorUserId: null,
           content: typeof value === 'string' ? value : JSON.stringify(value, null, 2),
           payload: JSON.stringify({ output: value }),
-          created_at: unit.now,
+          createdAt: unit.now,
         });
       }
       repos.executions.settle(run.executionId, outcome, unit.now, failure?.code ?? null, failure?.message ?? null);
@@ -198,7 +198,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
 
   function addFile(unit: TrailUnit, run: RunRef, file: ToolFile): void {
     const id = newId();
-    repos.sessions.insertFile({ id, session_id: run.sessionId, execution_id: run.executionId, name: file.name, media_type: file.mediaType, content: file.content, created_at: unit.now });
+    repos.sessions.insertFile({ id, sessionId: run.sessionId, executionId: run.executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: unit.now });
     unit.emit({ type: 'file.added', executionId: run.executionId, fileId: id, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength });
   }
 }

@@ -49,7 +49,7 @@ export function turnResult(repos: Repos, ids: TurnIds, end: TurnWatchEnd, protoc
   const status = (execution?.status ?? end.status) as ToolCallStatus;
   const answer = repos.sessions
     .visibleMessages(sessionId)
-    .filter((m) => m.execution_id === executionId && m.role === 'assistant')
+    .filter((m) => m.executionId === executionId && m.role === 'assistant')
     .map((m) => m.content)
     .join('\n\n');
   const failedCalls = repos.executions.toolCallsOfSession(sessionId).filter((c) => c.execution_id === executionId && c.status === 'failed');

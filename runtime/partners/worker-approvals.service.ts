@@ -102,10 +102,10 @@ export function createWorkerApprovalsService(deps: {
       const visible: WorkerApprovalItem[] = [];
       for (const approval of repos.approvals.pendingOfOrganization(caller.orgId)) {
         const session = repos.sessions.session(approval.session_id);
-        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domain_id)) continue;
-        const automation = repos.automations.automation(session.automation_id);
+        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domainId)) continue;
+        const automation = repos.automations.automation(session.automationId);
         if (automation === undefined) continue;
-        visible.push(item(approval, automation, session.domain_id));
+        visible.push(item(approval, automation, session.domainId));
       }
       return { approvals: visible.slice(page.offset, page.offset + page.limit), limit: page.limit, offset: page.offset, total: visible.length };
     },

@@ -54,7 +54,7 @@ export function createApprovalInbox(deps: { repos: Repositories; catalogFor: Cat
   function item(approval: ApprovalRow, orgId: string): InboxItem | null {
     const session = repos.sessions.session(approval.session_id);
     if (session === undefined) return null;
-    const automation = repos.automations.automation(session.automation_id);
+    const automation = repos.automations.automation(session.automationId);
     if (automation === undefined) return null;
     const tool = approval.tool === null ? undefined : deps.catalogFor(orgId).findTool(approval.tool);
     const inputSchema = (tool?.tool.inputSchema as Record<string, unknown> | undefined) ?? null;
@@ -68,7 +68,7 @@ export function createApprovalInbox(deps: { repos: Repositories; catalogFor: Cat
       automationId: automation.id,
       automationName: automation.name,
       automationKind: automation.kind === 'flow' ? 'flow' : 'agent',
-      domainId: session.domain_id,
+      domainId: session.domainId,
       toolName: approval.tool,
       args: redactCredentialMaterial(approval.args === null ? {} : (JSON.parse(approval.args) as unknown)),
       inputSchema,
@@ -86,7 +86,7 @@ export function createApprovalInbox(deps: { repos: Repositories; catalogFor: Cat
       for (const approval of repos.approvals.pendingOfOrganization(caller.orgId)) {
         if (after !== null && (approval.created_at < after[0] || (approval.created_at === after[0] && approval.id <= after[1]))) continue;
         const session = repos.sessions.session(approval.session_id);
-        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domain_id)) continue;
+        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domainId)) continue;
         if (approvals.length === page.limit) {
           more = true;
           break;

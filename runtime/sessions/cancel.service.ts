@@ -42,7 +42,7 @@ export function createCancelService(deps: CancelServiceDeps) {
       if (target.settled_at !== null) throw alreadySettled(target);
 
       try {
-        await deps.executions.cancel(repos.automations.automation(session.automation_id)?.kind, sessionId, target.id);
+        await deps.executions.cancel(repos.automations.automation(session.automationId)?.kind, sessionId, target.id);
       } catch (error) {
         // Raced with another cancel of the same execution: same answer as a repeat.
         const now = repos.executions.execution(target.id);

@@ -100,18 +100,18 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
           const now = deps.clock.now();
           deps.store.repos.sessions.insertSession({
             id: sessionId,
-            org_id: request.orgId,
-            domain_id: start.automation.domain_id,
-            automation_id: start.automation.id,
+            orgId: request.orgId,
+            domainId: start.automation.domain_id,
+            automationId: start.automation.id,
             revision: start.admitted.revision,
             visibility: request.visibility,
-            created_by: request.actorUserId,
+            createdBy: request.actorUserId,
             origin: request.origin,
-            trigger_run_id: request.triggerRunId ?? null,
+            triggerRunId: request.triggerRunId ?? null,
             status: 'active',
             title: null,
-            created_at: now,
-            updated_at: now,
+            createdAt: now,
+            updatedAt: now,
           });
           // Its events are published by the unit's outbox once the fire's or open's unit commits.
           writeExecution(deps, start, { sessionId, executionId }, 'open', now);

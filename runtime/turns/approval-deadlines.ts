@@ -48,7 +48,7 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
     if (approval === undefined || approval.execution_id !== execution.id) return;
     const sessionId = execution.session_id;
     const session = repos.sessions.session(sessionId);
-    const kind = session === undefined ? undefined : repos.automations.automation(session.automation_id)?.kind;
+    const kind = session === undefined ? undefined : repos.automations.automation(session.automationId)?.kind;
     const ids = { sessionId, executionId: execution.id };
     if (kind === 'flow') {
       await deps.store.writer.submit(() => {

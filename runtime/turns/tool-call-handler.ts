@@ -122,7 +122,7 @@ async function execute(run: CallRun, call: ToolCallRequest, row: ToolCallRow, bo
     try {
       identity = resolveCallIdentity(
         { integrations: deps.store.repos.integrations, grants: deps.grants, keyRing: deps.keyRing },
-        { execution, orgId: ctx.session.org_id, domainId: ctx.session.domain_id, integration: bound.integration, binding: ctx.revision.bindings.get(integrationId) ?? 'service', now: startedAt },
+        { execution, orgId: ctx.session.orgId, domainId: ctx.session.domainId, integration: bound.integration, binding: ctx.revision.bindings.get(integrationId) ?? 'service', now: startedAt },
       );
     } catch (error) {
       if (!isVaultError(error)) throw error;

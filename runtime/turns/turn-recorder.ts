@@ -67,13 +67,13 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     const payload: AssistantPayload = { toolCalls: step.toolCalls };
     repos.sessions.insertMessage({
       id: step.messageId,
-      session_id: sessionId,
-      execution_id: executionId,
+      sessionId,
+      executionId,
       role: 'assistant',
-      author_user_id: null,
+      authorUserId: null,
       content: step.text,
       payload: JSON.stringify(payload),
-      created_at: clock.now(),
+      createdAt: clock.now(),
     });
   }
 
@@ -85,13 +85,13 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     const payload: ToolPayload = { toolCallId: call.toolCallId, toolName: call.toolName, result: modelResult(outcome.result) };
     repos.sessions.insertMessage({
       id: newId(),
-      session_id: sessionId,
-      execution_id: executionId,
+      sessionId,
+      executionId,
       role: 'tool',
-      author_user_id: null,
+      authorUserId: null,
       content: `${call.toolName}: ${outcome.result.ok ? 'ok' : outcome.result.code}`,
       payload: JSON.stringify(payload),
-      created_at: clock.now(),
+      createdAt: clock.now(),
     });
   }
 
@@ -137,7 +137,7 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     }
     for (const file of result.ok && 'files' in result ? result.files : []) {
       const fileId = newId();
-      repos.sessions.insertFile({ id: fileId, session_id: sessionId, execution_id: executionId, name: file.name, media_type: file.mediaType, content: file.content, created_at: now });
+      repos.sessions.insertFile({ id: fileId, sessionId, executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: now });
       out.push(...append({ type: 'file.added', executionId, fileId, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength }));
     }
     out.push(
@@ -249,7 +249,7 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
             insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
             repos.approvals.insert({
               id: approvalId,
-              org_id: ctx.session.org_id,
+              org_id: ctx.session.orgId,
               session_id: sessionId,
               execution_id: executionId,
               tool_call_id: toolCallId,

@@ -19,7 +19,7 @@ import { createHttpIntegrationExecutor } from '../../../runtime/tools/index.js';
 import { createKeyRing, type KeyRing } from '../../../runtime/vault/index.js';
 import type { ExecutionRow, ToolCallRow } from '../../../storage/repos/executions.repo.js';
 import type { ApprovalRow } from '../../../storage/repos/approvals.repo.js';
-import type { MessageRow } from '../../../storage/repos/sessions.repo.js';
+import type { Message } from '../../../storage/records/sessions.js';
 import { openStore, type Store } from '../../../storage/store.js';
 import { startCrm, type Contact } from './crm-upstream.js';
 
@@ -39,7 +39,7 @@ export interface RunTrail {
   execution: ExecutionRow;
   calls: ToolCallRow[];
   approvals: ApprovalRow[];
-  messages: MessageRow[];
+  messages: Message[];
   events: Array<{ seq: number; type: string; payload: Record<string, unknown> }>;
 }
 
