@@ -146,16 +146,16 @@ export function createFlowTrail(deps: FlowTrailDeps) {
       const row = insertCall(unit, run, call, 'awaiting_approval', null, approvalId);
       repos.approvals.insert({
         id: approvalId,
-        org_id: run.orgId,
-        session_id: run.sessionId,
-        execution_id: run.executionId,
-        tool_call_id: row.id,
+        orgId: run.orgId,
+        sessionId: run.sessionId,
+        executionId: run.executionId,
+        toolCallId: row.id,
         kind: 'run',
         routing,
         tool: call.tool,
-        args: JSON.stringify(call.args),
-        initiated_by: run.initiatedBy,
-        created_at: unit.now,
+        args: call.args,
+        initiatedBy: run.initiatedBy,
+        createdAt: unit.now,
       });
       repos.executions.setStatus(run.executionId, 'suspended', unit.now);
       deps.deadlines?.arm(run.executionId, unit.now);

@@ -64,7 +64,7 @@ export function createRunApprovals(deps: RunApprovalDeps) {
 
       const { session, execution } = visibleRun(caller, request.runId);
       const pending = repos.approvals.pendingOfSession(session.id);
-      if (pending === undefined || pending.kind !== 'run' || pending.execution_id !== execution.id) throw conflict('No run approval is waiting in this run.');
+      if (pending === undefined || pending.kind !== 'run' || pending.executionId !== execution.id) throw conflict('No run approval is waiting in this run.');
       assertMayDecide(repos.tenancy, caller, pending, session.domainId);
       if (request.approvalId !== undefined && request.approvalId !== pending.id) throw conflict('The approvalId is not the approval this run waits on.');
 
@@ -79,7 +79,7 @@ export function createRunApprovals(deps: RunApprovalDeps) {
           repos.executions.setStatus(execution.id, 'resume_queued', unit.now);
           return;
         }
-        const call = pending.tool_call_id === null ? undefined : repos.executions.toolCall(pending.tool_call_id);
+        const call = pending.toolCallId === null ? undefined : repos.executions.toolCall(pending.toolCallId);
         if (call !== undefined) deps.trail.callRejected(unit, run, call);
         deps.trail.settle(unit, run, 'rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for "${pending.tool ?? 'the gated step'}" was rejected.` });
       });

@@ -129,7 +129,7 @@ export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 
             ...(m.authorUserId === null ? {} : { author: { userId: m.authorUserId, name: m.authorName } }),
           })),
           // The tool arguments stay out of the support view: support reads the conversation, not the payloads.
-          pendingApproval: pending === undefined ? null : { approvalId: pending.id, toolName: pending.tool ?? '', requestedAt: toIso(pending.created_at) },
+          pendingApproval: pending === undefined ? null : { approvalId: pending.id, toolName: pending.tool ?? '', requestedAt: toIso(pending.createdAt) },
         },
       };
     },

@@ -85,11 +85,11 @@ export function pendingApprovalView(repos: Repos, sessionId: string): PendingApp
   if (approval === undefined) return null;
   return redactCredentialMaterial({
     approvalId: approval.id,
-    executionId: approval.execution_id,
-    toolCallId: approval.tool_call_id,
+    executionId: approval.executionId,
+    toolCallId: approval.toolCallId,
     toolName: approval.tool ?? '',
-    args: approval.args === null ? {} : (JSON.parse(approval.args) as Record<string, unknown>),
-    requestedAt: toIso(approval.created_at),
+    args: (approval.args ?? {}) as Record<string, unknown>,
+    requestedAt: toIso(approval.createdAt),
   });
 }
 

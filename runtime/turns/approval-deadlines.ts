@@ -45,7 +45,7 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
     const execution = repos.executions.execution(timer.targetId);
     if (execution === undefined || execution.status !== 'suspended') return;
     const approval = repos.approvals.pendingOfSession(execution.session_id);
-    if (approval === undefined || approval.execution_id !== execution.id) return;
+    if (approval === undefined || approval.executionId !== execution.id) return;
     const sessionId = execution.session_id;
     const session = repos.sessions.session(sessionId);
     const kind = session === undefined ? undefined : repos.automations.automation(session.automationId)?.kind;

@@ -42,7 +42,7 @@ export function closeOpenWork(
   }
   // An approval row without a call row (a confirmation) is closed too: approvals are per session, one at a time.
   const approval = approvals.pendingOfSession(ids.sessionId);
-  if (approval !== undefined && approval.execution_id === ids.executionId) approvals.close(approval.id, closedBy.approvalComment, now);
+  if (approval !== undefined && approval.executionId === ids.executionId) approvals.close(approval.id, closedBy.approvalComment, now);
   return out;
 }
 

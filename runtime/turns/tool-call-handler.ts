@@ -70,8 +70,8 @@ async function continueCall(run: CallRun, call: PendingCall, row: ToolCallRow, b
       await rec.answer(row, call, outcome);
       return 'answered';
     }
-    const edited = approval.edited_args !== null;
-    const args = JSON.parse(approval.edited_args ?? row.args) as Record<string, unknown>;
+    const edited = approval.editedArgs !== null;
+    const args = (approval.editedArgs ?? JSON.parse(row.args)) as Record<string, unknown>;
     if (bound === undefined) {
       await rec.answer(row, call, failedOutcome('UNKNOWN_TOOL', `"${row.tool}" is no longer available to this agent.`));
       return 'answered';

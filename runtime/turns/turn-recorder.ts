@@ -249,16 +249,16 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
             insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
             repos.approvals.insert({
               id: approvalId,
-              org_id: ctx.session.orgId,
-              session_id: sessionId,
-              execution_id: executionId,
-              tool_call_id: toolCallId,
+              orgId: ctx.session.orgId,
+              sessionId: sessionId,
+              executionId: executionId,
+              toolCallId: toolCallId,
               kind: gate.kind,
               routing: gate.routing,
               tool: call.toolName,
-              args: JSON.stringify(call.args ?? {}),
-              initiated_by: ctx.execution.created_by,
-              created_at: clock.now(),
+              args: call.args ?? {},
+              initiatedBy: ctx.execution.created_by,
+              createdAt: clock.now(),
             });
             storeUsage();
             return [];
