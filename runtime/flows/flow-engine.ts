@@ -114,7 +114,7 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
 async function failStuckRun(deps: FlowRunnerDeps, sessionId: string, executionId: string): Promise<void> {
   const execution = deps.store.repos.executions.execution(executionId);
   if (execution === undefined || !['queued', 'resume_queued', 'running'].includes(execution.status)) return;
-  const run = { orgId: deps.store.repos.sessions.session(sessionId)?.orgId ?? '', sessionId, executionId, initiatedBy: execution.created_by };
+  const run = { orgId: deps.store.repos.sessions.session(sessionId)?.orgId ?? '', sessionId, executionId, initiatedBy: execution.createdBy };
   await deps.trail.commit(sessionId, (unit) => {
     if (execution.status !== 'running') deps.trail.started(unit, run, execution.status !== 'queued');
     deps.trail.settle(unit, run, 'failed', { code: FLOW_FAILURE.FLOW_FAILED, message: 'The flow run failed unexpectedly.' });

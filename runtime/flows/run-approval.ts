@@ -1,5 +1,5 @@
 // Owns deciding a flow's run approval (partner `POST /worker/approvals/runs/:runId`): record, then resume or reject the run.
-import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
 import type { Session } from '../../storage/records/sessions.js';
 import type { Store } from '../../storage/store.js';
 import { AppError, notFound, validation } from '../errors.js';
@@ -40,9 +40,9 @@ export function createRunApprovals(deps: RunApprovalDeps) {
   const { repos } = deps.store;
 
   /** The run a runId names, if the caller may see it (else the uniform 404): a flow session and its execution. */
-  function visibleRun(caller: Caller, runId: string): { session: Session; execution: ExecutionRow } {
+  function visibleRun(caller: Caller, runId: string): { session: Session; execution: Execution } {
     const byExecution = repos.executions.execution(runId);
-    const session = visibleSession(repos, caller, byExecution?.session_id ?? runId);
+    const session = visibleSession(repos, caller, byExecution?.sessionId ?? runId);
     if (repos.automations.automation(session.automationId)?.kind !== 'flow') throw notFound();
     const execution = byExecution ?? repos.executions.latestExecution(session.id);
     if (execution === undefined) throw notFound();
@@ -68,7 +68,7 @@ export function createRunApprovals(deps: RunApprovalDeps) {
       assertMayDecide(repos.tenancy, caller, pending, session.domainId);
       if (request.approvalId !== undefined && request.approvalId !== pending.id) throw conflict('The approvalId is not the approval this run waits on.');
 
-      const run: RunRef = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by };
+      const run: RunRef = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.createdBy };
       await deps.trail.commit(session.id, (unit) => {
         // Re-read inside the unit: a concurrent decision on the same approval loses here, writing nothing.
         if (repos.executions.execution(execution.id)?.status !== 'suspended') throw conflict('The run is no longer waiting for a decision.');

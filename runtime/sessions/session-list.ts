@@ -120,7 +120,7 @@ export function createSessionList(repos: Repos) {
       const last = page[page.length - 1];
       return {
         toolCalls: page.map(toolCallView),
-        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.created_at, last.id]) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.createdAt, last.id]) : null,
       };
     },
   };

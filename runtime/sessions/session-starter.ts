@@ -66,15 +66,15 @@ export function writeExecution(
   const { request, automation } = start;
   deps.store.repos.executions.insertExecution({
     id: ids.executionId,
-    session_id: ids.sessionId,
+    sessionId: ids.sessionId,
     status: 'queued',
-    input: JSON.stringify(automation.kind === 'flow' ? (request.input ?? {}) : {}),
-    created_by: request.actorUserId,
-    created_at: now,
+    input: automation.kind === 'flow' ? (request.input ?? {}) : {},
+    createdBy: request.actorUserId,
+    createdAt: now,
     revision: start.admitted.revision,
     entry,
-    grant_integration_ids: '[]',
-    grant_expires_at: null,
+    grantIntegrationIds: [],
+    grantExpiresAt: null,
   });
   // A new execution holds no grant and no expiry timer, and its row already says so ('[]', null): storing an empty
   // grant would only run a delete, an update and a timer cancel that change nothing, on every open and fire subscriber.

@@ -1,7 +1,7 @@
 // Read models of a session: the GET body (flags, messages with authors, tool calls, files, pending approval) and the stream snapshot.
 import type { Repositories } from '../../storage/repos/index.js';
 import type { Session, SessionOutcome, VisibleMessage } from '../../storage/records/sessions.js';
-import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
+import type { ToolCall } from '../../storage/records/executions.js';
 import { toIso } from '../clock.js';
 import type { PendingApprovalView, SnapshotPayload, TurnStatus } from '../events/index.js';
 import { redactCredentialMaterial } from '../events/index.js';
@@ -67,16 +67,16 @@ export function messageView(caller: Caller, m: VisibleMessage): MessageView {
 }
 
 /** One tool call of the audit trail; arguments pass the credential redactor. */
-export function toolCallView(c: ToolCallRow): ToolCallView {
+export function toolCallView(c: ToolCall): ToolCallView {
   return {
     toolCallId: c.id,
-    executionId: c.execution_id,
+    executionId: c.executionId,
     toolName: c.tool,
-    args: redactCredentialMaterial(JSON.parse(c.args) as unknown),
-    edited: c.edited === 1,
+    args: redactCredentialMaterial(c.args),
+    edited: c.edited,
     status: c.status,
     identity: c.identity,
-    errorCode: c.error_code,
+    errorCode: c.errorCode,
   };
 }
 
@@ -95,7 +95,7 @@ export function pendingApprovalView(repos: Repos, sessionId: string): PendingApp
 
 export function latestTurn(repos: Repos, sessionId: string): SessionView['latestTurn'] {
   const execution = repos.executions.latestExecution(sessionId);
-  return execution === undefined ? null : { executionId: execution.id, status: execution.status, errorCode: execution.error_code };
+  return execution === undefined ? null : { executionId: execution.id, status: execution.status, errorCode: execution.errorCode };
 }
 
 /** The stream's opening state (http/sse.ts): latest turn and the approval it waits for, if any. */

@@ -124,7 +124,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         await done;
       } catch (error) {
         // A run cut short by a cancel may fail its next step (the machine refuses it): nothing to report then.
-        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || repos.executions.execution(execution.executionId)?.settled_at != null;
+        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || repos.executions.execution(execution.executionId)?.settledAt != null;
         if (!cancelled) {
           deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
         }

@@ -78,7 +78,7 @@ export function createTurnApprovals(deps: TurnApprovalsDeps) {
           const edited = request.editedArgs ?? null;
           const decided = repos.approvals.decide(approval.id, { status: request.decision, decidedBy: deciderId, comment: request.comment ?? null, editedArgs: edited }, now);
           if (!decided) throw approvalConflict('The approval was decided meanwhile.');
-          if (approval.toolCallId !== null && edited !== null) repos.executions.setToolCallArgs(approval.toolCallId, JSON.stringify(edited), true);
+          if (approval.toolCallId !== null && edited !== null) repos.executions.setToolCallArgs(approval.toolCallId, edited, true);
           // Rule 11: supplied credentials replace the parked execution's grant; deleted when the turn settles.
           if (replacement !== null) deps.grants.store(session.orgId, execution.id, replacement, null);
           if (request.decision !== 'rejected' || approval.toolCallId === null) return [];

@@ -1,5 +1,5 @@
 // Everything one run of one turn works from: session, pinned revision, bound tools, model, and its usage meter.
-import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
 import type { Session } from '../../storage/records/sessions.js';
 import { AppError } from '../errors.js';
 import type { LanguageModelPort } from '../models/index.js';
@@ -19,12 +19,12 @@ export class UsageMeter {
 
   constructor(
     private readonly now: () => number,
-    execution: Pick<ExecutionRow, 'steps_used' | 'tokens_used' | 'run_ms'>,
+    execution: Pick<Execution, 'stepsUsed' | 'tokensUsed' | 'runMs'>,
   ) {
     this.checkpoint = now();
-    this.steps = execution.steps_used;
-    this.tokens = execution.tokens_used;
-    this.ms = execution.run_ms;
+    this.steps = execution.stepsUsed;
+    this.tokens = execution.tokensUsed;
+    this.ms = execution.runMs;
   }
 
   usage(): BudgetUsage {
@@ -47,7 +47,7 @@ export interface TurnContext {
   readonly queued: QueuedExecution;
   readonly session: Session;
   /** As read when the run began (position, grant facts are re-read where they may change). */
-  readonly execution: ExecutionRow;
+  readonly execution: Execution;
   readonly revision: PublishedRevision;
   readonly tools: TurnTools;
   readonly scope: ToolCallScope;

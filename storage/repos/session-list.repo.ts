@@ -3,11 +3,12 @@ import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
 import type { Session, SessionOutcome, VisibleMessage } from '../records/sessions.js';
 import { sessionFromRow, VISIBLE_MESSAGE_COLUMNS, visibleMessageFromRow } from './sessions.repo.js';
-import type { ToolCallRow } from './executions.repo.js';
+import { toolCallFromRow } from './executions.repo.js';
 
 export type { SessionOutcome } from '../records/sessions.js';
 
 type SessionRow = Parameters<typeof sessionFromRow>[0];
+type ToolCallRow = Parameters<typeof toolCallFromRow>[0];
 type PageMessageRow = Parameters<typeof visibleMessageFromRow>[0] & { execution_position: number };
 
 /** A visible message of a page, with its turn's position (the page's keyset is (turn, message position)). */
@@ -105,7 +106,8 @@ export function createSessionListRepo(db: SqliteDatabase) {
         limit,
       }) as PageMessageRow[]).map(pagedMessageFromRow),
     toolCallsPage: (sessionId: string, before: { createdAt: number; id: string } | null, limit: number) =>
-      s.toolCallsPage.all({ session: sessionId, before_at: before?.createdAt ?? Number.MAX_SAFE_INTEGER, before_id: before?.id ?? '~', limit }) as ToolCallRow[],
+      (s.toolCallsPage.all({ session: sessionId, before_at: before?.createdAt ?? Number.MAX_SAFE_INTEGER, before_id: before?.id ?? '~', limit }) as ToolCallRow[])
+        .map(toolCallFromRow),
     setTitle: (id: string, title: string | null, now: number): void => void s.setTitle.run(title, now, id),
     setOutcome: (id: string, outcome: SessionOutcome | null, by: string | null, now: number): void =>
       void s.setOutcome.run(outcome, outcome === null ? null : by, outcome === null ? null : now, now, id),

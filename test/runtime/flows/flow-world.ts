@@ -17,7 +17,7 @@ import { createSessionStarter } from '../../../runtime/sessions/session-starter.
 import type { Caller } from '../../../runtime/sessions/session-access.js';
 import { createHttpIntegrationExecutor } from '../../../runtime/tools/index.js';
 import { createKeyRing, type KeyRing } from '../../../runtime/vault/index.js';
-import type { ExecutionRow, ToolCallRow } from '../../../storage/repos/executions.repo.js';
+import type { Execution, ToolCall } from '../../../storage/records/executions.js';
 import type { Message } from '../../../storage/records/sessions.js';
 import { openStore, type Store } from '../../../storage/store.js';
 import { startCrm, type Contact } from './crm-upstream.js';
@@ -49,8 +49,8 @@ interface StoredApproval {
 
 /** What a run left behind, read straight from the tables. */
 export interface RunTrail {
-  execution: ExecutionRow;
-  calls: ToolCallRow[];
+  execution: Execution;
+  calls: ToolCall[];
   approvals: StoredApproval[];
   messages: Message[];
   events: Array<{ seq: number; type: string; payload: Record<string, unknown> }>;

@@ -41,8 +41,8 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
             status: 'active', title: null, createdAt: now, updatedAt: now,
           });
           store.repos.executions.insertExecution({
-            id: executionId, session_id: sessionId, status: 'queued', input: JSON.stringify(request.input ?? {}), created_by: request.actorUserId,
-            created_at: now, revision: automation.published_revision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
+            id: executionId, sessionId, status: 'queued', input: request.input ?? {}, createdBy: request.actorUserId,
+            createdAt: now, revision: automation.published_revision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
           });
         },
         dispatch() {
