@@ -70,7 +70,7 @@ async function continueCall(run: CallRun, call: PendingCall, row: ToolCall, boun
       await rec.answer(row, call, outcome);
       return 'answered';
     }
-    const edited = approval.editedArgs !== null;
+    const edited = approval.edited;
     const args = (approval.editedArgs ?? row.args) as Record<string, unknown>;
     if (bound === undefined) {
       await rec.answer(row, call, failedOutcome('UNKNOWN_TOOL', `"${row.tool}" is no longer available to this agent.`));

@@ -67,6 +67,11 @@ export interface VisibleMessage extends Omit<Message, 'payload'> {
   authorName: string | null;
 }
 
+/** A visible message of a list page, with its turn's position (the page's keyset is (turn, message position)). */
+export interface PagedMessage extends VisibleMessage {
+  executionPosition: number;
+}
+
 export interface SessionFile {
   id: string;
   sessionId: string;

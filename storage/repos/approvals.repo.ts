@@ -3,8 +3,6 @@ import type { SqliteDatabase } from '../database.js';
 import { jsonColumn, mapOptional } from '../row-mapping.js';
 import type { Approval, ApprovalDecision, ApprovalKind, ApprovalRouting, ApprovalStatus, NewApproval } from '../records/approvals.js';
 
-export type { ApprovalKind, ApprovalRouting } from '../records/approvals.js';
-
 interface ApprovalRow {
   id: string;
   org_id: string;

@@ -5,8 +5,6 @@ import type {
   CallerGrant, Execution, ExecutionStatus, NewExecution, NewToolCall, ToolCall, ToolCallIdentity, ToolCallOutcome, ToolCallStatus,
 } from '../records/executions.js';
 
-export type { ExecutionStatus, ToolCallStatus } from '../records/executions.js';
-
 interface ExecutionRow {
   id: string;
   session_id: string;

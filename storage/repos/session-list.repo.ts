@@ -1,18 +1,13 @@
 // Session list and lifecycle rows: keyset pages of sessions, messages and tool calls; title, outcome, archive, delete.
 import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
-import type { Session, SessionOutcome, VisibleMessage } from '../records/sessions.js';
+import type { PagedMessage, Session, SessionOutcome } from '../records/sessions.js';
 import { sessionFromRow, VISIBLE_MESSAGE_COLUMNS, visibleMessageFromRow } from './sessions.repo.js';
 import { toolCallFromRow } from './executions.repo.js';
-
-export type { SessionOutcome } from '../records/sessions.js';
 
 type SessionRow = Parameters<typeof sessionFromRow>[0];
 type ToolCallRow = Parameters<typeof toolCallFromRow>[0];
 type PageMessageRow = Parameters<typeof visibleMessageFromRow>[0] & { execution_position: number };
-
-/** A visible message of a page, with its turn's position (the page's keyset is (turn, message position)). */
-export type PagedMessage = VisibleMessage & { executionPosition: number };
 
 const pagedMessageFromRow = (r: PageMessageRow): PagedMessage => ({ ...visibleMessageFromRow(r), executionPosition: r.execution_position });
 

@@ -6,8 +6,6 @@ import type {
   SessionOutcome, SessionVisibility, VisibleMessage,
 } from '../records/sessions.js';
 
-export type { MessageRole, SessionOutcome, SessionVisibility } from '../records/sessions.js';
-
 interface SessionRow {
   id: string;
   org_id: string;

@@ -3,8 +3,6 @@ import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
 import type { ActiveKindCount, ActiveSnapshot, ActorSnapshot, ActorSnapshotStatus } from '../records/snapshots.js';
 
-export type { ActorSnapshotStatus } from '../records/snapshots.js';
-
 interface ActorSnapshotRow {
   actor_id: string;
   machine: string;
