@@ -153,7 +153,7 @@ export const sessionsRoutes: Route<Services>[] = [
       return {
         status: 200,
         headers: {
-          'content-type': file.media_type,
+          'content-type': file.mediaType,
           'content-disposition': contentDisposition(file.name),
           'x-content-type-options': 'nosniff',
           'cache-control': 'private, no-store',

@@ -82,7 +82,7 @@ export function createBootRecovery<K extends MachineMap = MachineMap>(options: B
       await forEachLimited(page, concurrency, async (row) => {
         let snapshot: SnapshotFrom<AnyStateMachine> | undefined;
         try {
-          snapshot = registry.peek(kind, row.actor_id);
+          snapshot = registry.peek(kind, row.actorId);
         } catch (error) {
           if (!(error instanceof ActorFailureError)) throw error;
           report.unrestorable += 1;
@@ -91,10 +91,10 @@ export function createBootRecovery<K extends MachineMap = MachineMap>(options: B
         if (snapshot === undefined) return;
         report.offered += 1;
         try {
-          await handler({ kind, id: row.actor_id, snapshot, updatedAt: row.updated_at });
+          await handler({ kind, id: row.actorId, snapshot, updatedAt: row.updatedAt });
         } catch (error) {
           report.handlerFailures += 1;
-          logger.error({ kind, actorId: row.actor_id, err: errorMessage(error) }, 'boot recovery handler failed');
+          logger.error({ kind, actorId: row.actorId, err: errorMessage(error) }, 'boot recovery handler failed');
         }
       });
     }

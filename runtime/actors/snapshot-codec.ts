@@ -1,6 +1,6 @@
-// Snapshot <-> actor_snapshots row conversion, per actor kind (the registry's stored record).
+// Snapshot <-> stored actor snapshot record conversion, per actor kind (the registry's stored record).
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
-import type { ActorSnapshotRow } from '../../storage/repos/snapshots.repo.js';
+import type { ActorSnapshot } from '../../storage/records/snapshots.js';
 import { errorMessage, type ActorFailureReason } from './actor-failure.js';
 import type { DurableMachine } from './durable-step.js';
 import type { ActorKindOptions } from './registry-types.js';
@@ -12,22 +12,22 @@ export interface KindDef {
   readonly durable: DurableMachine<AnyStateMachine>;
 }
 
-export function toRow(def: KindDef, id: string, snapshot: AnyMachineSnapshot, now: number): ActorSnapshotRow {
+export function toRow(def: KindDef, id: string, snapshot: AnyMachineSnapshot, now: number): ActorSnapshot {
   return {
-    actor_id: id,
+    actorId: id,
     machine: def.name,
-    machine_version: def.version,
+    machineVersion: def.version,
     status: snapshot.status === 'done' ? 'done' : 'active',
     snapshot: JSON.stringify(def.durable.persist(snapshot)),
-    updated_at: now,
+    updatedAt: now,
   };
 }
 
 /** The snapshot a row of this kind holds, or why it may not be restored. */
-export function readRow(def: KindDef, row: ActorSnapshotRow): { snapshot: AnyMachineSnapshot } | { reason: ActorFailureReason } {
+export function readRow(def: KindDef, row: ActorSnapshot): { snapshot: AnyMachineSnapshot } | { reason: ActorFailureReason } {
   if (row.status === 'failed') return { reason: { code: 'retired' } };
-  if (row.machine_version !== def.version) {
-    return { reason: { code: 'machine_version_mismatch', stored: row.machine_version, current: def.version } };
+  if (row.machineVersion !== def.version) {
+    return { reason: { code: 'machine_version_mismatch', stored: row.machineVersion, current: def.version } };
   }
   try {
     return { snapshot: def.durable.restore(JSON.parse(row.snapshot)) };

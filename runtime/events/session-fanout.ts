@@ -1,5 +1,6 @@
 // Live delivery of stored session events: per-session channels, replay from the table, chunked fan-out.
-import type { SessionEventRow, SessionEventsRepo } from '../../storage/repos/session-events.repo.js';
+import type { SessionEventsRepo } from '../../storage/repos/session-events.repo.js';
+import type { StoredSessionEvent } from '../../storage/records/session-events.js';
 import type { Clock } from '../clock.js';
 import { envelope, type SessionEvent, type SessionEventEnvelope, type StreamResetReason } from './session-event.js';
 
@@ -92,7 +93,7 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
   let queueStart = 0;
   let drainScheduled = false;
 
-  function rowEnvelope(sessionId: string, row: SessionEventRow): SessionEventEnvelope {
+  function rowEnvelope(sessionId: string, row: StoredSessionEvent): SessionEventEnvelope {
     return envelope(sessionId, row.seq, row.ts, { type: row.type, ...JSON.parse(row.payload) } as SessionEvent);
   }
 

@@ -84,13 +84,13 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
       // The input as the run's opening message, so the session reads as "asked with this, answered with that".
       repos.sessions.insertMessage({
         id: newId(),
-        session_id: start.sessionId,
-        execution_id: start.executionId,
+        sessionId: start.sessionId,
+        executionId: start.executionId,
         role: 'user',
-        author_user_id: start.request.actorUserId,
+        authorUserId: start.request.actorUserId,
         content: JSON.stringify(start.request.input ?? {}, null, 2),
         payload: JSON.stringify({ input: start.request.input ?? {} }),
-        created_at: start.now,
+        createdAt: start.now,
       });
       // A session being opened has no subscriber yet (its id is in this very answer) and its snapshot carries the
       // message: the signal is for messages appended to a live session only (one row less per opened session).
@@ -114,7 +114,7 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
 async function failStuckRun(deps: FlowRunnerDeps, sessionId: string, executionId: string): Promise<void> {
   const execution = deps.store.repos.executions.execution(executionId);
   if (execution === undefined || !['queued', 'resume_queued', 'running'].includes(execution.status)) return;
-  const run = { orgId: deps.store.repos.sessions.session(sessionId)?.org_id ?? '', sessionId, executionId, initiatedBy: execution.created_by };
+  const run = { orgId: deps.store.repos.sessions.session(sessionId)?.orgId ?? '', sessionId, executionId, initiatedBy: execution.createdBy };
   await deps.trail.commit(sessionId, (unit) => {
     if (execution.status !== 'running') deps.trail.started(unit, run, execution.status !== 'queued');
     deps.trail.settle(unit, run, 'failed', { code: FLOW_FAILURE.FLOW_FAILED, message: 'The flow run failed unexpectedly.' });

@@ -6,8 +6,8 @@
  * repeated, a readonly call left in flight is repeated, and any other call left in flight is failed INTERRUPTED:
  * it may have reached the upstream, and repeating a write is worse than stopping.
  */
-import type { ExecutionRow, ToolCallRow } from '../../storage/repos/executions.repo.js';
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { Execution, ToolCall } from '../../storage/records/executions.js';
+import type { Session } from '../../storage/records/sessions.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
 import type { QueuedExecution } from '../turns/engine.js';
 import type { FoundTool } from '../tools/catalog.js';
@@ -29,13 +29,13 @@ const INTERRUPTED_MESSAGE = 'The service stopped while this call was in flight. 
 
 type Identity = { readonly ok: true; readonly identity: ToolIdentity | null } | { readonly ok: false; readonly failure: RecordedFailure };
 
-function specOf(row: ToolCallRow): CallSpec {
+function specOf(row: ToolCall): CallSpec {
   return {
-    stepId: row.call_ref ?? '',
+    stepId: row.callRef ?? '',
     tool: row.tool,
-    integrationId: row.integration_id ?? row.tool.slice(0, row.tool.indexOf('.')),
-    readonly: row.readonly === 1,
-    args: JSON.parse(row.args) as Record<string, unknown>,
+    integrationId: row.integrationId ?? row.tool.slice(0, row.tool.indexOf('.')),
+    readonly: row.readonly,
+    args: row.args as Record<string, unknown>,
   };
 }
 
@@ -50,16 +50,16 @@ class FlowRun {
 
   constructor(
     private readonly deps: FlowRunnerDeps,
-    private readonly session: SessionRow,
-    private readonly execution: ExecutionRow,
+    private readonly session: Session,
+    private readonly execution: Execution,
     private readonly flow: LoadedFlow,
     private readonly catalog: FlowCatalog,
     input: JsonValue,
     private readonly signal: AbortSignal,
   ) {
     this.scope = { input, outputs: this.outputs };
-    this.run = { orgId: session.org_id, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by ?? session.created_by, fresh: execution.status === 'queued' };
-    this.toolScope = { orgId: session.org_id, domainId: session.domain_id, automationId: session.automation_id, sessionId: session.id, executionId: execution.id };
+    this.run = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.createdBy ?? session.createdBy, fresh: execution.status === 'queued' };
+    this.toolScope = { orgId: session.orgId, domainId: session.domainId, automationId: session.automationId, sessionId: session.id, executionId: execution.id };
   }
 
   private get trail() {
@@ -92,7 +92,7 @@ class FlowRun {
     await this.commit((unit) => this.trail.settle(unit, this.run, outcome, failure, output));
   }
 
-  private async refuse(call: CallSpec, failure: RecordedFailure, existing?: ToolCallRow, detail?: unknown): Promise<false> {
+  private async refuse(call: CallSpec, failure: RecordedFailure, existing?: ToolCall, detail?: unknown): Promise<false> {
     await this.commit((unit) => {
       this.trail.callRefused(unit, this.run, call, failure, existing, detail);
       this.trail.settle(unit, this.run, 'failed', this.stepFailure(call, failure));
@@ -159,20 +159,20 @@ class FlowRun {
   }
 
   /** A step the trail already holds a call for (resumption). */
-  private async known(row: ToolCallRow): Promise<boolean> {
+  private async known(row: ToolCall): Promise<boolean> {
     const call = specOf(row);
     switch (row.status) {
       case 'succeeded':
         this.outputs.set(call.stepId, JSON.parse(row.result ?? 'null') as JsonValue);
         return true;
       case 'failed':
-        await this.settle('failed', this.stepFailure(call, { code: row.error_code ?? FLOW_FAILURE.FLOW_FAILED, message: row.error_message ?? 'The call failed.' }));
+        await this.settle('failed', this.stepFailure(call, { code: row.errorCode ?? FLOW_FAILURE.FLOW_FAILED, message: row.errorMessage ?? 'The call failed.' }));
         return false;
       case 'rejected':
         await this.settle('rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for step "${call.stepId}" was rejected.` });
         return false;
       case 'awaiting_approval': {
-        const approval = row.approval_id === null ? undefined : this.deps.store.repos.approvals.approval(row.approval_id);
+        const approval = row.approvalId === null ? undefined : this.deps.store.repos.approvals.approval(row.approvalId);
         if (approval?.status === 'approved') return this.execute(call, this.catalog.findTool(call.tool), row);
         if (approval?.status === 'rejected') {
           await this.commit((unit) => {
@@ -187,7 +187,7 @@ class FlowRun {
       }
       case 'running':
       case 'pending':
-        if (row.readonly === 1) return this.execute(call, this.catalog.findTool(call.tool), row);
+        if (row.readonly) return this.execute(call, this.catalog.findTool(call.tool), row);
         return this.refuse(call, { code: FLOW_FAILURE.INTERRUPTED, message: INTERRUPTED_MESSAGE }, row);
     }
   }
@@ -201,8 +201,8 @@ class FlowRun {
         { integrations: this.deps.store.repos.integrations, grants: this.deps.grants, keyRing: this.deps.keyRing },
         {
           execution,
-          orgId: this.session.org_id,
-          domainId: this.session.domain_id,
+          orgId: this.session.orgId,
+          domainId: this.session.domainId,
           integration: found.integration,
           binding: this.flow.definition.bindings[found.integration.id] ?? 'service',
           now: this.deps.clock.now(),
@@ -215,7 +215,7 @@ class FlowRun {
     }
   }
 
-  private async execute(call: CallSpec, found: FoundTool | undefined, existing: ToolCallRow | undefined): Promise<boolean> {
+  private async execute(call: CallSpec, found: FoundTool | undefined, existing: ToolCall | undefined): Promise<boolean> {
     if (found === undefined || !this.deps.executor.available(found)) {
       return this.refuse(call, { code: FLOW_FAILURE.UNKNOWN_TOOL, message: `"${call.tool}" is not available to this flow.` }, existing);
     }
@@ -251,9 +251,9 @@ export async function runFlowExecution(deps: FlowRunnerDeps, queued: QueuedExecu
   const { repos } = deps.store;
   const execution = repos.executions.execution(queued.executionId);
   if (execution === undefined || !['queued', 'resume_queued', 'running'].includes(execution.status)) return;
-  const session = repos.sessions.session(execution.session_id);
+  const session = repos.sessions.session(execution.sessionId);
   if (session === undefined) return;
-  const run: RunRef = { orgId: session.org_id, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by };
+  const run: RunRef = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.createdBy };
   const settleFailed = (failure: RecordedFailure) =>
     deps.trail.commit(session.id, (unit) => {
       if (execution.status === 'queued') deps.trail.started(unit, run, false);
@@ -261,13 +261,13 @@ export async function runFlowExecution(deps: FlowRunnerDeps, queued: QueuedExecu
     });
 
   const version = execution.revision ?? session.revision;
-  const loaded = version === null ? { ok: false as const, message: 'The run is not pinned to a flow version.' } : deps.versions.load(session.automation_id, version);
+  const loaded = version === null ? { ok: false as const, message: 'The run is not pinned to a flow version.' } : deps.versions.load(session.automationId, version);
   if (!loaded.ok) return void (await settleFailed({ code: FLOW_FAILURE.FLOW_DEFINITION_INVALID, message: loaded.message }));
 
-  const input = JSON.parse(execution.input) as JsonValue;
+  const input = execution.input as JsonValue;
   // Admission validated the input already; checked again before anything runs, for starts that bypassed it.
   const check = deps.validator.validate(loaded.flow.definition.inputs, input);
   if (!check.ok) return void (await settleFailed({ code: FLOW_FAILURE.INVALID_INPUT, message: `The input does not match the flow's inputs: ${formatIssues(check.issues)}` }));
 
-  await new FlowRun(deps, session, execution, loaded.flow, deps.catalogFor(session.org_id), input, signal).start();
+  await new FlowRun(deps, session, execution, loaded.flow, deps.catalogFor(session.orgId), input, signal).start();
 }

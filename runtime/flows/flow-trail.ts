@@ -1,6 +1,6 @@
 // Owns what a flow run writes to its session's audit trail: tool-call rows, run approvals, status, output, and their events.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
+import type { ToolCall } from '../../storage/records/executions.js';
 import type { GroupCommitWriter } from '../../storage/group-commit.js';
 import type { Clock } from '../clock.js';
 import type { PersistedSessionEvent, SessionEventBus } from '../events/index.js';
@@ -64,22 +64,22 @@ export function createFlowTrail(deps: FlowTrailDeps) {
     });
   }
 
-  function insertCall(unit: TrailUnit, run: RunRef, call: CallSpec, status: ToolCallRow['status'], identity: ToolCallRow['identity'], approvalId: string | null): ToolCallRow {
+  function insertCall(unit: TrailUnit, run: RunRef, call: CallSpec, status: ToolCall['status'], identity: ToolCall['identity'], approvalId: string | null): ToolCall {
     return repos.executions.insertToolCall({
       id: newId(),
-      execution_id: run.executionId,
-      session_id: run.sessionId,
+      executionId: run.executionId,
+      sessionId: run.sessionId,
       tool: call.tool,
-      args: JSON.stringify(call.args),
-      edited: 0,
+      args: call.args,
+      edited: false,
       identity,
       status,
-      created_at: unit.now,
+      createdAt: unit.now,
       // The step id is the call's reference: it is unique per run and is how a resumed run finds its calls again.
-      call_ref: call.stepId,
-      integration_id: call.integrationId,
-      readonly: call.readonly ? 1 : 0,
-      approval_id: approvalId,
+      callRef: call.stepId,
+      integrationId: call.integrationId,
+      readonly: call.readonly,
+      approvalId,
     });
   }
 
@@ -92,8 +92,8 @@ export function createFlowTrail(deps: FlowTrailDeps) {
     },
 
     /** A new call row in `running`, or an existing row (approved or retried) moved back to `running`. */
-    callStarted(unit: TrailUnit, run: RunRef, call: CallSpec, identity: ToolCallRow['identity'], existing: ToolCallRow | undefined): ToolCallRow {
-      let row: ToolCallRow;
+    callStarted(unit: TrailUnit, run: RunRef, call: CallSpec, identity: ToolCall['identity'], existing: ToolCall | undefined): ToolCall {
+      let row: ToolCall;
       if (existing === undefined) row = insertCall(unit, run, call, 'running', identity, null);
       else {
         repos.executions.startToolCall(existing.id, existing.args, false, identity);
@@ -103,7 +103,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
       return row;
     },
 
-    callFinished(unit: TrailUnit, run: RunRef, row: ToolCallRow, result: ToolResult, startedAt: number): void {
+    callFinished(unit: TrailUnit, run: RunRef, row: ToolCall, result: ToolResult, startedAt: number): void {
       const identity = row.identity;
       if (result.ok) {
         repos.executions.finishToolCall(row.id, { status: 'succeeded', result: JSON.stringify(result.output ?? null), errorCode: null, errorMessage: null }, unit.now);
@@ -124,7 +124,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
     },
 
     /** A call that could not run (bad arguments, no identity, interrupted): a failed row, and the caller event when it applies. */
-    callRefused(unit: TrailUnit, run: RunRef, call: CallSpec, failure: RecordedFailure, existing: ToolCallRow | undefined, detail?: unknown): void {
+    callRefused(unit: TrailUnit, run: RunRef, call: CallSpec, failure: RecordedFailure, existing: ToolCall | undefined, detail?: unknown): void {
       const row = existing ?? insertCall(unit, run, call, 'failed', null, null);
       const result = JSON.stringify(detail === undefined ? failure : { ...failure, detail });
       repos.executions.finishToolCall(row.id, { status: 'failed', result, errorCode: failure.code, errorMessage: failure.message }, unit.now);
@@ -146,16 +146,16 @@ export function createFlowTrail(deps: FlowTrailDeps) {
       const row = insertCall(unit, run, call, 'awaiting_approval', null, approvalId);
       repos.approvals.insert({
         id: approvalId,
-        org_id: run.orgId,
-        session_id: run.sessionId,
-        execution_id: run.executionId,
-        tool_call_id: row.id,
+        orgId: run.orgId,
+        sessionId: run.sessionId,
+        executionId: run.executionId,
+        toolCallId: row.id,
         kind: 'run',
         routing,
         tool: call.tool,
-        args: JSON.stringify(call.args),
-        initiated_by: run.initiatedBy,
-        created_at: unit.now,
+        args: call.args,
+        initiatedBy: run.initiatedBy,
+        createdAt: unit.now,
       });
       repos.executions.setStatus(run.executionId, 'suspended', unit.now);
       deps.deadlines?.arm(run.executionId, unit.now);
@@ -164,7 +164,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
     },
 
     /** The gated call after a rejection: the row shows it never ran. */
-    callRejected(unit: TrailUnit, run: RunRef, row: ToolCallRow): void {
+    callRejected(unit: TrailUnit, run: RunRef, row: ToolCall): void {
       const failure = { code: FLOW_FAILURE.REJECTED, message: 'The run approval was rejected; the call was not made.' };
       repos.executions.finishToolCall(row.id, { status: 'rejected', result: JSON.stringify(failure), errorCode: failure.code, errorMessage: failure.message }, unit.now);
       unit.emit({ type: 'tool_call.finished', executionId: run.executionId, toolCallId: row.id, toolName: row.tool, status: 'rejected', errorCode: failure.code, identity: null, durationMs: 0 });
@@ -179,13 +179,13 @@ export function createFlowTrail(deps: FlowTrailDeps) {
         const value = output ?? null;
         repos.sessions.insertMessage({
           id: newId(),
-          session_id: run.sessionId,
-          execution_id: run.executionId,
+          sessionId: run.sessionId,
+          executionId: run.executionId,
           role: 'assistant',
-          author_user_id: null,
+          authorUserId: null,
           content: typeof value === 'string' ? value : JSON.stringify(value, null, 2),
           payload: JSON.stringify({ output: value }),
-          created_at: unit.now,
+          createdAt: unit.now,
         });
       }
       repos.executions.settle(run.executionId, outcome, unit.now, failure?.code ?? null, failure?.message ?? null);
@@ -198,7 +198,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
 
   function addFile(unit: TrailUnit, run: RunRef, file: ToolFile): void {
     const id = newId();
-    repos.sessions.insertFile({ id, session_id: run.sessionId, execution_id: run.executionId, name: file.name, media_type: file.mediaType, content: file.content, created_at: unit.now });
+    repos.sessions.insertFile({ id, sessionId: run.sessionId, executionId: run.executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: unit.now });
     unit.emit({ type: 'file.added', executionId: run.executionId, fileId: id, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength });
   }
 }

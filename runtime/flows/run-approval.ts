@@ -1,6 +1,6 @@
 // Owns deciding a flow's run approval (partner `POST /worker/approvals/runs/:runId`): record, then resume or reject the run.
-import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
+import type { Session } from '../../storage/records/sessions.js';
 import type { Store } from '../../storage/store.js';
 import { AppError, notFound, validation } from '../errors.js';
 import { assertMayDecide } from '../sessions/approval-access.js';
@@ -40,10 +40,10 @@ export function createRunApprovals(deps: RunApprovalDeps) {
   const { repos } = deps.store;
 
   /** The run a runId names, if the caller may see it (else the uniform 404): a flow session and its execution. */
-  function visibleRun(caller: Caller, runId: string): { session: SessionRow; execution: ExecutionRow } {
+  function visibleRun(caller: Caller, runId: string): { session: Session; execution: Execution } {
     const byExecution = repos.executions.execution(runId);
-    const session = visibleSession(repos, caller, byExecution?.session_id ?? runId);
-    if (repos.automations.automation(session.automation_id)?.kind !== 'flow') throw notFound();
+    const session = visibleSession(repos, caller, byExecution?.sessionId ?? runId);
+    if (repos.automations.automation(session.automationId)?.kind !== 'flow') throw notFound();
     const execution = byExecution ?? repos.executions.latestExecution(session.id);
     if (execution === undefined) throw notFound();
     return { session, execution };
@@ -64,11 +64,11 @@ export function createRunApprovals(deps: RunApprovalDeps) {
 
       const { session, execution } = visibleRun(caller, request.runId);
       const pending = repos.approvals.pendingOfSession(session.id);
-      if (pending === undefined || pending.kind !== 'run' || pending.execution_id !== execution.id) throw conflict('No run approval is waiting in this run.');
-      assertMayDecide(repos.tenancy, caller, pending, session.domain_id);
+      if (pending === undefined || pending.kind !== 'run' || pending.executionId !== execution.id) throw conflict('No run approval is waiting in this run.');
+      assertMayDecide(repos.tenancy, caller, pending, session.domainId);
       if (request.approvalId !== undefined && request.approvalId !== pending.id) throw conflict('The approvalId is not the approval this run waits on.');
 
-      const run: RunRef = { orgId: session.org_id, sessionId: session.id, executionId: execution.id, initiatedBy: execution.created_by };
+      const run: RunRef = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.createdBy };
       await deps.trail.commit(session.id, (unit) => {
         // Re-read inside the unit: a concurrent decision on the same approval loses here, writing nothing.
         if (repos.executions.execution(execution.id)?.status !== 'suspended') throw conflict('The run is no longer waiting for a decision.');
@@ -79,7 +79,7 @@ export function createRunApprovals(deps: RunApprovalDeps) {
           repos.executions.setStatus(execution.id, 'resume_queued', unit.now);
           return;
         }
-        const call = pending.tool_call_id === null ? undefined : repos.executions.toolCall(pending.tool_call_id);
+        const call = pending.toolCallId === null ? undefined : repos.executions.toolCall(pending.toolCallId);
         if (call !== undefined) deps.trail.callRejected(unit, run, call);
         deps.trail.settle(unit, run, 'rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for "${pending.tool ?? 'the gated step'}" was rejected.` });
       });

@@ -57,7 +57,7 @@ export function createAgentToolCall(deps: AgentToolCallDeps) {
       return { sessionId: opened.sessionId, executionId: opened.executionId };
     }
     const session = visibleSession(repos, caller, args.sessionId.toLowerCase());
-    if (session.automation_id !== automationId) {
+    if (session.automationId !== automationId) {
       return refusalResult('VALIDATION', 'That session belongs to another agent; call that agent\'s tool to continue it.');
     }
     const { executionId } = await deps.conversations.append(caller, session.id, message);

@@ -49,12 +49,12 @@ export function turnResult(repos: Repos, ids: TurnIds, end: TurnWatchEnd, protoc
   const status = (execution?.status ?? end.status) as ToolCallStatus;
   const answer = repos.sessions
     .visibleMessages(sessionId)
-    .filter((m) => m.execution_id === executionId && m.role === 'assistant')
+    .filter((m) => m.executionId === executionId && m.role === 'assistant')
     .map((m) => m.content)
     .join('\n\n');
-  const failedCalls = repos.executions.toolCallsOfSession(sessionId).filter((c) => c.execution_id === executionId && c.status === 'failed');
+  const failedCalls = repos.executions.toolCallsOfSession(sessionId).filter((c) => c.executionId === executionId && c.status === 'failed');
   const structured: Record<string, unknown> = { sessionId, executionId, status };
-  const errorCode = execution?.error_code ?? failedCalls[0]?.error_code ?? null;
+  const errorCode = execution?.errorCode ?? failedCalls[0]?.errorCode ?? null;
   if (errorCode !== null && (status === 'failed' || failedCalls.length > 0)) structured.errorCode = errorCode;
 
   const sessionPath = `/api/v1/agents/sessions/${sessionId}`;

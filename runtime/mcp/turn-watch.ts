@@ -5,7 +5,7 @@
  * together). The row, not the event, is the authority on where the turn is.
  */
 import type { Repositories } from '../../storage/repos/index.js';
-import type { ExecutionStatus } from '../../storage/repos/executions.repo.js';
+import type { ExecutionStatus } from '../../storage/records/executions.js';
 import type { Clock } from '../clock.js';
 import type { SessionEvent, SessionEventBus, SessionEventEnvelope } from '../events/index.js';
 import { clockDeadline } from '../turns/turn-budget.js';

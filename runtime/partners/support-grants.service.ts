@@ -117,19 +117,19 @@ export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 
         expiresAt: toIso(grant.expiresAt),
         session: {
           sessionId: session.id,
-          automationId: session.automation_id,
-          domainId: session.domain_id,
+          automationId: session.automationId,
+          domainId: session.domainId,
           status: session.status,
-          createdAt: toIso(session.created_at),
-          updatedAt: toIso(session.updated_at),
+          createdAt: toIso(session.createdAt),
+          updatedAt: toIso(session.updatedAt),
           messages: repos.sessions.visibleMessages(session.id).map((m) => ({
             role: m.role as 'user' | 'assistant',
             text: m.content,
-            createdAt: toIso(m.created_at),
-            ...(m.author_user_id === null ? {} : { author: { userId: m.author_user_id, name: m.author_name } }),
+            createdAt: toIso(m.createdAt),
+            ...(m.authorUserId === null ? {} : { author: { userId: m.authorUserId, name: m.authorName } }),
           })),
           // The tool arguments stay out of the support view: support reads the conversation, not the payloads.
-          pendingApproval: pending === undefined ? null : { approvalId: pending.id, toolName: pending.tool ?? '', requestedAt: toIso(pending.created_at) },
+          pendingApproval: pending === undefined ? null : { approvalId: pending.id, toolName: pending.tool ?? '', requestedAt: toIso(pending.createdAt) },
         },
       };
     },

@@ -7,7 +7,7 @@
  * approvals) and the flow runtime's run approvals: no approval rule lives here.
  */
 import * as z from 'zod';
-import type { ApprovalRow } from '../../storage/repos/approvals.repo.js';
+import type { Approval } from '../../storage/records/approvals.js';
 import type { Store } from '../../storage/store.js';
 import type { LeasePrincipal } from '../auth/principal.js';
 import { toIso } from '../clock.js';
@@ -80,19 +80,19 @@ export function createWorkerApprovalsService(deps: {
 }): WorkerApprovalsService {
   const { repos } = deps.store;
 
-  function item(approval: ApprovalRow, automation: { id: string; name: string; kind: string }, domainId: string): WorkerApprovalItem {
+  function item(approval: Approval, automation: { id: string; name: string; kind: string }, domainId: string): WorkerApprovalItem {
     return {
       approvalId: approval.id,
       kind: approval.kind,
-      sessionId: approval.session_id,
-      runId: approval.kind === 'run' ? approval.session_id : null,
-      executionId: approval.execution_id,
+      sessionId: approval.sessionId,
+      runId: approval.kind === 'run' ? approval.sessionId : null,
+      executionId: approval.executionId,
       automationId: automation.id,
       automationName: automation.name,
       domainId,
       toolName: approval.tool,
-      args: redactCredentialMaterial(approval.args === null ? {} : (JSON.parse(approval.args) as unknown)),
-      requestedAt: toIso(approval.created_at),
+      args: redactCredentialMaterial(approval.args ?? {}),
+      requestedAt: toIso(approval.createdAt),
     };
   }
 
@@ -101,11 +101,11 @@ export function createWorkerApprovalsService(deps: {
       const caller = workerCaller(lease);
       const visible: WorkerApprovalItem[] = [];
       for (const approval of repos.approvals.pendingOfOrganization(caller.orgId)) {
-        const session = repos.sessions.session(approval.session_id);
-        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domain_id)) continue;
-        const automation = repos.automations.automation(session.automation_id);
+        const session = repos.sessions.session(approval.sessionId);
+        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domainId)) continue;
+        const automation = repos.automations.automation(session.automationId);
         if (automation === undefined) continue;
-        visible.push(item(approval, automation, session.domain_id));
+        visible.push(item(approval, automation, session.domainId));
       }
       return { approvals: visible.slice(page.offset, page.offset + page.limit), limit: page.limit, offset: page.offset, total: visible.length };
     },

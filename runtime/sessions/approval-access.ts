@@ -1,5 +1,5 @@
 // Who may decide a turn approval (SPEC conversations rule 5): credential owner, policy approver, or the confirming person.
-import type { ApprovalRow } from '../../storage/repos/approvals.repo.js';
+import type { Approval } from '../../storage/records/approvals.js';
 import type { TenancyRepo } from '../../storage/repos/tenancy.repo.js';
 import { forbidden } from '../errors.js';
 import type { Caller } from './session-access.js';
@@ -19,13 +19,13 @@ export function policyApprovers(tenancy: TenancyRepo, domainId: string): Readonl
  * - otherwise: a policy approver.
  * Visibility is checked before this (404); participation alone never qualifies (rule 3).
  */
-export function mayDecide(tenancy: TenancyRepo, caller: Caller, approval: ApprovalRow, domainId: string): boolean {
-  const isInitiator = approval.initiated_by !== null && approval.initiated_by === caller.userId;
+export function mayDecide(tenancy: TenancyRepo, caller: Caller, approval: Approval, domainId: string): boolean {
+  const isInitiator = approval.initiatedBy !== null && approval.initiatedBy === caller.userId;
   if (approval.kind === 'confirmation') return isInitiator;
   if (approval.routing === 'user' && isInitiator) return true;
   return policyApprovers(tenancy, domainId).has(caller.userId);
 }
 
-export function assertMayDecide(tenancy: TenancyRepo, caller: Caller, approval: ApprovalRow, domainId: string): void {
+export function assertMayDecide(tenancy: TenancyRepo, caller: Caller, approval: Approval, domainId: string): void {
   if (!mayDecide(tenancy, caller, approval, domainId)) throw forbidden('You cannot decide this approval.');
 }

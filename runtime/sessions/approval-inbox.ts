@@ -1,5 +1,5 @@
 // The approvals inbox: every pending approval a person may decide, across sessions and flow runs, oldest first by cursor.
-import type { ApprovalRow } from '../../storage/repos/approvals.repo.js';
+import type { Approval } from '../../storage/records/approvals.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import { toIso } from '../clock.js';
 import { redactCredentialMaterial } from '../events/index.js';
@@ -51,10 +51,10 @@ export interface ApprovalInbox {
 export function createApprovalInbox(deps: { repos: Repositories; catalogFor: CatalogSource }): ApprovalInbox {
   const { repos } = deps;
 
-  function item(approval: ApprovalRow, orgId: string): InboxItem | null {
-    const session = repos.sessions.session(approval.session_id);
+  function item(approval: Approval, orgId: string): InboxItem | null {
+    const session = repos.sessions.session(approval.sessionId);
     if (session === undefined) return null;
-    const automation = repos.automations.automation(session.automation_id);
+    const automation = repos.automations.automation(session.automationId);
     if (automation === undefined) return null;
     const tool = approval.tool === null ? undefined : deps.catalogFor(orgId).findTool(approval.tool);
     const inputSchema = (tool?.tool.inputSchema as Record<string, unknown> | undefined) ?? null;
@@ -64,16 +64,16 @@ export function createApprovalInbox(deps: { repos: Repositories; catalogFor: Cat
       sessionId: session.id,
       sessionTitle: session.title,
       runId: approval.kind === 'run' ? session.id : null,
-      executionId: approval.execution_id,
+      executionId: approval.executionId,
       automationId: automation.id,
       automationName: automation.name,
       automationKind: automation.kind === 'flow' ? 'flow' : 'agent',
-      domainId: session.domain_id,
+      domainId: session.domainId,
       toolName: approval.tool,
-      args: redactCredentialMaterial(approval.args === null ? {} : (JSON.parse(approval.args) as unknown)),
+      args: redactCredentialMaterial(approval.args ?? {}),
       inputSchema,
       editable: approval.kind !== 'run' && inputSchema !== null,
-      requestedAt: toIso(approval.created_at),
+      requestedAt: toIso(approval.createdAt),
     };
   }
 
@@ -84,9 +84,9 @@ export function createApprovalInbox(deps: { repos: Repositories; catalogFor: Cat
       let lastKey: [number, string] | null = null;
       let more = false;
       for (const approval of repos.approvals.pendingOfOrganization(caller.orgId)) {
-        if (after !== null && (approval.created_at < after[0] || (approval.created_at === after[0] && approval.id <= after[1]))) continue;
-        const session = repos.sessions.session(approval.session_id);
-        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domain_id)) continue;
+        if (after !== null && (approval.createdAt < after[0] || (approval.createdAt === after[0] && approval.id <= after[1]))) continue;
+        const session = repos.sessions.session(approval.sessionId);
+        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domainId)) continue;
         if (approvals.length === page.limit) {
           more = true;
           break;
@@ -94,7 +94,7 @@ export function createApprovalInbox(deps: { repos: Repositories; catalogFor: Cat
         const shown = item(approval, caller.orgId);
         if (shown === null) continue;
         approvals.push(shown);
-        lastKey = [approval.created_at, approval.id];
+        lastKey = [approval.createdAt, approval.id];
       }
       return { approvals, nextCursor: more && lastKey !== null ? encodeTuple(lastKey) : null };
     },

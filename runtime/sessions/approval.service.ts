@@ -22,7 +22,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       const approval = repos.approvals.pendingOfSession(sessionId);
       // A flow's run approval is decided on the run route, never through the turn machine.
       if (approval === undefined || approval.kind === 'run') throw approvalConflict('No turn approval is waiting in this session.');
-      assertMayDecide(repos.tenancy, caller, approval, session.domain_id);
+      assertMayDecide(repos.tenancy, caller, approval, session.domainId);
       if (request.approvalId !== undefined && request.approvalId !== approval.id) throw approvalConflict('The approvalId is not the approval waiting in this session.');
       return deps.decisions.decide(session, approval, caller.userId, request);
     },

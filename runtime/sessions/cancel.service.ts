@@ -1,6 +1,6 @@
 // Cancel a session's queued, running or suspended execution (issue 13 item 1): who may, which one, and the repeat answer.
 import { CANCELLED } from '../../machines/session-turn.machine.js';
-import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
 import type { Store } from '../../storage/store.js';
 import { AppError, notFound } from '../errors.js';
 import { alreadySettled, type ExecutionCancel } from '../turns/execution-cancel.js';
@@ -17,7 +17,7 @@ export interface CancelResult {
   readonly status: 'cancelled';
 }
 
-const isCancelled = (row: Pick<ExecutionRow, 'settled_at' | 'error_code'>) => row.settled_at !== null && row.error_code === CANCELLED;
+const isCancelled = (row: Pick<Execution, 'settledAt' | 'errorCode'>) => row.settledAt !== null && row.errorCode === CANCELLED;
 
 export function createCancelService(deps: CancelServiceDeps) {
   const { repos } = deps.store;
@@ -34,15 +34,15 @@ export function createCancelService(deps: CancelServiceDeps) {
         throw new AppError('SESSION_NOT_DRIVABLE', 'You cannot cancel work in this session.', { readOnlyReason: 'not_a_participant' });
       }
       const target = executionId === undefined ? repos.executions.firstUnsettled(sessionId) : repos.executions.execution(executionId);
-      if (target === undefined || target.session_id !== sessionId) {
+      if (target === undefined || target.sessionId !== sessionId) {
         if (executionId !== undefined) throw notFound();
         throw new AppError('CONFLICT', 'Nothing is queued, running or waiting for approval in this session.');
       }
       if (isCancelled(target)) return { executionId: target.id, status: 'cancelled' };
-      if (target.settled_at !== null) throw alreadySettled(target);
+      if (target.settledAt !== null) throw alreadySettled(target);
 
       try {
-        await deps.executions.cancel(repos.automations.automation(session.automation_id)?.kind, sessionId, target.id);
+        await deps.executions.cancel(repos.automations.automation(session.automationId)?.kind, sessionId, target.id);
       } catch (error) {
         // Raced with another cancel of the same execution: same answer as a repeat.
         const now = repos.executions.execution(target.id);

@@ -66,7 +66,7 @@ export function createConversationService(deps: ConversationDeps) {
       }
       // One row: the session, carrying its first turn; the materializer writes the execution and message after.
       const start = planned.deferred(deps.clock.now());
-      const row = sessionRowOf(start, JSON.stringify(start));
+      const row = sessionRowOf(start, start);
       // Every check ran above: the unit only inserts, so it needs no savepoint of its own.
       await admitted(deps.admission, 1, () => deps.store.writer.submit(() => repos.sessions.insertSession(row), { savepoint: false }));
       const written = deps.materializer.accepted({ kind: 'session', id: start.sessionId, starts: [start] });
@@ -79,7 +79,7 @@ export function createConversationService(deps: ConversationDeps) {
       assertCanAppend(repos, caller, session);
       const start = admitExecution(deps, {
         orgId: caller.orgId,
-        automationId: session.automation_id,
+        automationId: session.automationId,
         actorUserId: caller.userId,
         origin: 'api',
         visibility: session.visibility,

@@ -1,5 +1,5 @@
 // A session start recorded at accept (runtime/execution/materializer.ts) and the rows it becomes when written.
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { NewSession } from '../../storage/records/sessions.js';
 import type { PendingStart } from '../execution/materializer.js';
 import type { AdmittedExecution } from './session-starter.js';
 
@@ -21,22 +21,22 @@ export function pendingStartOf(start: AdmittedExecution, ids: { sessionId: strin
   };
 }
 
-/** The session row of a start; `pending` carries the start itself when the session row is the accept's only row. */
-export function sessionRowOf(start: PendingStart, pending: string | null): SessionRow {
+/** The session of a start; `pending` carries the start itself when the session row is the accept's only row. */
+export function sessionRowOf(start: PendingStart, pending: PendingStart | null): NewSession {
   return {
     id: start.sessionId,
-    org_id: start.orgId,
-    domain_id: start.domainId,
-    automation_id: start.automationId,
+    orgId: start.orgId,
+    domainId: start.domainId,
+    automationId: start.automationId,
     revision: start.revision,
     visibility: start.visibility,
-    created_by: start.actorUserId,
+    createdBy: start.actorUserId,
     origin: start.origin,
-    trigger_run_id: start.triggerRunId ?? null,
+    triggerRunId: start.triggerRunId ?? null,
     status: 'active',
     title: null,
-    created_at: start.acceptedAt,
-    updated_at: start.acceptedAt,
-    pending,
+    createdAt: start.acceptedAt,
+    updatedAt: start.acceptedAt,
+    ...(pending === null ? {} : { pending }),
   };
 }

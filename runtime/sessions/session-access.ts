@@ -1,7 +1,7 @@
 // Who may see, drive, manage and start sessions (SPEC "Personal-key Agent conversations" rules 1-3, 6).
 import type { Repositories } from '../../storage/repos/index.js';
 import type { AutomationRow } from '../../storage/repos/automations.repo.js';
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { Session } from '../../storage/records/sessions.js';
 import type { DomainRole } from '../../storage/repos/tenancy.repo.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 
@@ -33,26 +33,26 @@ type Repos = Pick<Repositories, 'sessions' | 'tenancy' | 'automations'>;
  * Rule 3: a personal chat is visible to its creator only; a domain session to current members of its domain.
  * Organization Owner/Admin status grants nothing here. Anything else is the uniform 404 (rule 6).
  */
-export function canView(repos: Repos, caller: Caller, session: SessionRow): boolean {
-  if (session.org_id !== caller.orgId) return false;
-  if (session.visibility === 'personal') return session.created_by === caller.userId;
-  return repos.tenancy.domainRole(session.domain_id, caller.userId) !== null;
+export function canView(repos: Repos, caller: Caller, session: Session): boolean {
+  if (session.orgId !== caller.orgId) return false;
+  if (session.visibility === 'personal') return session.createdBy === caller.userId;
+  return repos.tenancy.domainRole(session.domainId, caller.userId) !== null;
 }
 
-export function visibleSession(repos: Repos, caller: Caller, sessionId: string): SessionRow {
+export function visibleSession(repos: Repos, caller: Caller, sessionId: string): Session {
   const session = repos.sessions.session(sessionId);
   if (session === undefined || !canView(repos, caller, session)) throw notFound();
   return session;
 }
 
 /** The flags of rule 3 for a caller who can view the session; mutations recheck through `assertCanAppend`. */
-export function participation(repos: Repos, caller: Caller, session: SessionRow): Participation {
-  const role = repos.tenancy.domainRole(session.domain_id, caller.userId);
-  const isCreator = session.created_by !== null && session.created_by === caller.userId;
+export function participation(repos: Repos, caller: Caller, session: Session): Participation {
+  const role = repos.tenancy.domainRole(session.domainId, caller.userId);
+  const isCreator = session.createdBy !== null && session.createdBy === caller.userId;
   const canManage = isCreator || (role !== null && MANAGE_ROLES.has(role));
   // Rule 2: the creator / recorded owner, or a domain Operator, Editor or Owner with current membership.
   const permitted = isCreator || (role !== null && EXECUTE_ROLES.has(role));
-  const automation = repos.automations.automation(session.automation_id);
+  const automation = repos.automations.automation(session.automationId);
   if (automation?.kind === 'flow') return { canParticipate: false, canManage, readOnlyReason: 'flow_session' };
   if (!permitted) return { canParticipate: false, canManage, readOnlyReason: 'not_a_participant' };
   if (session.status !== 'active') return { canParticipate: false, canManage, readOnlyReason: 'session_archived' };
@@ -63,7 +63,7 @@ export function participation(repos: Repos, caller: Caller, session: SessionRow)
 }
 
 /** Rule 2: a visible session the caller may not drive is 403 SESSION_NOT_DRIVABLE (with the reason). */
-export function assertCanAppend(repos: Repos, caller: Caller, session: SessionRow): void {
+export function assertCanAppend(repos: Repos, caller: Caller, session: Session): void {
   const flags = participation(repos, caller, session);
   if (!flags.canParticipate) {
     throw new AppError('SESSION_NOT_DRIVABLE', 'You cannot send messages in this session.', { readOnlyReason: flags.readOnlyReason });
@@ -71,7 +71,7 @@ export function assertCanAppend(repos: Repos, caller: Caller, session: SessionRo
 }
 
 /** Lifecycle changes (rename, outcome, archive, delete): visible (else 404) and `canManage` (else 403). */
-export function assertCanManage(repos: Repos, caller: Caller, session: SessionRow): void {
+export function assertCanManage(repos: Repos, caller: Caller, session: Session): void {
   if (!participation(repos, caller, session).canManage) throw forbidden('You cannot manage this session.');
 }
 

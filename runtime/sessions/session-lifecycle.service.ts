@@ -5,7 +5,7 @@
  * answered as done and announces nothing (idempotent retries).
  */
 import type { Store } from '../../storage/store.js';
-import type { SessionLifecycleRow, SessionOutcome } from '../../storage/repos/session-list.repo.js';
+import type { Session, SessionOutcome } from '../../storage/records/sessions.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { SessionEventBus, SessionEventOf } from '../events/index.js';
@@ -31,16 +31,16 @@ export function createSessionLifecycle(deps: LifecycleDeps) {
   const { repos } = deps.store;
 
   /** Runs `change` on a session the caller may manage, in one unit of work; its outbox publishes the events after commit. */
-  async function manage(caller: Caller, sessionId: string, change: (session: SessionLifecycleRow, now: number) => Change[]): Promise<void> {
+  async function manage(caller: Caller, sessionId: string, change: (session: Session, now: number) => Change[]): Promise<void> {
     await deps.store.writer.submit(() => {
-      const session = visibleSession(repos, caller, sessionId) as SessionLifecycleRow;
+      const session = visibleSession(repos, caller, sessionId);
       assertCanManage(repos, caller, session);
       const changes = change(session, deps.clock.now());
       for (const c of changes) deps.bus.append(session.id, { type: 'session.changed', change: c })();
     });
   }
 
-  function assertNotArchived(session: SessionLifecycleRow): void {
+  function assertNotArchived(session: Session): void {
     if (session.status === 'archived') throw new AppError('CONFLICT', 'The session is archived: unarchive it first.', { reason: 'session_archived' });
   }
 

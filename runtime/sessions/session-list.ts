@@ -1,6 +1,7 @@
 // Reads over many rows: the sessions a caller can see, and one session's messages and tool calls, by keyset pages.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { SessionLifecycleRow, SessionListQuery, SessionOutcome } from '../../storage/repos/session-list.repo.js';
+import type { SessionListQuery } from '../../storage/repos/session-list.repo.js';
+import type { Session, SessionOutcome } from '../../storage/records/sessions.js';
 import { toIso } from '../clock.js';
 import { decodePosition, decodeTuple, encodePosition, encodeTuple } from '../paging/cursor.js';
 import { visibleSession, type Caller } from './session-access.js';
@@ -40,25 +41,25 @@ export interface SessionListOptions {
 }
 
 
-function summary(row: SessionLifecycleRow): SessionSummary {
+function summary(row: Session): SessionSummary {
   return {
     sessionId: row.id,
-    automationId: row.automation_id,
-    domainId: row.domain_id,
+    automationId: row.automationId,
+    domainId: row.domainId,
     visibility: row.visibility,
     origin: row.origin,
     status: row.status,
     title: row.title,
     outcome: row.outcome,
-    createdBy: row.created_by,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    archivedAt: row.archived_at === null ? null : toIso(row.archived_at),
+    createdBy: row.createdBy,
+    createdAt: toIso(row.createdAt),
+    updatedAt: toIso(row.updatedAt),
+    archivedAt: row.archivedAt === null ? null : toIso(row.archivedAt),
   };
 }
 
-const newestFirst = (a: SessionLifecycleRow, b: SessionLifecycleRow): number =>
-  b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const newestFirst = (a: Session, b: Session): number =>
+  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 export function createSessionList(repos: Repos) {
   return {
@@ -76,7 +77,7 @@ export function createSessionList(repos: Repos) {
         limit: limit + 1,
       };
       const { sessionList } = repos;
-      let rows: SessionLifecycleRow[];
+      let rows: Session[];
       if (options.automationId !== undefined) {
         rows = sessionList.ofAutomation(options.automationId, caller.orgId, caller.userId, query, options.mine === true);
       } else if (options.mine === true) {
@@ -91,7 +92,7 @@ export function createSessionList(repos: Repos) {
       const last = page[page.length - 1];
       return {
         sessions: page.map(summary),
-        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.created_at, id: last.id }) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.createdAt, id: last.id }) : null,
       };
     },
 
@@ -105,7 +106,7 @@ export function createSessionList(repos: Repos) {
       const last = page[page.length - 1];
       return {
         messages: page.map((m) => messageView(caller, m)),
-        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.execution_position, last.position]) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.executionPosition, last.position]) : null,
       };
     },
 
@@ -119,7 +120,7 @@ export function createSessionList(repos: Repos) {
       const last = page[page.length - 1];
       return {
         toolCalls: page.map(toolCallView),
-        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.created_at, last.id]) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.createdAt, last.id]) : null,
       };
     },
   };

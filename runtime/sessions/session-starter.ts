@@ -66,15 +66,15 @@ export function writeExecution(
   const { request, automation } = start;
   deps.store.repos.executions.insertExecution({
     id: ids.executionId,
-    session_id: ids.sessionId,
+    sessionId: ids.sessionId,
     status: 'queued',
-    input: JSON.stringify(automation.kind === 'flow' ? (request.input ?? {}) : {}),
-    created_by: request.actorUserId,
-    created_at: now,
+    input: automation.kind === 'flow' ? (request.input ?? {}) : {},
+    createdBy: request.actorUserId,
+    createdAt: now,
     revision: start.admitted.revision,
     entry,
-    grant_integration_ids: '[]',
-    grant_expires_at: null,
+    grantIntegrationIds: [],
+    grantExpiresAt: null,
   });
   // A new execution holds no grant and no expiry timer, and its row already says so ('[]', null): storing an empty
   // grant would only run a delete, an update and a timer cancel that change nothing, on every open and fire subscriber.
@@ -100,18 +100,18 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
           const now = deps.clock.now();
           deps.store.repos.sessions.insertSession({
             id: sessionId,
-            org_id: request.orgId,
-            domain_id: start.automation.domain_id,
-            automation_id: start.automation.id,
+            orgId: request.orgId,
+            domainId: start.automation.domain_id,
+            automationId: start.automation.id,
             revision: start.admitted.revision,
             visibility: request.visibility,
-            created_by: request.actorUserId,
+            createdBy: request.actorUserId,
             origin: request.origin,
-            trigger_run_id: request.triggerRunId ?? null,
+            triggerRunId: request.triggerRunId ?? null,
             status: 'active',
             title: null,
-            created_at: now,
-            updated_at: now,
+            createdAt: now,
+            updatedAt: now,
           });
           // Its events are published by the unit's outbox once the fire's or open's unit commits.
           writeExecution(deps, start, { sessionId, executionId }, 'open', now);

@@ -1,8 +1,7 @@
 // Read models of a session: the GET body (flags, messages with authors, tool calls, files, pending approval) and the stream snapshot.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { MessageWithAuthor, SessionRow } from '../../storage/repos/sessions.repo.js';
-import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
-import type { SessionLifecycleRow, SessionOutcome } from '../../storage/repos/session-list.repo.js';
+import type { Session, SessionOutcome, VisibleMessage } from '../../storage/records/sessions.js';
+import type { ToolCall } from '../../storage/records/executions.js';
 import { toIso } from '../clock.js';
 import type { PendingApprovalView, SnapshotPayload, TurnStatus } from '../events/index.js';
 import { redactCredentialMaterial } from '../events/index.js';
@@ -56,28 +55,28 @@ export interface SessionView {
 export type ToolCallView = SessionView['toolCalls'][number];
 
 /** One message as people read it; `isYou` is relative to the caller (rule 3). */
-export function messageView(caller: Caller, m: MessageWithAuthor): MessageView {
+export function messageView(caller: Caller, m: VisibleMessage): MessageView {
   return {
     messageId: m.id,
-    executionId: m.execution_id,
+    executionId: m.executionId,
     role: m.role as 'user' | 'assistant',
     text: m.content,
-    createdAt: toIso(m.created_at),
-    ...(m.author_user_id === null ? {} : { author: { userId: m.author_user_id, name: m.author_name, isYou: m.author_user_id === caller.userId } }),
+    createdAt: toIso(m.createdAt),
+    ...(m.authorUserId === null ? {} : { author: { userId: m.authorUserId, name: m.authorName, isYou: m.authorUserId === caller.userId } }),
   };
 }
 
 /** One tool call of the audit trail; arguments pass the credential redactor. */
-export function toolCallView(c: ToolCallRow): ToolCallView {
+export function toolCallView(c: ToolCall): ToolCallView {
   return {
     toolCallId: c.id,
-    executionId: c.execution_id,
+    executionId: c.executionId,
     toolName: c.tool,
-    args: redactCredentialMaterial(JSON.parse(c.args) as unknown),
-    edited: c.edited === 1,
+    args: redactCredentialMaterial(c.args),
+    edited: c.edited,
     status: c.status,
     identity: c.identity,
-    errorCode: c.error_code,
+    errorCode: c.errorCode,
   };
 }
 
@@ -86,17 +85,17 @@ export function pendingApprovalView(repos: Repos, sessionId: string): PendingApp
   if (approval === undefined) return null;
   return redactCredentialMaterial({
     approvalId: approval.id,
-    executionId: approval.execution_id,
-    toolCallId: approval.tool_call_id,
+    executionId: approval.executionId,
+    toolCallId: approval.toolCallId,
     toolName: approval.tool ?? '',
-    args: approval.args === null ? {} : (JSON.parse(approval.args) as Record<string, unknown>),
-    requestedAt: toIso(approval.created_at),
+    args: (approval.args ?? {}) as Record<string, unknown>,
+    requestedAt: toIso(approval.createdAt),
   });
 }
 
 export function latestTurn(repos: Repos, sessionId: string): SessionView['latestTurn'] {
   const execution = repos.executions.latestExecution(sessionId);
-  return execution === undefined ? null : { executionId: execution.id, status: execution.status, errorCode: execution.error_code };
+  return execution === undefined ? null : { executionId: execution.id, status: execution.status, errorCode: execution.errorCode };
 }
 
 /** The stream's opening state (http/sse.ts): latest turn and the approval it waits for, if any. */
@@ -107,28 +106,26 @@ export function streamSnapshot(repos: Repos, sessionId: string): SnapshotPayload
 }
 
 /** Rule 3: the flags describe the current caller; `isYou` is relative to the caller too. */
-export function sessionView(repos: Repos, caller: Caller, session: SessionRow): SessionView {
-  // Rows are read with SELECT *: the lifecycle columns (migration 0160) are there.
-  const lifecycle = session as SessionLifecycleRow;
+export function sessionView(repos: Repos, caller: Caller, session: Session): SessionView {
   const flags = participation(repos, caller, session);
   const pendingApproval = pendingApprovalView(repos, session.id);
   return {
     sessionId: session.id,
-    automationId: session.automation_id,
-    domainId: session.domain_id,
+    automationId: session.automationId,
+    domainId: session.domainId,
     visibility: session.visibility,
     status: session.status,
     origin: session.origin,
     title: session.title,
-    outcome: lifecycle.outcome,
-    archivedAt: lifecycle.archived_at === null ? null : toIso(lifecycle.archived_at),
-    createdAt: toIso(session.created_at),
-    updatedAt: toIso(session.updated_at),
+    outcome: session.outcome,
+    archivedAt: session.archivedAt === null ? null : toIso(session.archivedAt),
+    createdAt: toIso(session.createdAt),
+    updatedAt: toIso(session.updatedAt),
     ...flags,
     latestTurn: latestTurn(repos, session.id),
     messages: repos.sessions.visibleMessages(session.id).map((m) => messageView(caller, m)),
     toolCalls: repos.executions.toolCallsOfSession(session.id).map(toolCallView),
-    files: repos.sessions.files(session.id).map((f) => ({ fileId: f.id, executionId: f.execution_id, name: f.name, mediaType: f.media_type, sizeBytes: f.size_bytes })),
+    files: repos.sessions.files(session.id).map((f) => ({ fileId: f.id, executionId: f.executionId, name: f.name, mediaType: f.mediaType, sizeBytes: f.sizeBytes })),
     pendingApproval,
     pendingApprovalId: pendingApproval?.approvalId ?? null,
   };

@@ -1,6 +1,6 @@
 // Composes agent conversations on the turns runtime: starter, conversations, approvals and cancels (access), read models.
 import type { Store } from '../../storage/store.js';
-import type { FileRow } from '../../storage/repos/sessions.repo.js';
+import type { SessionFile } from '../../storage/records/sessions.js';
 import type { Clock } from '../clock.js';
 import type { Admission } from '../execution/admission.js';
 import { createMaterializer, type Materializer } from '../execution/materializer.js';
@@ -53,7 +53,7 @@ export interface SessionsRuntime {
   /** The stream's opening state; visibility is checked by `visible`. */
   snapshot(sessionId: string): SnapshotPayload;
   visible(caller: Caller, sessionId: string): void;
-  file(caller: Caller, sessionId: string, fileId: string): FileRow;
+  file(caller: Caller, sessionId: string, fileId: string): SessionFile;
   /** Boot recovery: writes pending accepts, then resumes queued, running and resume-queued executions; returns how many sessions. */
   start(): number;
   stop(): Promise<void>;

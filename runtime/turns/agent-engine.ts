@@ -23,14 +23,14 @@ export function createAgentEngine(deps: TurnDeps): SessionEngine {
       const { request } = start;
       repos.sessions.insertMessage({
         id: newId(),
-        session_id: start.sessionId,
-        execution_id: start.executionId,
+        sessionId: start.sessionId,
+        executionId: start.executionId,
         role: 'user',
         // Trigger and schedule messages have no person behind them: no author (spec "Session and execution").
-        author_user_id: request.actorUserId,
+        authorUserId: request.actorUserId,
         content: request.message!.trim(),
         payload: null,
-        created_at: start.now,
+        createdAt: start.now,
       });
       // A session being opened has no subscriber yet (its id is in this very answer) and its snapshot carries the
       // message: the signal is for messages appended to a live session only (one row less per opened session).

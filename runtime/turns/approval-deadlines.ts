@@ -44,11 +44,11 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
   deps.scheduler.on(APPROVAL_EXPIRY_TIMER, async (timer, delivery) => {
     const execution = repos.executions.execution(timer.targetId);
     if (execution === undefined || execution.status !== 'suspended') return;
-    const approval = repos.approvals.pendingOfSession(execution.session_id);
-    if (approval === undefined || approval.execution_id !== execution.id) return;
-    const sessionId = execution.session_id;
+    const approval = repos.approvals.pendingOfSession(execution.sessionId);
+    if (approval === undefined || approval.executionId !== execution.id) return;
+    const sessionId = execution.sessionId;
     const session = repos.sessions.session(sessionId);
-    const kind = session === undefined ? undefined : repos.automations.automation(session.automation_id)?.kind;
+    const kind = session === undefined ? undefined : repos.automations.automation(session.automationId)?.kind;
     const ids = { sessionId, executionId: execution.id };
     if (kind === 'flow') {
       await deps.store.writer.submit(() => {

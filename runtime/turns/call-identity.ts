@@ -1,5 +1,5 @@
 // Decides, at call time, who one tool call runs as and fetches exactly that identity's material (caller grant or connection).
-import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
 import type { IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
 import type { IntegrationDefinition } from '../manifest/integration.schema.js';
 import type { ToolIdentity } from '../tools/index.js';
@@ -21,7 +21,7 @@ export interface CallIdentityDeps {
 
 export interface CallIdentityInput {
   /** Read fresh before the call: an approval may have replaced the grant, a timer may have expired it. */
-  readonly execution: ExecutionRow;
+  readonly execution: Execution;
   readonly orgId: string;
   readonly domainId: string;
   readonly integration: IntegrationDefinition;
@@ -43,10 +43,10 @@ const expired = (): CallIdentity => ({
  */
 export function resolveCallIdentity(deps: CallIdentityDeps, input: CallIdentityInput): CallIdentity {
   const { execution, integration, binding } = input;
-  const held = (JSON.parse(execution.grant_integration_ids) as string[]).includes(integration.id);
+  const held = execution.grantIntegrationIds.includes(integration.id);
   let entry;
   if (binding !== 'service' && held) {
-    if (execution.grant_expires_at !== null && input.now >= execution.grant_expires_at) return expired();
+    if (execution.grantExpiresAt !== null && input.now >= execution.grantExpiresAt) return expired();
     const credentials = deps.grants.open(execution, input.orgId);
     // Held but gone: the expiry timer deleted it (a clock jump past the deadline).
     if (credentials === null) return expired();

@@ -6,7 +6,8 @@
  * is replaced wholesale when an approval supplies new credentials. The execution row keeps only the integration
  * ids and the expiry, so a call after expiry is told apart from a call that never had a credential.
  */
-import type { ExecutionRow, ExecutionsRepo } from '../../storage/repos/executions.repo.js';
+import type { ExecutionsRepo } from '../../storage/repos/executions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
 import type { GroupCommitWriter } from '../../storage/group-commit.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
@@ -30,7 +31,7 @@ export interface CallerGrants {
    */
   store(orgId: string, executionId: string, credentials: NormalizedCallerCredentials, expiresAt: number | null): string[];
   /** The decrypted grant, or null when the execution holds none. Call it right before the upstream call only. */
-  open(execution: Pick<ExecutionRow, 'id' | 'session_id'>, orgId: string): NormalizedCallerCredentials | null;
+  open(execution: Pick<Execution, 'id' | 'sessionId'>, orgId: string): NormalizedCallerCredentials | null;
   /** Inside a unit of work: deletes the grant and its expiry timer (the execution settled). */
   discard(executionId: string): void;
 }
@@ -62,16 +63,16 @@ export function createCallerGrants(deps: { executions: ExecutionsRepo; keyRing: 
       const sealed = envelope.sealGrant({ grantId, orgId, executionId, credentials });
       executions.insertGrant({
         id: grantId,
-        org_id: orgId,
-        execution_id: executionId,
-        key_id: sealed.keyId,
-        wrapped_key: sealed.wrappedKey,
+        orgId,
+        executionId,
+        keyId: sealed.keyId,
+        wrappedKey: sealed.wrappedKey,
         iv: sealed.iv,
         tag: sealed.tag,
         ciphertext: sealed.ciphertext,
-        integration_ids: JSON.stringify(integrationIds),
-        expires_at: expiresAt,
-        created_at: now,
+        integrationIds,
+        expiresAt,
+        createdAt: now,
       });
       executions.setGrantFacts(executionId, integrationIds, expiresAt, now);
       scheduler.schedule({ kind: GRANT_EXPIRY_TIMER, targetId: executionId, dueAt: expiresAt })();
@@ -82,7 +83,7 @@ export function createCallerGrants(deps: { executions: ExecutionsRepo; keyRing: 
       const row = executions.grantOf(execution.id);
       if (row === undefined) return null;
       return envelope.openGrant(
-        { version: SEALED_GRANT_VERSION, keyId: row.key_id, wrappedKey: row.wrapped_key, iv: row.iv, tag: row.tag, ciphertext: row.ciphertext },
+        { version: SEALED_GRANT_VERSION, keyId: row.keyId, wrappedKey: row.wrappedKey, iv: row.iv, tag: row.tag, ciphertext: row.ciphertext },
         { grantId: row.id, orgId, executionId: execution.id },
       );
     },
@@ -94,7 +95,7 @@ export function createCallerGrants(deps: { executions: ExecutionsRepo; keyRing: 
       const grant = executions.grantOf(executionId);
       if (grant === undefined) return;
       executions.deleteGrants(executionId);
-      if (grant.expires_at !== null) scheduler.cancel(GRANT_EXPIRY_TIMER, executionId)();
+      if (grant.expiresAt !== null) scheduler.cancel(GRANT_EXPIRY_TIMER, executionId)();
     },
   };
 }

@@ -4,7 +4,7 @@
  * crash all continue from it. Earlier turns contribute their user messages and answers only (their tool calls
  * were answered inside those turns); the current turn contributes every step and tool result.
  */
-import type { ConversationRow } from '../../storage/repos/sessions.repo.js';
+import type { ConversationEntry } from '../../storage/records/sessions.js';
 import type { ConversationMessage, ToolCallRequest, ToolResult } from '../models/index.js';
 
 /** An assistant row's payload: the calls its step issued (`invalid` ones are answered with an error, never run). */
@@ -27,14 +27,14 @@ export interface TurnConversation {
   userText: string;
 }
 
-export function assistantPayload(row: ConversationRow): AssistantPayload {
+export function assistantPayload(row: ConversationEntry): AssistantPayload {
   return row.payload === null ? { toolCalls: [] } : (JSON.parse(row.payload) as AssistantPayload);
 }
 
-export function rebuildConversation(rows: readonly ConversationRow[], execution: { id: string; position: number }): TurnConversation {
+export function rebuildConversation(rows: readonly ConversationEntry[], execution: { id: string; position: number }): TurnConversation {
   const earlier = rows
-    .filter((row) => row.execution_position !== null && row.execution_position < execution.position)
-    .sort((a, b) => a.execution_position! - b.execution_position! || a.position - b.position);
+    .filter((row) => row.executionPosition !== null && row.executionPosition < execution.position)
+    .sort((a, b) => a.executionPosition! - b.executionPosition! || a.position - b.position);
   const messages: ConversationMessage[] = [];
   for (const row of earlier) {
     if (row.role === 'user') messages.push({ role: 'user', text: row.content });
@@ -43,7 +43,7 @@ export function rebuildConversation(rows: readonly ConversationRow[], execution:
   let pending: AssistantPayload['toolCalls'] = [];
   let userText = '';
   for (const row of rows) {
-    if (row.execution_id !== execution.id) continue;
+    if (row.executionId !== execution.id) continue;
     if (row.role === 'user') {
       userText = row.content;
       messages.push({ role: 'user', text: row.content });

@@ -79,7 +79,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     // A suspended execution blocks the queue until its approval is decided (which dispatches again).
     if (row === undefined || row.status === 'suspended') return null;
     const session = repos.sessions.session(sessionId);
-    const automation = session && repos.automations.automation(session.automation_id);
+    const automation = session && repos.automations.automation(session.automationId);
     if (session === undefined || automation === undefined) return null;
     const engine = engines.get(automation.kind);
     if (engine === undefined) {
@@ -89,7 +89,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     const execution: QueuedExecution = {
       executionId: row.id,
       sessionId,
-      orgId: session.org_id,
+      orgId: session.orgId,
       automationId: automation.id,
       status: row.status,
     };
@@ -124,7 +124,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         await done;
       } catch (error) {
         // A run cut short by a cancel may fail its next step (the machine refuses it): nothing to report then.
-        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || repos.executions.execution(execution.executionId)?.settled_at != null;
+        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || repos.executions.execution(execution.executionId)?.settledAt != null;
         if (!cancelled) {
           deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
         }

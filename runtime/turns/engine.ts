@@ -1,6 +1,6 @@
 // The engine seam: one engine per automation kind (agent turns here, flows by the flow runtime) behind the dispatcher.
 import type { AutomationKind, AutomationRow } from '../../storage/repos/automations.repo.js';
-import type { ExecutionStatus } from '../../storage/repos/executions.repo.js';
+import type { ExecutionStatus } from '../../storage/records/executions.js';
 import type { SessionEventEnvelope } from '../events/index.js';
 import type { IntegrationBinding, NormalizedCallerCredentials } from '../vault/index.js';
 

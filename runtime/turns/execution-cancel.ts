@@ -7,7 +7,7 @@
  */
 import { CANCELLED } from '../../machines/session-turn.machine.js';
 import type { AutomationKind } from '../../storage/repos/automations.repo.js';
-import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
 import { AppError } from '../errors.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { closeOpenWork, settleClosedRun } from './open-work.js';
@@ -19,7 +19,7 @@ export interface ExecutionCancelDeps extends TurnMoverDeps {
 
 const CLOSED_BY = { code: CANCELLED, approvalComment: 'Closed without a decision: the turn was cancelled.' } as const;
 
-export const alreadySettled = (row: Pick<ExecutionRow, 'status'>) =>
+export const alreadySettled = (row: Pick<Execution, 'status'>) =>
   new AppError('CONFLICT', 'The execution has already finished; there is nothing to cancel.', { status: row.status });
 
 export function createExecutionCancel(deps: ExecutionCancelDeps) {

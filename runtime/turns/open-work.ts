@@ -35,14 +35,14 @@ export function closeOpenWork(
         status: 'failed',
         errorCode: closedBy.code,
         identity: call.identity,
-        durationMs: Math.max(0, now - call.created_at),
+        durationMs: Math.max(0, now - call.createdAt),
       })(),
     );
-    if (call.approval_id !== null) approvals.close(call.approval_id, closedBy.approvalComment, now);
+    if (call.approvalId !== null) approvals.close(call.approvalId, closedBy.approvalComment, now);
   }
   // An approval row without a call row (a confirmation) is closed too: approvals are per session, one at a time.
   const approval = approvals.pendingOfSession(ids.sessionId);
-  if (approval !== undefined && approval.execution_id === ids.executionId) approvals.close(approval.id, closedBy.approvalComment, now);
+  if (approval !== undefined && approval.executionId === ids.executionId) approvals.close(approval.id, closedBy.approvalComment, now);
   return out;
 }
 
@@ -65,7 +65,7 @@ export function settleClosedRun(
   outcome: 'failed' | 'cancelled',
 ): SessionEventEnvelope[] | null {
   const row = deps.repos.executions.execution(ids.executionId);
-  if (row === undefined || row.settled_at !== null) return null;
+  if (row === undefined || row.settledAt !== null) return null;
   const now = deps.clock.now();
   const out = closeOpenWork(deps, ids, closedBy, now);
   deps.repos.executions.settle(ids.executionId, 'failed', now, closedBy.code, null);

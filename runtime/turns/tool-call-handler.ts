@@ -1,5 +1,5 @@
 // Takes one unanswered tool call of the current step to its outcome: refuse, gate for approval, run, or recover it.
-import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
+import type { ToolCall } from '../../storage/records/executions.js';
 import type { ToolCallRequest } from '../models/index.js';
 import { isVaultError } from '../vault/index.js';
 import { resolveCallIdentity } from './call-identity.js';
@@ -55,23 +55,23 @@ export async function handleCall(run: CallRun, call: PendingCall): Promise<CallH
 }
 
 /** A call this turn already knows: approved (run it), interrupted by a restart, or answered but not yet told. */
-async function continueCall(run: CallRun, call: PendingCall, row: ToolCallRow, bound: BoundTool | undefined): Promise<CallHandling> {
+async function continueCall(run: CallRun, call: PendingCall, row: ToolCall, bound: BoundTool | undefined): Promise<CallHandling> {
   const { rec, deps, ctx } = run;
   if (row.status === 'awaiting_approval') {
-    const approval = row.approval_id === null ? undefined : deps.store.repos.approvals.approval(row.approval_id);
+    const approval = row.approvalId === null ? undefined : deps.store.repos.approvals.approval(row.approvalId);
     if (approval?.status !== 'approved') return 'suspended';
     const decision = deps.turns.peek(ctx.execution.id)?.context.lastDecision;
     if (decision?.approvalId === approval.id && decision.gatedCallError !== null) {
       // Approval after the grant expired with no replacement: a failed tool result, never the organization's identity.
-      const integrationId = row.integration_id ?? integrationOf(row.tool);
+      const integrationId = row.integrationId ?? integrationOf(row.tool);
       const outcome = failedOutcome('CALLER_CREDENTIAL_EXPIRED', 'The caller credential expired before the call was approved.', {
         credentialFailure: { integrationId, code: 'CALLER_CREDENTIAL_EXPIRED' },
       });
       await rec.answer(row, call, outcome);
       return 'answered';
     }
-    const edited = approval.edited_args !== null;
-    const args = JSON.parse(approval.edited_args ?? row.args) as Record<string, unknown>;
+    const edited = approval.edited;
+    const args = (approval.editedArgs ?? row.args) as Record<string, unknown>;
     if (bound === undefined) {
       await rec.answer(row, call, failedOutcome('UNKNOWN_TOOL', `"${row.tool}" is no longer available to this agent.`));
       return 'answered';
@@ -80,9 +80,9 @@ async function continueCall(run: CallRun, call: PendingCall, row: ToolCallRow, b
   }
   if (row.status === 'running' || row.status === 'pending') {
     // Boot recovery: a readonly call is safe to repeat; any other may have changed something upstream.
-    if (bound !== undefined && row.readonly === 1) {
-      const args = JSON.parse(row.args) as Record<string, unknown>;
-      return execute(run, call, await rec.startCall(row, args, row.edited === 1), bound, args);
+    if (bound !== undefined && row.readonly) {
+      const args = row.args as Record<string, unknown>;
+      return execute(run, call, await rec.startCall(row, args, row.edited), bound, args);
     }
     await rec.answer(row, call, failedOutcome('INTERRUPTED', INTERRUPTED_MESSAGE));
     return 'answered';
@@ -98,17 +98,17 @@ function gateOf(run: CallRun, bound: BoundTool): Parameters<TurnRecorder['suspen
   const integrationId = integrationOf(bound.tool.name);
   const execution = deps.store.repos.executions.execution(ctx.execution.id) ?? ctx.execution;
   const binding = ctx.revision.bindings.get(integrationId) ?? 'service';
-  const held = binding !== 'service' && (JSON.parse(execution.grant_integration_ids) as string[]).includes(integrationId);
+  const held = binding !== 'service' && execution.grantIntegrationIds.includes(integrationId);
   return {
     integrationId,
     readonly: bound.readonly,
     routing: held ? 'user' : 'policy',
     kind: ctx.session.visibility === 'personal' ? 'confirmation' : 'turn',
-    grantExpiresAt: held ? execution.grant_expires_at : null,
+    grantExpiresAt: held ? execution.grantExpiresAt : null,
   };
 }
 
-async function execute(run: CallRun, call: ToolCallRequest, row: ToolCallRow, bound: BoundTool, args: Record<string, unknown>): Promise<CallHandling> {
+async function execute(run: CallRun, call: ToolCallRequest, row: ToolCall, bound: BoundTool, args: Record<string, unknown>): Promise<CallHandling> {
   const { deps, ctx, rec } = run;
   const startedAt = deps.clock.now();
   let outcome: CallOutcome;
@@ -122,7 +122,7 @@ async function execute(run: CallRun, call: ToolCallRequest, row: ToolCallRow, bo
     try {
       identity = resolveCallIdentity(
         { integrations: deps.store.repos.integrations, grants: deps.grants, keyRing: deps.keyRing },
-        { execution, orgId: ctx.session.org_id, domainId: ctx.session.domain_id, integration: bound.integration, binding: ctx.revision.bindings.get(integrationId) ?? 'service', now: startedAt },
+        { execution, orgId: ctx.session.orgId, domainId: ctx.session.domainId, integration: bound.integration, binding: ctx.revision.bindings.get(integrationId) ?? 'service', now: startedAt },
       );
     } catch (error) {
       if (!isVaultError(error)) throw error;

@@ -29,8 +29,8 @@ export function registerTurnActors(registry: ActorRegistry, executions: Pick<Exe
     implicit(executionId) {
       const execution = executions.execution(executionId);
       if (execution === undefined || execution.status !== 'queued') return undefined;
-      const event: SessionTurnEvent = { type: execution.entry === 'open' ? 'OPEN' : 'MESSAGE', now: execution.created_at, valid: true, permitted: true };
-      return { input: { executionId, sessionId: execution.session_id }, event };
+      const event: SessionTurnEvent = { type: execution.entry === 'open' ? 'OPEN' : 'MESSAGE', now: execution.createdAt, valid: true, permitted: true };
+      return { input: { executionId, sessionId: execution.sessionId }, event };
     },
   });
 }
@@ -52,12 +52,12 @@ export interface UnrestorableTurnDeps {
 export async function failUnrestorableTurn(deps: UnrestorableTurnDeps, failure: ActorFailure): Promise<void> {
   const { repos } = deps.store;
   const execution = repos.executions.execution(failure.id);
-  if (execution === undefined || execution.settled_at !== null) return;
+  if (execution === undefined || execution.settledAt !== null) return;
   await deps.store.writer.submit(() => {
     deps.registry.retire(TURN_ACTOR_KIND, failure.id)();
     repos.executions.settle(failure.id, 'failed', deps.clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
     deps.grants.discard(failure.id);
-    return deps.bus.append(execution.session_id, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
+    return deps.bus.append(execution.sessionId, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
   });
-  deps.dispatcher.dispatch(execution.session_id);
+  deps.dispatcher.dispatch(execution.sessionId);
 }

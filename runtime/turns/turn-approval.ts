@@ -5,8 +5,8 @@
  * caller credentials narrowed to the pinned revision, and the APPROVE / REJECT step with its rows in one unit.
  */
 import { decisionRefusal, type DecisionEvent } from '../../machines/session-turn.machine.js';
-import type { ApprovalRow } from '../../storage/repos/approvals.repo.js';
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { Approval } from '../../storage/records/approvals.js';
+import type { Session } from '../../storage/records/sessions.js';
 import { AppError, validation } from '../errors.js';
 import type { JsonSchemaValidator } from '../tools/index.js';
 import { narrowCredentials, type NormalizedCallerCredentials } from '../vault/index.js';
@@ -56,12 +56,12 @@ export function createTurnApprovals(deps: TurnApprovalsDeps) {
 
   return {
     /** `approval` is the session's pending turn approval, already checked to be the caller's to decide. */
-    async decide(session: SessionRow, approval: ApprovalRow, deciderId: string, request: DecisionRequest): Promise<DecisionAnswer> {
-      if (request.editedArgs !== undefined) checkEditedArgs(session.org_id, approval.tool ?? '', request.editedArgs);
-      const execution = repos.executions.execution(approval.execution_id);
+    async decide(session: Session, approval: Approval, deciderId: string, request: DecisionRequest): Promise<DecisionAnswer> {
+      if (request.editedArgs !== undefined) checkEditedArgs(session.orgId, approval.tool ?? '', request.editedArgs);
+      const execution = repos.executions.execution(approval.executionId);
       if (execution === undefined) throw approvalConflict('The approval no longer has a turn to resume.');
       const replacement = request.decision === 'approved' && request.callerCredentials !== undefined
-        ? replacementFor(session.automation_id, execution.revision, request.callerCredentials)
+        ? replacementFor(session.automationId, execution.revision, request.callerCredentials)
         : null;
       const now = deps.clock.now();
       const event: DecisionEvent = request.decision === 'approved'
@@ -75,18 +75,18 @@ export function createTurnApprovals(deps: TurnApprovalsDeps) {
       await createTurnMover(deps, { sessionId, executionId: execution.id }).move(event, {
         refused: stale,
         before: () => {
-          const edited = request.editedArgs === undefined ? null : JSON.stringify(request.editedArgs);
+          const edited = request.editedArgs ?? null;
           const decided = repos.approvals.decide(approval.id, { status: request.decision, decidedBy: deciderId, comment: request.comment ?? null, editedArgs: edited }, now);
           if (!decided) throw approvalConflict('The approval was decided meanwhile.');
-          if (approval.tool_call_id !== null && edited !== null) repos.executions.setToolCallArgs(approval.tool_call_id, edited, true);
+          if (approval.toolCallId !== null && edited !== null) repos.executions.setToolCallArgs(approval.toolCallId, edited, true);
           // Rule 11: supplied credentials replace the parked execution's grant; deleted when the turn settles.
-          if (replacement !== null) deps.grants.store(session.org_id, execution.id, replacement, null);
-          if (request.decision !== 'rejected' || approval.tool_call_id === null) return [];
-          repos.executions.finishToolCall(approval.tool_call_id, { status: 'rejected', result: null, errorCode: 'REJECTED', errorMessage: 'The approver rejected this call.' }, now);
+          if (replacement !== null) deps.grants.store(session.orgId, execution.id, replacement, null);
+          if (request.decision !== 'rejected' || approval.toolCallId === null) return [];
+          repos.executions.finishToolCall(approval.toolCallId, { status: 'rejected', result: null, errorCode: 'REJECTED', errorMessage: 'The approver rejected this call.' }, now);
           return deps.bus.append(sessionId, {
             type: 'tool_call.finished',
             executionId: execution.id,
-            toolCallId: approval.tool_call_id,
+            toolCallId: approval.toolCallId,
             toolName: approval.tool ?? '',
             status: 'rejected',
             errorCode: 'REJECTED',

@@ -1,6 +1,6 @@
 // Everything one run of one turn works from: session, pinned revision, bound tools, model, and its usage meter.
-import type { ExecutionRow } from '../../storage/repos/executions.repo.js';
-import type { SessionRow } from '../../storage/repos/sessions.repo.js';
+import type { Execution } from '../../storage/records/executions.js';
+import type { Session } from '../../storage/records/sessions.js';
 import { AppError } from '../errors.js';
 import type { LanguageModelPort } from '../models/index.js';
 import type { QueuedExecution } from './engine.js';
@@ -19,12 +19,12 @@ export class UsageMeter {
 
   constructor(
     private readonly now: () => number,
-    execution: Pick<ExecutionRow, 'steps_used' | 'tokens_used' | 'run_ms'>,
+    execution: Pick<Execution, 'stepsUsed' | 'tokensUsed' | 'runMs'>,
   ) {
     this.checkpoint = now();
-    this.steps = execution.steps_used;
-    this.tokens = execution.tokens_used;
-    this.ms = execution.run_ms;
+    this.steps = execution.stepsUsed;
+    this.tokens = execution.tokensUsed;
+    this.ms = execution.runMs;
   }
 
   usage(): BudgetUsage {
@@ -45,9 +45,9 @@ export class UsageMeter {
 
 export interface TurnContext {
   readonly queued: QueuedExecution;
-  readonly session: SessionRow;
+  readonly session: Session;
   /** As read when the run began (position, grant facts are re-read where they may change). */
-  readonly execution: ExecutionRow;
+  readonly execution: Execution;
   readonly revision: PublishedRevision;
   readonly tools: TurnTools;
   readonly scope: ToolCallScope;
@@ -62,16 +62,16 @@ export function loadTurnContext(deps: TurnDeps, queued: QueuedExecution): TurnCo
   const session = repos.sessions.session(queued.sessionId);
   if (execution === undefined || session === undefined) throw new AppError('INTERNAL', `Execution ${queued.executionId} is gone.`);
   const pinned = execution.revision ?? session.revision;
-  const revision = pinned === null ? undefined : readRevision(repos.automations, session.automation_id, pinned);
+  const revision = pinned === null ? undefined : readRevision(repos.automations, session.automationId, pinned);
   if (revision === undefined) throw new AppError('INTERNAL', `The revision this turn was queued with no longer exists.`, { code: 'REVISION_MISSING' });
   const scope: ToolCallScope = {
-    orgId: session.org_id,
-    domainId: session.domain_id,
-    automationId: session.automation_id,
+    orgId: session.orgId,
+    domainId: session.domainId,
+    automationId: session.automationId,
     sessionId: session.id,
     executionId: execution.id,
   };
-  const tools = bindTurnTools(deps.catalogFor(session.org_id), deps.providers, revision, scope);
+  const tools = bindTurnTools(deps.catalogFor(session.orgId), deps.providers, revision, scope);
   const model = deps.resolveModel(revision.setup.model);
   return { queued, session, execution, revision, tools, scope, model, meter: new UsageMeter(() => deps.clock.now(), execution) };
 }

@@ -1,5 +1,5 @@
 // Every durable write of a running turn: one unit of work per fact (a step rides with its first call), events published after commit.
-import type { ToolCallRow } from '../../storage/repos/executions.repo.js';
+import type { ToolCall } from '../../storage/records/executions.js';
 import type { PersistedSessionEvent, SessionEventEnvelope } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { ToolCallRequest } from '../models/index.js';
@@ -67,13 +67,13 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     const payload: AssistantPayload = { toolCalls: step.toolCalls };
     repos.sessions.insertMessage({
       id: step.messageId,
-      session_id: sessionId,
-      execution_id: executionId,
+      sessionId,
+      executionId,
       role: 'assistant',
-      author_user_id: null,
+      authorUserId: null,
       content: step.text,
       payload: JSON.stringify(payload),
-      created_at: clock.now(),
+      createdAt: clock.now(),
     });
   }
 
@@ -85,39 +85,39 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     const payload: ToolPayload = { toolCallId: call.toolCallId, toolName: call.toolName, result: modelResult(outcome.result) };
     repos.sessions.insertMessage({
       id: newId(),
-      session_id: sessionId,
-      execution_id: executionId,
+      sessionId,
+      executionId,
       role: 'tool',
-      author_user_id: null,
+      authorUserId: null,
       content: `${call.toolName}: ${outcome.result.ok ? 'ok' : outcome.result.code}`,
       payload: JSON.stringify(payload),
-      created_at: clock.now(),
+      createdAt: clock.now(),
     });
   }
 
-  function insertCall(call: ToolCallRequest, fields: Pick<ToolCallRow, 'status' | 'integration_id' | 'readonly'> & { approvalId?: string; id?: string }): ToolCallRow {
+  function insertCall(call: ToolCallRequest, fields: Pick<ToolCall, 'status' | 'integrationId' | 'readonly'> & { approvalId?: string; id?: string }): ToolCall {
     return repos.executions.insertToolCall({
       id: fields.id ?? newId(),
-      execution_id: executionId,
-      session_id: sessionId,
+      executionId,
+      sessionId,
       tool: call.toolName,
-      args: JSON.stringify(call.args ?? {}),
-      edited: 0,
+      args: call.args ?? {},
+      edited: false,
       identity: null,
       status: fields.status,
-      created_at: clock.now(),
-      call_ref: call.toolCallId,
-      integration_id: fields.integration_id,
+      createdAt: clock.now(),
+      callRef: call.toolCallId,
+      integrationId: fields.integrationId,
       readonly: fields.readonly,
-      approval_id: fields.approvalId ?? null,
+      approvalId: fields.approvalId ?? null,
     });
   }
 
-  function started(row: ToolCallRow, edited: boolean): SessionEventEnvelope[] {
+  function started(row: ToolCall, edited: boolean): SessionEventEnvelope[] {
     return append({ type: 'tool_call.started', executionId, toolCallId: row.id, toolName: row.tool, step: row.step, edited });
   }
 
-  function finish(row: ToolCallRow, outcome: CallOutcome): SessionEventEnvelope[] {
+  function finish(row: ToolCall, outcome: CallOutcome): SessionEventEnvelope[] {
     const now = clock.now();
     const { result } = outcome;
     const out: SessionEventEnvelope[] = [];
@@ -137,7 +137,7 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     }
     for (const file of result.ok && 'files' in result ? result.files : []) {
       const fileId = newId();
-      repos.sessions.insertFile({ id: fileId, session_id: sessionId, execution_id: executionId, name: file.name, media_type: file.mediaType, content: file.content, created_at: now });
+      repos.sessions.insertFile({ id: fileId, sessionId, executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: now });
       out.push(...append({ type: 'file.added', executionId, fileId, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength }));
     }
     out.push(
@@ -201,26 +201,26 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
       ),
 
     /** A new call about to run: row `running` and tool_call.started commit before the upstream is contacted. */
-    openCall: async (call: ToolCallRequest, integrationId: string, readonly: boolean): Promise<ToolCallRow> => {
-      let row!: ToolCallRow;
+    openCall: async (call: ToolCallRequest, integrationId: string, readonly: boolean): Promise<ToolCall> => {
+      let row!: ToolCall;
       await commit(() => {
-        row = insertCall(call, { status: 'running', integration_id: integrationId, readonly: readonly ? 1 : 0 });
+        row = insertCall(call, { status: 'running', integrationId, readonly });
         return started(row, false);
       });
       return row;
     },
 
     /** An approved (or restarted readonly) call starting: the arguments it runs with, edited or not. */
-    startCall: async (row: ToolCallRow, args: Record<string, unknown>, edited: boolean): Promise<ToolCallRow> => {
+    startCall: async (row: ToolCall, args: Record<string, unknown>, edited: boolean): Promise<ToolCall> => {
       await commit(() => {
-        repos.executions.startToolCall(row.id, JSON.stringify(args), edited, null);
+        repos.executions.startToolCall(row.id, args, edited, null);
         return started(row, edited);
       });
-      return { ...row, status: 'running', args: JSON.stringify(args), edited: edited ? 1 : 0 };
+      return { ...row, status: 'running', args, edited };
     },
 
     /** The call's outcome, its files, and the tool message the model reads next step. */
-    answer: (row: ToolCallRow, call: Pick<ToolCallRequest, 'toolCallId' | 'toolName'>, outcome: CallOutcome) =>
+    answer: (row: ToolCall, call: Pick<ToolCallRequest, 'toolCallId' | 'toolName'>, outcome: CallOutcome) =>
       commit(() => {
         const out = finish(row, outcome);
         writeToolMessage(call, outcome);
@@ -231,7 +231,7 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     /** A call refused before it could run (unknown tool, arguments that fail the schema): recorded, never sent. */
     refuse: (call: ToolCallRequest, integrationId: string | null, outcome: CallOutcome) =>
       commit(() => {
-        const row = insertCall(call, { status: 'running', integration_id: integrationId, readonly: 0 });
+        const row = insertCall(call, { status: 'running', integrationId, readonly: false });
         const out = finish(row, outcome);
         writeToolMessage(call, outcome);
         return out;
@@ -246,19 +246,19 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
         {
           facts: { toolCallId },
           before: () => {
-            insertCall(call, { id: toolCallId, status: 'awaiting_approval', integration_id: gate.integrationId, readonly: gate.readonly ? 1 : 0, approvalId });
+            insertCall(call, { id: toolCallId, status: 'awaiting_approval', integrationId: gate.integrationId, readonly: gate.readonly, approvalId });
             repos.approvals.insert({
               id: approvalId,
-              org_id: ctx.session.org_id,
-              session_id: sessionId,
-              execution_id: executionId,
-              tool_call_id: toolCallId,
+              orgId: ctx.session.orgId,
+              sessionId,
+              executionId,
+              toolCallId,
               kind: gate.kind,
               routing: gate.routing,
               tool: call.toolName,
-              args: JSON.stringify(call.args ?? {}),
-              initiated_by: ctx.execution.created_by,
-              created_at: clock.now(),
+              args: call.args ?? {},
+              initiatedBy: ctx.execution.createdBy,
+              createdAt: clock.now(),
             });
             storeUsage();
             return [];

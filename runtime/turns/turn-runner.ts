@@ -40,7 +40,7 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
   }
   const rec = createTurnRecorder(deps, ctx);
   const { limits } = deps;
-  const deadline = clockDeadline(deps.clock, deps.clock.now() + Math.max(0, limits.maxWallMs - ctx.execution.run_ms));
+  const deadline = clockDeadline(deps.clock, deps.clock.now() + Math.max(0, limits.maxWallMs - ctx.execution.runMs));
   const signal = AbortSignal.any([shutdown, deadline.signal]);
   const run: CallRun = { deps, ctx, rec, signal, shutdown };
   try {

@@ -68,7 +68,7 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
   async function flush(): Promise<void> {
     scheduled = false;
     for (const sessionId of queuedSessions) {
-      const runId = repos.sessions.session(sessionId)?.trigger_run_id;
+      const runId = repos.sessions.session(sessionId)?.triggerRunId;
       if (runId) queuedRuns.add(runId);
     }
     queuedSessions.clear();

@@ -1,10 +1,9 @@
 // Approval rows: the audit trail of gated tool calls (who was asked, who decided, what was edited).
 import type { SqliteDatabase } from '../database.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
+import type { Approval, ApprovalDecision, ApprovalKind, ApprovalRouting, ApprovalStatus, NewApproval } from '../records/approvals.js';
 
-export type ApprovalKind = 'turn' | 'run' | 'confirmation';
-export type ApprovalRouting = 'policy' | 'user';
-
-export interface ApprovalRow {
+interface ApprovalRow {
   id: string;
   org_id: string;
   session_id: string;
@@ -13,9 +12,9 @@ export interface ApprovalRow {
   kind: ApprovalKind;
   routing: ApprovalRouting;
   tool: string | null;
-  /** JSON: the arguments the model proposed (kept as proposed even when an approver edits them). */
+  /** JSON: the arguments the model proposed. */
   args: string | null;
-  status: 'pending' | 'approved' | 'rejected';
+  status: ApprovalStatus;
   initiated_by: string | null;
   decided_by: string | null;
   comment: string | null;
@@ -24,6 +23,43 @@ export interface ApprovalRow {
   created_at: number;
   decided_at: number | null;
 }
+
+const jsonOrNull = (text: string | null): unknown => (text === null ? null : jsonColumn(text));
+
+const approvalFromRow = (r: ApprovalRow): Approval => ({
+  id: r.id,
+  orgId: r.org_id,
+  sessionId: r.session_id,
+  executionId: r.execution_id,
+  toolCallId: r.tool_call_id,
+  kind: r.kind,
+  routing: r.routing,
+  tool: r.tool,
+  args: jsonOrNull(r.args),
+  status: r.status,
+  initiatedBy: r.initiated_by,
+  decidedBy: r.decided_by,
+  comment: r.comment,
+  edited: r.edited === 1,
+  editedArgs: jsonOrNull(r.edited_args),
+  createdAt: r.created_at,
+  decidedAt: r.decided_at,
+});
+
+/** The insert's parameters: the decision columns start at their pending values in the statement itself. */
+const approvalToRow = (a: NewApproval): Omit<ApprovalRow, 'status' | 'decided_by' | 'comment' | 'edited' | 'edited_args' | 'decided_at'> => ({
+  id: a.id,
+  org_id: a.orgId,
+  session_id: a.sessionId,
+  execution_id: a.executionId,
+  tool_call_id: a.toolCallId,
+  kind: a.kind,
+  routing: a.routing,
+  tool: a.tool,
+  args: a.args === null || a.args === undefined ? null : JSON.stringify(a.args),
+  initiated_by: a.initiatedBy,
+  created_at: a.createdAt,
+});
 
 export function createApprovalsRepo(db: SqliteDatabase) {
   const s = {
@@ -42,14 +78,14 @@ export function createApprovalsRepo(db: SqliteDatabase) {
     close: db.prepare(`UPDATE approvals SET status = 'rejected', decided_by = NULL, comment = @comment, decided_at = @now WHERE id = @id AND status = 'pending'`),
   };
   return {
-    insert: (row: Omit<ApprovalRow, 'status' | 'decided_by' | 'comment' | 'edited' | 'edited_args' | 'decided_at'>): void => void s.insert.run(row),
-    approval: (id: string) => s.byId.get(id) as ApprovalRow | undefined,
+    insert: (approval: NewApproval): void => void s.insert.run(approvalToRow(approval)),
+    approval: (id: string) => mapOptional(s.byId.get(id), approvalFromRow),
     /** The session's waiting approval of any kind (executions run in order, so there is at most one). */
-    pendingOfSession: (sessionId: string) => s.pendingOfSession.get(sessionId) as ApprovalRow | undefined,
+    pendingOfSession: (sessionId: string) => mapOptional(s.pendingOfSession.get(sessionId), approvalFromRow),
     /** Every waiting approval of an organization, oldest first (callers filter by what the reader may see). */
-    pendingOfOrganization: (orgId: string) => s.pendingOfOrg.all(orgId) as ApprovalRow[],
+    pendingOfOrganization: (orgId: string): Approval[] => (s.pendingOfOrg.all(orgId) as ApprovalRow[]).map(approvalFromRow),
     /** Records the decision; false when the approval was no longer pending (nothing written). */
-    decide(id: string, decision: { status: 'approved' | 'rejected'; decidedBy: string; comment: string | null; editedArgs: string | null }, now: number): boolean {
+    decide(id: string, decision: ApprovalDecision, now: number): boolean {
       return (
         s.decide.run({
           id,
@@ -57,7 +93,7 @@ export function createApprovalsRepo(db: SqliteDatabase) {
           decided_by: decision.decidedBy,
           comment: decision.comment,
           edited: decision.editedArgs === null ? 0 : 1,
-          edited_args: decision.editedArgs,
+          edited_args: decision.editedArgs === null ? null : JSON.stringify(decision.editedArgs),
           now,
         }).changes > 0
       );

@@ -1,15 +1,16 @@
 // Executions (turns), their tool calls, and the sealed caller grants bound to them.
 import type { SqliteDatabase } from '../database.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
+import type {
+  CallerGrant, Execution, ExecutionStatus, NewExecution, NewToolCall, ToolCall, ToolCallIdentity, ToolCallOutcome, ToolCallStatus,
+} from '../records/executions.js';
 
-export type ExecutionStatus = 'queued' | 'running' | 'suspended' | 'resume_queued' | 'completed' | 'failed' | 'rejected';
-export type ToolCallStatus = 'pending' | 'awaiting_approval' | 'running' | 'succeeded' | 'failed' | 'rejected';
-
-export interface ExecutionRow {
+interface ExecutionRow {
   id: string;
   session_id: string;
   position: number;
   status: ExecutionStatus;
-  /** JSON: a flow's input object; `{}` for agent turns (their message is a message row). */
+  /** JSON: a flow's input object; `{}` for agent turns. */
   input: string;
   error_code: string | null;
   error_message: string | null;
@@ -23,26 +24,22 @@ export interface ExecutionRow {
   tokens_used: number;
   run_ms: number;
   started_at: number | null;
-  /** JSON array of integration ids the grant holds entries for (never material). */
+  /** JSON array of integration ids. */
   grant_integration_ids: string;
   grant_expires_at: number | null;
 }
 
-export type NewExecution = Pick<ExecutionRow, 'id' | 'session_id' | 'status' | 'input' | 'created_by' | 'created_at' | 'revision' | 'entry' | 'grant_integration_ids' | 'grant_expires_at'>;
-
-export interface ToolCallRow {
+interface ToolCallRow {
   id: string;
   execution_id: string;
   session_id: string;
-  /** Per-execution call number, 1-based. */
   step: number;
   tool: string;
-  /** JSON: the arguments the call runs (or ran) with; edited ones when an approver changed them. */
+  /** JSON of the arguments. */
   args: string;
   edited: number;
-  identity: 'caller' | 'organization' | null;
+  identity: ToolCallIdentity;
   status: ToolCallStatus;
-  /** JSON output (success) or failure detail, already redacted of the identity's secrets. */
   result: string | null;
   error_code: string | null;
   error_message: string | null;
@@ -54,7 +51,7 @@ export interface ToolCallRow {
   approval_id: string | null;
 }
 
-export interface CallerGrantRow {
+interface CallerGrantRow {
   id: string;
   org_id: string;
   execution_id: string;
@@ -63,10 +60,120 @@ export interface CallerGrantRow {
   iv: Buffer;
   tag: Buffer;
   ciphertext: Buffer;
+  /** JSON array of integration ids. */
   integration_ids: string;
   expires_at: number | null;
   created_at: number;
 }
+
+/** A JSON array of ids; anything else reads as none (a grant that names nothing holds nothing). */
+function idsColumn(text: string): readonly string[] {
+  const parsed = jsonColumn(text);
+  return Array.isArray(parsed) ? (parsed as string[]) : [];
+}
+
+const executionFromRow = (r: ExecutionRow): Execution => ({
+  id: r.id,
+  sessionId: r.session_id,
+  position: r.position,
+  status: r.status,
+  input: jsonColumn(r.input),
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  settledAt: r.settled_at,
+  revision: r.revision,
+  entry: r.entry,
+  stepsUsed: r.steps_used,
+  tokensUsed: r.tokens_used,
+  runMs: r.run_ms,
+  startedAt: r.started_at,
+  grantIntegrationIds: idsColumn(r.grant_integration_ids),
+  grantExpiresAt: r.grant_expires_at,
+});
+
+/** The insert's parameters (position is assigned by the statement, the usage counters start at their defaults). */
+const executionToRow = (e: NewExecution) => ({
+  id: e.id,
+  session_id: e.sessionId,
+  status: e.status,
+  input: JSON.stringify(e.input),
+  created_by: e.createdBy,
+  created_at: e.createdAt,
+  revision: e.revision,
+  entry: e.entry,
+  grant_integration_ids: JSON.stringify(e.grantIntegrationIds),
+  grant_expires_at: e.grantExpiresAt,
+});
+
+/** Exported for the session list's tool-call pages (storage-internal). */
+export const toolCallFromRow = (r: ToolCallRow): ToolCall => ({
+  id: r.id,
+  executionId: r.execution_id,
+  sessionId: r.session_id,
+  step: r.step,
+  tool: r.tool,
+  args: jsonColumn(r.args),
+  edited: r.edited === 1,
+  identity: r.identity,
+  status: r.status,
+  result: r.result,
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  createdAt: r.created_at,
+  finishedAt: r.finished_at,
+  callRef: r.call_ref,
+  integrationId: r.integration_id,
+  readonly: r.readonly === 1,
+  approvalId: r.approval_id,
+});
+
+/** The insert's parameters (step is assigned by the statement; outcome columns start NULL). */
+const toolCallToRow = (c: NewToolCall) => ({
+  id: c.id,
+  execution_id: c.executionId,
+  session_id: c.sessionId,
+  tool: c.tool,
+  args: JSON.stringify(c.args),
+  edited: c.edited ? 1 : 0,
+  identity: c.identity,
+  status: c.status,
+  created_at: c.createdAt,
+  call_ref: c.callRef,
+  integration_id: c.integrationId,
+  readonly: c.readonly ? 1 : 0,
+  approval_id: c.approvalId,
+});
+
+const grantFromRow = (r: CallerGrantRow): CallerGrant => ({
+  id: r.id,
+  orgId: r.org_id,
+  executionId: r.execution_id,
+  keyId: r.key_id,
+  wrappedKey: r.wrapped_key,
+  iv: r.iv,
+  tag: r.tag,
+  ciphertext: r.ciphertext,
+  integrationIds: idsColumn(r.integration_ids),
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+});
+
+const grantToRow = (g: CallerGrant): CallerGrantRow => ({
+  id: g.id,
+  org_id: g.orgId,
+  execution_id: g.executionId,
+  key_id: g.keyId,
+  wrapped_key: g.wrappedKey,
+  iv: g.iv,
+  tag: g.tag,
+  ciphertext: g.ciphertext,
+  integration_ids: JSON.stringify(g.integrationIds),
+  expires_at: g.expiresAt,
+  created_at: g.createdAt,
+});
 
 const UNSETTLED = `('queued', 'running', 'suspended', 'resume_queued')`;
 
@@ -119,14 +226,14 @@ export function createExecutionsRepo(db: SqliteDatabase) {
 
   return {
     /** Inserts the session's next execution (position = last + 1) and returns its position. */
-    insertExecution(row: NewExecution): number {
+    insertExecution(execution: NewExecution): number {
       // RETURNING: one statement per start instead of an insert and a read-back (every open and fire runs this).
-      return s.insert.get(row) as number;
+      return s.insert.get(executionToRow(execution)) as number;
     },
-    execution: (id: string) => s.byId.get(id) as ExecutionRow | undefined,
-    latestExecution: (sessionId: string) => s.latest.get(sessionId) as ExecutionRow | undefined,
+    execution: (id: string) => mapOptional(s.byId.get(id), executionFromRow),
+    latestExecution: (sessionId: string) => mapOptional(s.latest.get(sessionId), executionFromRow),
     /** The oldest execution of the session that has not settled: the one the session's queue waits on. */
-    firstUnsettled: (sessionId: string) => s.firstUnsettled.get(sessionId) as ExecutionRow | undefined,
+    firstUnsettled: (sessionId: string) => mapOptional(s.firstUnsettled.get(sessionId), executionFromRow),
     /** Sessions with work to resume at boot (queued, running or resume-queued executions). */
     sessionsWithRunnableWork: () => s.unsettledSessions.all() as string[],
     /** Executions accepted and not yet picked up (boot: the admission queue's starting depth). */
@@ -140,25 +247,25 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     setGrantFacts: (id: string, integrationIds: readonly string[], expiresAt: number | null, now: number): void =>
       void s.setGrantFacts.run(JSON.stringify(integrationIds), expiresAt, now, id),
 
-    insertToolCall(row: Pick<ToolCallRow, 'id' | 'execution_id' | 'session_id' | 'tool' | 'args' | 'edited' | 'identity' | 'status' | 'created_at' | 'call_ref' | 'integration_id' | 'readonly' | 'approval_id'>): ToolCallRow {
-      s.insertCall.run(row);
-      return s.callById.get(row.id) as ToolCallRow;
+    insertToolCall(call: NewToolCall): ToolCall {
+      s.insertCall.run(toolCallToRow(call));
+      return toolCallFromRow(s.callById.get(call.id) as ToolCallRow);
     },
-    toolCallByRef: (executionId: string, callRef: string) => s.callByRef.get(executionId, callRef) as ToolCallRow | undefined,
-    toolCall: (id: string) => s.callById.get(id) as ToolCallRow | undefined,
+    toolCallByRef: (executionId: string, callRef: string) => mapOptional(s.callByRef.get(executionId, callRef), toolCallFromRow),
+    toolCall: (id: string) => mapOptional(s.callById.get(id), toolCallFromRow),
     /** Calls of the execution that have not finished (a cancel fails them). */
-    openToolCalls: (executionId: string) => s.openCallsOf.all(executionId) as ToolCallRow[],
-    toolCallsOfSession: (sessionId: string) => s.callsOfSession.all(sessionId) as ToolCallRow[],
+    openToolCalls: (executionId: string): ToolCall[] => (s.openCallsOf.all(executionId) as ToolCallRow[]).map(toolCallFromRow),
+    toolCallsOfSession: (sessionId: string): ToolCall[] => (s.callsOfSession.all(sessionId) as ToolCallRow[]).map(toolCallFromRow),
     /** An approver's edited arguments, recorded when decided (the call runs with them later). */
-    setToolCallArgs: (id: string, args: string, edited: boolean): void => void s.setCallArgs.run(args, edited ? 1 : 0, id),
-    startToolCall: (id: string, args: string, edited: boolean, identity: ToolCallRow['identity']): void =>
-      void s.startCall.run({ id, args, edited: edited ? 1 : 0, identity }),
-    finishToolCall(id: string, outcome: { status: 'succeeded' | 'failed' | 'rejected'; result: string | null; errorCode: string | null; errorMessage: string | null; identity?: ToolCallRow['identity'] }, now: number): void {
+    setToolCallArgs: (id: string, args: unknown, edited: boolean): void => void s.setCallArgs.run(JSON.stringify(args), edited ? 1 : 0, id),
+    startToolCall: (id: string, args: unknown, edited: boolean, identity: ToolCallIdentity): void =>
+      void s.startCall.run({ id, args: JSON.stringify(args), edited: edited ? 1 : 0, identity }),
+    finishToolCall(id: string, outcome: ToolCallOutcome, now: number): void {
       s.finishCall.run({ id, status: outcome.status, result: outcome.result, error_code: outcome.errorCode, error_message: outcome.errorMessage, identity: outcome.identity ?? null, now });
     },
 
-    insertGrant: (row: CallerGrantRow): void => void s.insertGrant.run(row),
-    grantOf: (executionId: string) => s.grantOf.get(executionId) as CallerGrantRow | undefined,
+    insertGrant: (grant: CallerGrant): void => void s.insertGrant.run(grantToRow(grant)),
+    grantOf: (executionId: string) => mapOptional(s.grantOf.get(executionId), grantFromRow),
     /** Removes every grant of the execution (secure_delete zeroes the freed pages); returns how many went. */
     deleteGrants: (executionId: string): number => s.deleteGrants.run(executionId).changes,
   };

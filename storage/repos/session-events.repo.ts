@@ -1,25 +1,16 @@
-// Session event rows: dense per-session seq assigned at insert, range reads for replay, prefix pruning.
+// Session events: dense per-session seq assigned at insert, range reads for replay, prefix pruning.
 import type { SqliteDatabase } from '../database.js';
 import { journalOf } from '../tx-journal.js';
+import type { SeqBounds, StoredSessionEvent } from '../records/session-events.js';
 
 /** Sessions whose next seq is held in memory; past it the least recently appended are forgotten (and reseeded). */
 const SEQ_CACHE_LIMIT = 50_000;
 
-export interface SessionEventRow {
-  seq: number;
-  /** Epoch milliseconds. */
-  ts: number;
-  type: string;
-  /** JSON object text: the event's fields other than `type`. */
-  payload: string;
-}
-
-export interface SeqBounds {
-  /** Lowest stored seq, 0 when the session has no rows. */
-  minSeq: number;
-  /** Highest stored seq, 0 when the session has no rows. */
-  maxSeq: number;
-}
+/*
+ * No row type and no fromRow here: the range statement selects exactly the record's fields under their own names
+ * (seq, ts, type, payload), so a replay of thousands of events returns SQLite's objects as they come, with no
+ * per-row copy (issue 12 item 8: mapping stays off the SSE replay path). The bounds query names its columns too.
+ */
 
 export function createSessionEventsRepo(db: SqliteDatabase) {
   const s = {
@@ -91,8 +82,8 @@ export function createSessionEventsRepo(db: SqliteDatabase) {
       return s.bounds.get({ id: sessionId }) as SeqBounds;
     },
     /** Rows with afterSeq < seq <= throughSeq, ascending, at most `limit`. */
-    listRange(sessionId: string, afterSeq: number, throughSeq: number, limit: number): SessionEventRow[] {
-      return s.range.all(sessionId, afterSeq, throughSeq, limit) as SessionEventRow[];
+    listRange(sessionId: string, afterSeq: number, throughSeq: number, limit: number): StoredSessionEvent[] {
+      return s.range.all(sessionId, afterSeq, throughSeq, limit) as StoredSessionEvent[];
     },
     /** Deletes rows with seq <= throughSeq except the session's newest; returns how many went. */
     pruneThrough(sessionId: string, throughSeq: number): number {

@@ -1,17 +1,15 @@
 // Session list and lifecycle rows: keyset pages of sessions, messages and tool calls; title, outcome, archive, delete.
 import type { SqliteDatabase } from '../database.js';
-import type { MessageWithAuthor, SessionRow } from './sessions.repo.js';
-import type { ToolCallRow } from './executions.repo.js';
+import { mapOptional } from '../row-mapping.js';
+import type { PagedMessage, Session, SessionOutcome } from '../records/sessions.js';
+import { sessionFromRow, VISIBLE_MESSAGE_COLUMNS, visibleMessageFromRow } from './sessions.repo.js';
+import { toolCallFromRow } from './executions.repo.js';
 
-export type SessionOutcome = 'resolved' | 'unresolved' | 'escalated';
+type SessionRow = Parameters<typeof sessionFromRow>[0];
+type ToolCallRow = Parameters<typeof toolCallFromRow>[0];
+type PageMessageRow = Parameters<typeof visibleMessageFromRow>[0] & { execution_position: number };
 
-/** The sessions columns the lifecycle migration (0160) added. */
-export interface SessionLifecycleRow extends SessionRow {
-  outcome: SessionOutcome | null;
-  outcome_set_by: string | null;
-  outcome_set_at: number | null;
-  archived_at: number | null;
-}
+const pagedMessageFromRow = (r: PageMessageRow): PagedMessage => ({ ...visibleMessageFromRow(r), executionPosition: r.execution_position });
 
 /** Filters and keyset bound of one list page; `before` is the last row of the previous page. */
 export interface SessionListQuery {
@@ -48,7 +46,7 @@ export function createSessionListRepo(db: SqliteDatabase) {
        AND ${PAGE}`,
     ),
     messagesPage: db.prepare(
-      `SELECT m.*, (SELECT name FROM users WHERE id = m.author_user_id) AS author_name, ${MESSAGE_ORDER} AS execution_position
+      `SELECT ${VISIBLE_MESSAGE_COLUMNS}, (SELECT name FROM users WHERE id = m.author_user_id) AS author_name, ${MESSAGE_ORDER} AS execution_position
        FROM messages m LEFT JOIN executions e ON e.id = m.execution_id
        WHERE m.session_id = @session AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != ''))
        AND (${MESSAGE_ORDER} < @before_turn OR (${MESSAGE_ORDER} = @before_turn AND m.position < @before_position))
@@ -83,27 +81,28 @@ export function createSessionListRepo(db: SqliteDatabase) {
   }
 
   return {
-    session: (id: string) => s.byId.get(id) as SessionLifecycleRow | undefined,
+    session: (id: string) => mapOptional(s.byId.get(id), sessionFromRow),
     /** Domain sessions of one domain (the caller checked membership). */
-    ofDomain: (domainId: string, q: SessionListQuery) => s.ofDomain.all(bind(domainId, {}, q)) as SessionLifecycleRow[],
+    ofDomain: (domainId: string, q: SessionListQuery) => (s.ofDomain.all(bind(domainId, {}, q)) as SessionRow[]).map(sessionFromRow),
     /** The caller's personal chats in the organization. */
-    personalOf: (userId: string, orgId: string, q: SessionListQuery) => s.personalOf.all(bind(userId, { org: orgId }, q)) as SessionLifecycleRow[],
+    personalOf: (userId: string, orgId: string, q: SessionListQuery) => (s.personalOf.all(bind(userId, { org: orgId }, q)) as SessionRow[]).map(sessionFromRow),
     /** Sessions of one automation the user may see: their personal chats and domain sessions of their domains. */
     /** Domain sessions the user opened, of domains they belong to now (with personalOf: "mine"). */
-    domainOpenedBy: (userId: string, orgId: string, q: SessionListQuery) => s.domainOpenedBy.all(bind(userId, { org: orgId }, q)) as SessionLifecycleRow[],
+    domainOpenedBy: (userId: string, orgId: string, q: SessionListQuery) => (s.domainOpenedBy.all(bind(userId, { org: orgId }, q)) as SessionRow[]).map(sessionFromRow),
     /** Sessions of one automation the user may see: their personal chats and domain sessions of their domains; `mine`: only those they opened. */
     ofAutomation: (automationId: string, orgId: string, userId: string, q: SessionListQuery, mine = false) =>
-      s.ofAutomation.all(bind(automationId, { org: orgId, user: userId, creator: mine ? userId : null }, q)) as SessionLifecycleRow[],
+      (s.ofAutomation.all(bind(automationId, { org: orgId, user: userId, creator: mine ? userId : null }, q)) as SessionRow[]).map(sessionFromRow),
     /** Visible messages, newest first, strictly before the (turn position, message position) bound. */
     messagesPage: (sessionId: string, before: { turn: number; position: number } | null, limit: number) =>
-      s.messagesPage.all({
+      (s.messagesPage.all({
         session: sessionId,
         before_turn: before?.turn ?? Number.MAX_SAFE_INTEGER,
         before_position: before?.position ?? Number.MAX_SAFE_INTEGER,
         limit,
-      }) as Array<MessageWithAuthor & { execution_position: number }>,
+      }) as PageMessageRow[]).map(pagedMessageFromRow),
     toolCallsPage: (sessionId: string, before: { createdAt: number; id: string } | null, limit: number) =>
-      s.toolCallsPage.all({ session: sessionId, before_at: before?.createdAt ?? Number.MAX_SAFE_INTEGER, before_id: before?.id ?? '~', limit }) as ToolCallRow[],
+      (s.toolCallsPage.all({ session: sessionId, before_at: before?.createdAt ?? Number.MAX_SAFE_INTEGER, before_id: before?.id ?? '~', limit }) as ToolCallRow[])
+        .map(toolCallFromRow),
     setTitle: (id: string, title: string | null, now: number): void => void s.setTitle.run(title, now, id),
     setOutcome: (id: string, outcome: SessionOutcome | null, by: string | null, now: number): void =>
       void s.setOutcome.run(outcome, outcome === null ? null : by, outcome === null ? null : now, now, id),

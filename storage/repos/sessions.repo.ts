@@ -1,10 +1,12 @@
 // Sessions and what they show: session rows, the ordered message log, and files tools returned.
 import type { SqliteDatabase } from '../database.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
+import type {
+  ConversationEntry, MessageRole, NewMessage, NewSession, PendingSession, Session, SessionFile, SessionFileMeta,
+  SessionOutcome, SessionVisibility, VisibleMessage,
+} from '../records/sessions.js';
 
-export type SessionVisibility = 'personal' | 'domain';
-export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
-
-export interface SessionRow {
+interface SessionRow {
   id: string;
   org_id: string;
   domain_id: string;
@@ -19,30 +21,26 @@ export interface SessionRow {
   created_at: number;
   updated_at: number;
   /** JSON of the first turn the execution side has yet to write (runtime/execution/materializer.ts); null once written. */
-  pending?: string | null;
+  pending: string | null;
+  outcome: SessionOutcome | null;
+  outcome_set_by: string | null;
+  outcome_set_at: number | null;
+  archived_at: number | null;
 }
 
-export interface MessageRow {
+interface MessageRow {
   id: string;
   session_id: string;
   execution_id: string | null;
   role: MessageRole;
   author_user_id: string | null;
-  /** The text a person reads (user message, assistant answer); a short label for tool rows. */
   content: string;
-  /** JSON: an assistant step's tool calls, or a tool row's result (what the model is shown next step). */
   payload: string | null;
   created_at: number;
   position: number;
 }
 
-/** A message with the position of its execution in the session (null for messages outside any execution). */
-export type ConversationRow = MessageRow & { execution_position: number | null };
-
-/** A message with its author's display name (null when the author is unknown or deleted). */
-export type MessageWithAuthor = MessageRow & { author_name: string | null };
-
-export interface FileRow {
+interface FileRow {
   id: string;
   session_id: string;
   execution_id: string | null;
@@ -52,7 +50,114 @@ export interface FileRow {
   created_at: number;
 }
 
-export type FileMeta = Omit<FileRow, 'content'> & { size_bytes: number };
+/** Exported for the session list's pages (storage-internal): one mapping for every read of the sessions table. */
+export const sessionFromRow = (r: SessionRow): Session => ({
+  id: r.id,
+  orgId: r.org_id,
+  domainId: r.domain_id,
+  automationId: r.automation_id,
+  revision: r.revision,
+  visibility: r.visibility,
+  createdBy: r.created_by,
+  origin: r.origin,
+  triggerRunId: r.trigger_run_id,
+  status: r.status,
+  title: r.title,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  outcome: r.outcome ?? null,
+  outcomeSetBy: r.outcome_set_by ?? null,
+  outcomeSetAt: r.outcome_set_at ?? null,
+  archivedAt: r.archived_at ?? null,
+});
+
+/** The insert's parameters: lifecycle columns start NULL, so they are not written. */
+const sessionToRow = (n: NewSession): Omit<SessionRow, 'outcome' | 'outcome_set_by' | 'outcome_set_at' | 'archived_at'> => ({
+  id: n.id,
+  org_id: n.orgId,
+  domain_id: n.domainId,
+  automation_id: n.automationId,
+  revision: n.revision,
+  visibility: n.visibility,
+  created_by: n.createdBy,
+  origin: n.origin,
+  trigger_run_id: n.triggerRunId,
+  status: n.status,
+  title: n.title,
+  created_at: n.createdAt,
+  updated_at: n.updatedAt,
+  pending: n.pending === undefined ? null : JSON.stringify(n.pending),
+});
+
+const messageToRow = (m: NewMessage): Omit<MessageRow, 'position'> => ({
+  id: m.id,
+  session_id: m.sessionId,
+  execution_id: m.executionId,
+  role: m.role,
+  author_user_id: m.authorUserId,
+  content: m.content,
+  payload: m.payload,
+  created_at: m.createdAt,
+});
+
+const conversationFromRow = (r: MessageRow & { execution_position: number | null }): ConversationEntry => ({
+  id: r.id,
+  sessionId: r.session_id,
+  executionId: r.execution_id,
+  role: r.role,
+  authorUserId: r.author_user_id,
+  content: r.content,
+  payload: r.payload,
+  createdAt: r.created_at,
+  position: r.position,
+  executionPosition: r.execution_position,
+});
+
+/** Exported for the session list's message pages (storage-internal). */
+export const visibleMessageFromRow = (r: Omit<MessageRow, 'payload'> & { author_name: string | null }): VisibleMessage => ({
+  id: r.id,
+  sessionId: r.session_id,
+  executionId: r.execution_id,
+  role: r.role,
+  authorUserId: r.author_user_id,
+  content: r.content,
+  createdAt: r.created_at,
+  position: r.position,
+  authorName: r.author_name,
+});
+
+/** The columns visibleMessageFromRow reads (the payload stays unread: people never see it). */
+export const VISIBLE_MESSAGE_COLUMNS = 'm.id, m.session_id, m.execution_id, m.role, m.author_user_id, m.content, m.created_at, m.position';
+
+const fileFromRow = (r: FileRow): SessionFile => ({
+  id: r.id,
+  sessionId: r.session_id,
+  executionId: r.execution_id,
+  name: r.name,
+  mediaType: r.media_type,
+  content: r.content,
+  createdAt: r.created_at,
+});
+
+const fileToRow = (f: SessionFile): FileRow => ({
+  id: f.id,
+  session_id: f.sessionId,
+  execution_id: f.executionId,
+  name: f.name,
+  media_type: f.mediaType,
+  content: f.content,
+  created_at: f.createdAt,
+});
+
+const fileMetaFromRow = (r: Omit<FileRow, 'content'> & { size_bytes: number }): SessionFileMeta => ({
+  id: r.id,
+  sessionId: r.session_id,
+  executionId: r.execution_id,
+  name: r.name,
+  mediaType: r.media_type,
+  createdAt: r.created_at,
+  sizeBytes: r.size_bytes,
+});
 
 export function createSessionsRepo(db: SqliteDatabase) {
   const s = {
@@ -72,7 +177,7 @@ export function createSessionsRepo(db: SqliteDatabase) {
        FROM messages WHERE session_id = @session_id`,
     ),
     messagesOf: db.prepare(
-      `SELECT m.*, u.name AS author_name FROM messages m LEFT JOIN users u ON u.id = m.author_user_id
+      `SELECT ${VISIBLE_MESSAGE_COLUMNS}, u.name AS author_name FROM messages m LEFT JOIN users u ON u.id = m.author_user_id
        LEFT JOIN executions e ON e.id = m.execution_id
        WHERE m.session_id = ? AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != ''))
        ORDER BY COALESCE(e.position, 0), m.position`,
@@ -92,21 +197,23 @@ export function createSessionsRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertSession: (row: SessionRow): void => void s.insert.run({ ...row, pending: row.pending ?? null }),
+    insertSession: (session: NewSession): void => void s.insert.run(sessionToRow(session)),
     /** Sessions whose first turn the execution side has not written yet, oldest first (boot recovery). */
-    pendingSessions: () => s.pendingSessions.all() as Array<{ id: string; pending: string }>,
+    pendingSessions: (): PendingSession[] =>
+      (s.pendingSessions.all() as Array<{ id: string; pending: string }>).map((r) => ({ id: r.id, pending: jsonColumn(r.pending) })),
     /** Marks the session's first turn written; false when it already was (or the session is gone). */
     clearPending: (id: string): boolean => s.clearPending.run(id).changes > 0,
-    session: (id: string) => s.byId.get(id) as SessionRow | undefined,
+    session: (id: string) => mapOptional(s.byId.get(id), sessionFromRow),
     touchSession: (id: string, now: number): void => void s.touch.run(now, id),
-    insertMessage: (row: Omit<MessageRow, 'position'>): void => void s.insertMessage.run(row),
+    insertMessage: (message: NewMessage): void => void s.insertMessage.run(messageToRow(message)),
     /** What people read: user messages and non-empty answers, turn by turn (a queued message before its own answer), with authors. */
-    visibleMessages: (sessionId: string) => s.messagesOf.all(sessionId) as MessageWithAuthor[],
-    /** Every message row in order, tool rows included: the model's view of the conversation. */
-    conversation: (sessionId: string) => s.conversationOf.all(sessionId) as ConversationRow[],
-    insertFile: (row: FileRow): void => void s.insertFile.run(row),
-    file: (sessionId: string, fileId: string) => s.file.get(fileId, sessionId) as FileRow | undefined,
-    files: (sessionId: string) => s.filesOf.all(sessionId) as FileMeta[],
+    visibleMessages: (sessionId: string): VisibleMessage[] => (s.messagesOf.all(sessionId) as Parameters<typeof visibleMessageFromRow>[0][]).map(visibleMessageFromRow),
+    /** Every message in order, tool rows included: the model's view of the conversation. */
+    conversation: (sessionId: string): ConversationEntry[] =>
+      (s.conversationOf.all(sessionId) as Parameters<typeof conversationFromRow>[0][]).map(conversationFromRow),
+    insertFile: (file: SessionFile): void => void s.insertFile.run(fileToRow(file)),
+    file: (sessionId: string, fileId: string) => mapOptional(s.file.get(fileId, sessionId), fileFromRow),
+    files: (sessionId: string): SessionFileMeta[] => (s.filesOf.all(sessionId) as Parameters<typeof fileMetaFromRow>[0][]).map(fileMetaFromRow),
   };
 }
 

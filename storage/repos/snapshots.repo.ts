@@ -1,22 +1,36 @@
 // Persisted XState actor snapshots (table actor_snapshots): one row per actor id, upserted per committed step.
 import type { SqliteDatabase } from '../database.js';
+import { mapOptional } from '../row-mapping.js';
+import type { ActiveKindCount, ActiveSnapshot, ActorSnapshot, ActorSnapshotStatus } from '../records/snapshots.js';
 
-/** 'failed' marks a row its owner abandoned (e.g. unrestorable after a machine upgrade): boot recovery skips it. */
-export type ActorSnapshotStatus = 'active' | 'done' | 'failed';
-
-export interface ActorSnapshotRow {
+interface ActorSnapshotRow {
   actor_id: string;
-  /** The registry kind, e.g. 'session-turn'. */
   machine: string;
   machine_version: number;
   status: ActorSnapshotStatus;
-  /** JSON of the machine's persisted snapshot. */
   snapshot: string;
   updated_at: number;
 }
 
-/** An active row plus its rowid, the stable paging key of the partial index actor_snapshots_active. */
-export type ActiveSnapshotRow = ActorSnapshotRow & { rowid: number };
+const snapshotFromRow = (r: ActorSnapshotRow): ActorSnapshot => ({
+  actorId: r.actor_id,
+  machine: r.machine,
+  machineVersion: r.machine_version,
+  status: r.status,
+  snapshot: r.snapshot,
+  updatedAt: r.updated_at,
+});
+
+const snapshotToRow = (a: ActorSnapshot): ActorSnapshotRow => ({
+  actor_id: a.actorId,
+  machine: a.machine,
+  machine_version: a.machineVersion,
+  status: a.status,
+  snapshot: a.snapshot,
+  updated_at: a.updatedAt,
+});
+
+const activeFromRow = (r: ActorSnapshotRow & { rowid: number }): ActiveSnapshot => ({ ...snapshotFromRow(r), rowid: r.rowid });
 
 export function createSnapshotsRepo(db: SqliteDatabase) {
   const s = {
@@ -42,16 +56,17 @@ export function createSnapshotsRepo(db: SqliteDatabase) {
     remove: db.prepare('DELETE FROM actor_snapshots WHERE actor_id = ? AND machine = ?'),
   };
   return {
-    get: (actorId: string) => s.get.get(actorId) as ActorSnapshotRow | undefined,
+    get: (actorId: string) => mapOptional(s.get.get(actorId), snapshotFromRow),
     /** Inserts a new actor's first snapshot; false when the id is already taken. */
-    insert: (row: ActorSnapshotRow): boolean => s.insert.run(row).changes > 0,
+    insert: (snapshot: ActorSnapshot): boolean => s.insert.run(snapshotToRow(snapshot)).changes > 0,
     /** Writes the latest snapshot; false when the id belongs to another machine kind (nothing written). */
-    upsert: (row: ActorSnapshotRow): boolean => s.upsert.run(row).changes > 0,
+    upsert: (snapshot: ActorSnapshot): boolean => s.upsert.run(snapshotToRow(snapshot)).changes > 0,
     setStatus: (actorId: string, machine: string, status: ActorSnapshotStatus, now: number): boolean =>
       s.setStatus.run(status, now, actorId, machine).changes > 0,
     /** Active rows of one kind after `afterRowid`, in rowid order (pages by the partial index). */
-    activePage: (machine: string, afterRowid: number, limit: number) => s.activePage.all(machine, afterRowid, limit) as ActiveSnapshotRow[],
-    activeKinds: () => s.activeKinds.all() as Array<{ machine: string; count: number }>,
+    activePage: (machine: string, afterRowid: number, limit: number): ActiveSnapshot[] =>
+      (s.activePage.all(machine, afterRowid, limit) as Array<ActorSnapshotRow & { rowid: number }>).map(activeFromRow),
+    activeKinds: () => s.activeKinds.all() as ActiveKindCount[],
     /** Deletes an actor's row (a swept claim); the next use of the id starts from the machine's initial state. */
     remove: (actorId: string, machine: string): boolean => s.remove.run(actorId, machine).changes > 0,
   };

@@ -38,7 +38,7 @@ t.test('1,000 sessions and a 5,000-event session stay responsive', { skip: execu
   const user = db.prepare('SELECT id FROM users WHERE email = ?').get(DEMO_SIGN_IN.email) as { id: string };
   const automation = db.prepare(`SELECT id, org_id, domain_id FROM automations WHERE kind = 'agent' LIMIT 1`).get() as { id: string; org_id: string; domain_id: string };
   const now = Date.now();
-  const session = (i: number, title: string) => ({ id: newId(), org_id: automation.org_id, domain_id: automation.domain_id, automation_id: automation.id, revision: 1, visibility: 'domain' as const, created_by: user.id, origin: 'api', trigger_run_id: null, status: 'active', title, created_at: now - i * 1000, updated_at: now - i * 1000 });
+  const session = (i: number, title: string) => ({ id: newId(), orgId: automation.org_id, domainId: automation.domain_id, automationId: automation.id, revision: 1, visibility: 'domain' as const, createdBy: user.id, origin: 'api', triggerRunId: null, status: 'active', title, createdAt: now - i * 1000, updatedAt: now - i * 1000 });
   // Seeded straight through the service's storage: the list and the session read them as they would any other.
   const big = session(-1, 'The long conversation');
   store.transaction(() => {
@@ -48,7 +48,7 @@ t.test('1,000 sessions and a 5,000-event session stay responsive', { skip: execu
       const messageId = newId();
       const role = i % 2 === 0 ? 'user' : 'assistant';
       const text = `${role === 'user' ? 'Question' : 'Answer'} ${i + 1}: ${'lorem ipsum dolor sit amet '.repeat(4)}`;
-      store.repos.sessions.insertMessage({ id: messageId, session_id: big.id, execution_id: null, role, author_user_id: role === 'user' ? user.id : null, content: text, payload: null, created_at: now + i });
+      store.repos.sessions.insertMessage({ id: messageId, sessionId: big.id, executionId: null, role, authorUserId: role === 'user' ? user.id : null, content: text, payload: null, createdAt: now + i });
       store.repos.sessionEvents.appendNext(big.id, now + i, role === 'user' ? 'session.changed' : 'message.delta', JSON.stringify(role === 'user' ? { change: 'message_added' } : { executionId: null, messageId, text }));
       store.repos.sessionEvents.appendNext(big.id, now + i, 'session.changed', JSON.stringify({ change: 'message_added' }));
     }

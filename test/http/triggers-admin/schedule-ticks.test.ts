@@ -41,7 +41,7 @@ t.test('advancing the clock past the cron slot fires once: caller-required subsc
   t.match(results[1], { automation_id: f.refs.enrich, status: 'started', code: null });
   const session = repos.sessions.session(results[1]!.session_id!)!;
   t.equal(session.origin, 'schedule');
-  t.equal(session.created_by, null, 'no caller');
+  t.equal(session.createdBy, null, 'no caller');
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-7').length, 1, 'the flow got the configured input');
   t.equal(f.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 23, 14, 30), 'next day, 09:30 New York');
 

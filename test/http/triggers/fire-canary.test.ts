@@ -34,7 +34,7 @@ t.test('the canary is used upstream, then absent from logs, responses, Run histo
   const { repos } = f.server.service.store;
   const canaryCall = () => f.upstream.received.some((r) => r.headers.authorization === `Bearer ${CANARY}`);
   while (!canaryCall()) await f.upstream.nextRequest();
-  t.equal(repos.executions.latestExecution(lookup.sessionId)?.grant_integration_ids, '["crm"]', 'while it runs, a grant holds only the caller-bound crm entry');
+  t.same(repos.executions.latestExecution(lookup.sessionId)?.grantIntegrationIds, ['crm'], 'while it runs, a grant holds only the caller-bound crm entry');
   t.equal(f.server.service.store.db.prepare('SELECT COUNT(*) FROM caller_grants').pluck().get(), 1);
   release();
 

@@ -125,7 +125,7 @@ t.test('a crash after the 202 and before the sessions were written: boot writes 
   await second.service.services.sessions.dispatcher.idle();
   const { repos } = second.service.store;
   for (const { sessionId } of fired.json.sessions) {
-    t.ok(repos.executions.latestExecution(sessionId)?.settled_at, `fired session ${sessionId} ran to an end`);
+    t.ok(repos.executions.latestExecution(sessionId)?.settledAt, `fired session ${sessionId} ran to an end`);
   }
   t.equal(repos.executions.latestExecution(opened.json.sessionId)?.status, 'completed', 'the opened session ran');
   const replay = await call(`${second.url}/api/v1/triggers/fire`, {

@@ -16,7 +16,7 @@ t.test('202 { runId, sessions } once committed; unknown body fields stripped; in
   const { repos } = f.server.service.store;
   t.equal(repos.triggerRuns.run(answer.json.runId)?.outcome, 'succeeded', 'the firing was committed before the answer');
   f.written();
-  t.equal(repos.sessions.session(answer.json.sessions[0].sessionId)?.trigger_run_id, answer.json.runId);
+  t.equal(repos.sessions.session(answer.json.sessions[0].sessionId)?.triggerRunId, answer.json.runId);
   const first = repos.sessions.conversation(answer.json.sessions[0].sessionId)[0];
   t.equal(first?.content, 'The trigger "Quiet" fired with no input.', 'an Agent without input.prompt gets the payload as text');
 
@@ -25,7 +25,7 @@ t.test('202 { runId, sessions } once committed; unknown body fields stripped; in
   t.equal(flow.status, 202);
   f.written();
   const execution = repos.executions.latestExecution(flow.json.sessions[0].sessionId);
-  t.same(JSON.parse(execution!.input), input, 'a Flow receives input verbatim');
+  t.same(execution!.input, input, 'a Flow receives input verbatim');
   await f.settle();
 });
 

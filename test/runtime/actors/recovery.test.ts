@@ -33,7 +33,7 @@ t.test('at boot every active actor is offered to its owner, which resumes or fai
   await a.chores.spawn('chore-1', { jobId: 'chore-1' });
   await before.writer.submit(a.scheduler.schedule({ kind: 'job-timeout', targetId: 'queued-2', dueAt: T0 + 1_000 }));
   // A row of a kind this build no longer registers.
-  before.repos.snapshots.insert({ actor_id: 'legacy-1', machine: 'legacy', machine_version: 1, status: 'active', snapshot: '{}', updated_at: T0 });
+  before.repos.snapshots.insert({ actorId: 'legacy-1', machine: 'legacy', machineVersion: 1, status: 'active', snapshot: '{}', updatedAt: T0 });
   a.registry.close();
   a.scheduler.close();
   before.close();

@@ -37,7 +37,7 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
   t.same(step.emitted, [{ type: 'job.started', jobId: 'job-1', at: clock.now() }], 'emitted events reach the step');
 
   const row = first.repos.snapshots.get('job-1');
-  t.match(row, { machine: 'job', machine_version: JOB_VERSION, status: 'active' });
+  t.match(row, { machine: 'job', machineVersion: JOB_VERSION, status: 'active' });
   t.match(JSON.parse(row!.snapshot), { value: 'running', context: { jobId: 'job-1', steps: 1, startedAt: clock.now() } });
   a.registry.close();
   first.close();
@@ -100,7 +100,7 @@ t.test('an ignored event writes no snapshot and effects see changed=false', asyn
   const step = await jobs.transition('job-1', { type: 'FINISH', now: clock.now() });
   t.equal(step.changed, false);
   t.equal(step.snapshot.value, 'queued');
-  t.not(store.repos.snapshots.get('job-1')!.updated_at, clock.now(), 'row untouched');
+  t.not(store.repos.snapshots.get('job-1')!.updatedAt, clock.now(), 'row untouched');
 });
 
 t.test('transact commits steps of several actors with their rows, or none of them', async (t) => {

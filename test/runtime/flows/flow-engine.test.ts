@@ -18,8 +18,8 @@ t.test('a non-enterprise contact: get runs, the condition is false, no approval,
   );
   t.equal(w.crm.requests()[0]!.headers.authorization, 'Bearer org-token-123', 'service binding: the organization connection');
   t.equal(trail.calls.length, 1);
-  t.match(trail.calls[0], { tool: 'crm.get_contact', call_ref: 'get', step: 1, status: 'succeeded', identity: 'organization', readonly: 1 });
-  t.same(JSON.parse(trail.calls[0]!.args), { id: 'c-1' });
+  t.match(trail.calls[0], { tool: 'crm.get_contact', callRef: 'get', step: 1, status: 'succeeded', identity: 'organization', readonly: true });
+  t.same(trail.calls[0]!.args, { id: 'c-1' });
   t.same(trail.approvals, []);
   const last = trail.messages.at(-1)!;
   t.equal(last.role, 'assistant', 'the output is the final assistant message');
@@ -41,7 +41,7 @@ t.test('an enterprise contact suspends at `tag` as a run approval; approving run
   const approval = trail.approvals[0]!;
   t.match(approval, { kind: 'run', status: 'pending', tool: 'crm.update_contact', execution_id: executionId, routing: 'policy', initiated_by: w.refs.ada });
   t.same(JSON.parse(approval.args!), { id: 'c-2', note: 'vip' }, 'the approver sees the rendered arguments');
-  t.match(trail.calls[1], { call_ref: 'tag', status: 'awaiting_approval', approval_id: approval.id });
+  t.match(trail.calls[1], { callRef: 'tag', status: 'awaiting_approval', approvalId: approval.id });
   t.match(trail.events.at(-1), { type: 'turn.suspended', payload: { approvalId: approval.id, toolName: 'crm.update_contact', toolCallId: trail.calls[1]!.id } });
   t.same(w.crm.requests('PATCH'), [], 'nothing written before the decision');
 
@@ -57,7 +57,7 @@ t.test('an enterprise contact suspends at `tag` as a run approval; approving run
   t.same(JSON.parse(patch[0]!.body), { note: 'vip' }, 'the id went to the path, the rest to the body');
   t.equal(patch[0]!.headers.authorization, 'Bearer org-token-123');
   t.equal(w.crm.requests('GET').length, 1, 'get is not repeated by the resumed run');
-  t.match(trail.calls[1], { call_ref: 'tag', status: 'succeeded', identity: 'organization' });
+  t.match(trail.calls[1], { callRef: 'tag', status: 'succeeded', identity: 'organization' });
   t.match(trail.approvals[0], { status: 'approved', decided_by: w.refs.ada, comment: 'ok' });
   t.same(JSON.parse(trail.messages.at(-1)!.payload!), { output: { id: 'c-2', name: 'Erin Enterprise', tier: 'enterprise' } }, 'output is steps.get.output');
   t.same(types(trail), [
@@ -82,9 +82,9 @@ t.test('rejecting the run approval ends the run as rejected and makes no update 
 
   const trail = w.trail(sessionId);
   t.equal(trail.execution.status, 'rejected');
-  t.equal(trail.execution.error_code, 'REJECTED');
+  t.equal(trail.execution.errorCode, 'REJECTED');
   t.same(w.crm.requests('PATCH'), []);
-  t.match(trail.calls[1], { call_ref: 'tag', status: 'rejected', error_code: 'REJECTED' });
+  t.match(trail.calls[1], { callRef: 'tag', status: 'rejected', errorCode: 'REJECTED' });
   t.match(trail.approvals[0], { status: 'rejected', comment: 'not now', decided_by: w.refs.ada });
   t.notOk(trail.messages.some((m) => m.role === 'assistant'), 'a rejected run has no output');
   t.same(types(trail).slice(-2), ['tool_call.finished', 'turn.completed']);
@@ -120,7 +120,7 @@ t.test('a stored input that bypassed admission fails the run before any step', a
 
   const trail = w.trail(planned.sessionId);
   t.equal(trail.execution.status, 'failed');
-  t.equal(trail.execution.error_code, 'INVALID_INPUT');
+  t.equal(trail.execution.errorCode, 'INVALID_INPUT');
   t.same(trail.calls, []);
   t.same(w.crm.requests(), [], 'no upstream call');
   t.same(trail.events.map((e) => e.type), ['turn.started', 'turn.completed']);
@@ -129,7 +129,7 @@ t.test('a stored input that bypassed admission fails the run before any step', a
 t.test('deterministic: the same input and tool outputs give the same trail', async (t) => {
   const w = await flowWorld(t);
   const normalize = (trail: RunTrail) => ({
-    calls: trail.calls.map((c) => ({ step: c.step, ref: c.call_ref, tool: c.tool, args: c.args, status: c.status, result: c.result, identity: c.identity })),
+    calls: trail.calls.map((c) => ({ step: c.step, ref: c.callRef, tool: c.tool, args: c.args, status: c.status, result: c.result, identity: c.identity })),
     events: trail.events.map((e) => ({ seq: e.seq, type: e.type, status: e.payload.status, outcome: e.payload.outcome, toolName: e.payload.toolName })),
     output: trail.messages.map((m) => [m.role, m.content]),
   });
@@ -151,9 +151,9 @@ t.test('a failing step fails the run with its code; later steps do not run', asy
   const { sessionId } = await w.start({ id: 'c-404' });
   const trail = w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
-  t.equal(trail.execution.error_code, 'UPSTREAM_ERROR');
-  t.match(trail.execution.error_message, /^Step "get" \(crm\.get_contact\) failed: /);
-  t.match(trail.calls[0], { status: 'failed', error_code: 'UPSTREAM_ERROR' });
+  t.equal(trail.execution.errorCode, 'UPSTREAM_ERROR');
+  t.match(trail.execution.errorMessage, /^Step "get" \(crm\.get_contact\) failed: /);
+  t.match(trail.calls[0], { status: 'failed', errorCode: 'UPSTREAM_ERROR' });
   t.equal(trail.calls.length, 1);
   t.notOk(trail.messages.some((m) => m.role === 'assistant'));
 });

@@ -60,12 +60,12 @@ t.test('a schedule-origin run carries no caller credential: a caller-required ca
   // Written directly: the session starter already refuses this start; the engine must refuse it on its own too.
   await w.store.writer.submit(() => {
     w.store.repos.sessions.insertSession({
-      id: sessionId, org_id: w.orgId, domain_id: flow.domain_id, automation_id: flow.id, revision: flow.published_revision, visibility: 'domain',
-      created_by: null, origin: 'schedule', trigger_run_id: null, status: 'active', title: null, created_at: T0, updated_at: T0,
+      id: sessionId, orgId: w.orgId, domainId: flow.domain_id, automationId: flow.id, revision: flow.published_revision, visibility: 'domain',
+      createdBy: null, origin: 'schedule', triggerRunId: null, status: 'active', title: null, createdAt: T0, updatedAt: T0,
     });
     w.store.repos.executions.insertExecution({
-      id: executionId, session_id: sessionId, status: 'queued', input: '{"id":"c-1"}', created_by: null, created_at: T0,
-      revision: flow.published_revision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
+      id: executionId, sessionId, status: 'queued', input: { id: 'c-1' }, createdBy: null, createdAt: T0,
+      revision: flow.published_revision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
     });
   });
   w.dispatcher.dispatch(sessionId);
@@ -73,8 +73,8 @@ t.test('a schedule-origin run carries no caller credential: a caller-required ca
 
   const trail = w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
-  t.equal(trail.execution.error_code, 'CALLER_CREDENTIALS_REQUIRED');
-  t.match(trail.calls[0], { status: 'failed', error_code: 'CALLER_CREDENTIALS_REQUIRED', identity: null });
+  t.equal(trail.execution.errorCode, 'CALLER_CREDENTIALS_REQUIRED');
+  t.match(trail.calls[0], { status: 'failed', errorCode: 'CALLER_CREDENTIALS_REQUIRED', identity: null });
   t.ok(trail.events.some((e) => e.type === 'caller_credential.failed' && e.payload.code === 'CALLER_CREDENTIALS_REQUIRED' && e.payload.integrationId === 'crm'));
   t.same(w.crm.requests(), [], 'no upstream call, not even as the organization');
 });
@@ -102,8 +102,8 @@ t.test('approving after the caller credential expired fails the gated call (CALL
   await w.dispatcher.idle(sessionId);
   trail = w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
-  t.equal(trail.execution.error_code, 'CALLER_CREDENTIAL_EXPIRED');
-  t.match(trail.calls[1], { call_ref: 'tag', status: 'failed', error_code: 'CALLER_CREDENTIAL_EXPIRED' });
+  t.equal(trail.execution.errorCode, 'CALLER_CREDENTIAL_EXPIRED');
+  t.match(trail.calls[1], { callRef: 'tag', status: 'failed', errorCode: 'CALLER_CREDENTIAL_EXPIRED' });
   t.same(w.crm.requests('PATCH'), [], 'no call, and none as the organization');
   t.ok(trail.events.some((e) => e.type === 'caller_credential.failed' && e.payload.code === 'CALLER_CREDENTIAL_EXPIRED'));
   t.notOk(storedText(w).includes(CANARY));

@@ -27,7 +27,7 @@ t.test('a write in flight when the service stops is failed INTERRUPTED on the ne
   const arrived = w.crm.upstream.nextRequest();
   await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved' });
   await arrived;
-  t.match(w.trail(sessionId).calls[1], { call_ref: 'tag', status: 'running' }, 'the update reached the upstream and is in flight');
+  t.match(w.trail(sessionId).calls[1], { callRef: 'tag', status: 'running' }, 'the update reached the upstream and is in flight');
 
   // The "crash": every engine stops mid-call; nothing about the call's outcome is recorded.
   await w.restart();
@@ -38,9 +38,9 @@ t.test('a write in flight when the service stops is failed INTERRUPTED on the ne
 
   const trail = w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
-  t.equal(trail.execution.error_code, 'INTERRUPTED');
-  t.match(trail.calls[1], { call_ref: 'tag', status: 'failed', error_code: 'INTERRUPTED' });
-  t.match(trail.calls[1]!.error_message, /not repeated/);
+  t.equal(trail.execution.errorCode, 'INTERRUPTED');
+  t.match(trail.calls[1], { callRef: 'tag', status: 'failed', errorCode: 'INTERRUPTED' });
+  t.match(trail.calls[1]!.errorMessage, /not repeated/);
   t.equal(w.crm.requests('PATCH').length, 1, 'the write was not sent again');
   t.equal(w.crm.requests('GET').length, 1, 'the finished get was not sent again');
   const resumed = trail.events.filter((e) => e.type === 'turn.started').at(-1)!;
@@ -63,7 +63,7 @@ t.test('a readonly call in flight when the service stops is repeated on the next
   t.equal(trail.execution.status, 'completed');
   t.equal(w.crm.requests('GET').length, 2, 'the readonly get ran again');
   t.equal(trail.calls.length, 1, 'on the same call row');
-  t.match(trail.calls[0], { call_ref: 'get', status: 'succeeded' });
+  t.match(trail.calls[0], { callRef: 'get', status: 'succeeded' });
   t.same(JSON.parse(trail.messages.at(-1)!.payload!).output, { id: 'c-1', name: 'Pat Pro', tier: 'pro' });
 });
 

@@ -17,9 +17,8 @@ import { createSessionStarter } from '../../../runtime/sessions/session-starter.
 import type { Caller } from '../../../runtime/sessions/session-access.js';
 import { createHttpIntegrationExecutor } from '../../../runtime/tools/index.js';
 import { createKeyRing, type KeyRing } from '../../../runtime/vault/index.js';
-import type { ExecutionRow, ToolCallRow } from '../../../storage/repos/executions.repo.js';
-import type { ApprovalRow } from '../../../storage/repos/approvals.repo.js';
-import type { MessageRow } from '../../../storage/repos/sessions.repo.js';
+import type { Execution, ToolCall } from '../../../storage/records/executions.js';
+import type { Message } from '../../../storage/records/sessions.js';
 import { openStore, type Store } from '../../../storage/store.js';
 import { startCrm, type Contact } from './crm-upstream.js';
 
@@ -34,12 +33,26 @@ export const CONTACTS: Contact[] = [
   { id: 'c-2', name: 'Erin Enterprise', tier: 'enterprise' },
 ];
 
+/** An approvals row as stored (snake_case, arguments as JSON text): the trail reads that table itself. */
+interface StoredApproval {
+  id: string;
+  execution_id: string;
+  kind: string;
+  routing: string;
+  status: string;
+  tool: string | null;
+  args: string | null;
+  initiated_by: string | null;
+  decided_by: string | null;
+  comment: string | null;
+}
+
 /** What a run left behind, read straight from the tables. */
 export interface RunTrail {
-  execution: ExecutionRow;
-  calls: ToolCallRow[];
-  approvals: ApprovalRow[];
-  messages: MessageRow[];
+  execution: Execution;
+  calls: ToolCall[];
+  approvals: StoredApproval[];
+  messages: Message[];
   events: Array<{ seq: number; type: string; payload: Record<string, unknown> }>;
 }
 
@@ -149,7 +162,7 @@ export async function flowWorld(t: { teardown(fn: () => unknown): void }, option
       return {
         execution,
         calls: repos.executions.toolCallsOfSession(sessionId),
-        approvals: db.prepare('SELECT * FROM approvals WHERE session_id = ? ORDER BY created_at, id').all(sessionId) as ApprovalRow[],
+        approvals: db.prepare('SELECT * FROM approvals WHERE session_id = ? ORDER BY created_at, id').all(sessionId) as StoredApproval[],
         messages: repos.sessions.conversation(sessionId),
         events: repos.sessionEvents.listRange(sessionId, 0, Number.MAX_SAFE_INTEGER, 10_000).map((row) => ({ seq: row.seq, type: row.type, payload: JSON.parse(row.payload) })),
       };

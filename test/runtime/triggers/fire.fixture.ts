@@ -36,13 +36,13 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
           const automation = store.repos.automations.automation(request.automationId)!;
           const now = Date.now();
           store.repos.sessions.insertSession({
-            id: sessionId, org_id: request.orgId, domain_id: automation.domain_id, automation_id: automation.id, revision: automation.published_revision,
-            visibility: request.visibility, created_by: request.actorUserId, origin: request.origin, trigger_run_id: request.triggerRunId ?? null,
-            status: 'active', title: null, created_at: now, updated_at: now,
+            id: sessionId, orgId: request.orgId, domainId: automation.domain_id, automationId: automation.id, revision: automation.published_revision,
+            visibility: request.visibility, createdBy: request.actorUserId, origin: request.origin, triggerRunId: request.triggerRunId ?? null,
+            status: 'active', title: null, createdAt: now, updatedAt: now,
           });
           store.repos.executions.insertExecution({
-            id: executionId, session_id: sessionId, status: 'queued', input: JSON.stringify(request.input ?? {}), created_by: request.actorUserId,
-            created_at: now, revision: automation.published_revision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
+            id: executionId, sessionId, status: 'queued', input: request.input ?? {}, createdBy: request.actorUserId,
+            createdAt: now, revision: automation.published_revision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
           });
         },
         dispatch() {

@@ -50,7 +50,7 @@ t.test('rules 2-5: one session per started subscriber; skipped and failed subscr
       ['Not entitled', 'skipped', 'ENTITLEMENT_DISABLED'],
     ],
   );
-  t.equal(f.store.repos.sessions.session(answer.body.sessions[0]!.sessionId)?.trigger_run_id, answer.body.runId, 'sessions committed with the run');
+  t.equal(f.store.repos.sessions.session(answer.body.sessions[0]!.sessionId)?.triggerRunId, answer.body.runId, 'sessions committed with the run');
 });
 
 t.test('rule 4: without caller material the caller-required subscriber fails with CALLER_CREDENTIALS_REQUIRED, others start', async (t) => {

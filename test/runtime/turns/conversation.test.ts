@@ -1,24 +1,24 @@
 // Pure parts of the turn engine: the model's view rebuilt from message rows, and budget breaches.
 import t from 'tap';
-import type { ConversationRow } from '../../../storage/repos/sessions.repo.js';
+import type { ConversationEntry } from '../../../storage/records/sessions.js';
 import { rebuildConversation } from '../../../runtime/turns/conversation.js';
 import { budgetBreach, clockDeadline } from '../../../runtime/turns/turn-budget.js';
 import { ManualClock } from '../../../runtime/clock.js';
 
 let position = 0;
-function row(executionId: string, executionPosition: number, role: ConversationRow['role'], content: string, payload: unknown = null): ConversationRow {
+function row(executionId: string, executionPosition: number, role: ConversationEntry['role'], content: string, payload: unknown = null): ConversationEntry {
   position += 1;
   return {
     id: `m${position}`,
-    session_id: 's',
-    execution_id: executionId,
+    sessionId: 's',
+    executionId,
     role,
-    author_user_id: null,
+    authorUserId: null,
     content,
     payload: payload === null ? null : JSON.stringify(payload),
-    created_at: 0,
+    createdAt: 0,
     position,
-    execution_position: executionPosition,
+    executionPosition,
   };
 }
 
