@@ -11,7 +11,7 @@
 import { isAutomationEntitled } from '../partners/entitlements.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import type { SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import { errorMessage } from '../actors/actor-failure.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -38,7 +38,7 @@ export interface FiringContext {
   /** The key owner (null for schedule and event firings: rule 7, no caller credentials). */
   readonly actorUserId: string | null;
   readonly origin: StartSessionRequest['origin'];
-  readonly trigger: TriggerRow;
+  readonly trigger: Trigger;
   readonly runId: string;
   readonly input: Record<string, unknown>;
   readonly credentials: NormalizedCallerCredentials | null;
@@ -110,7 +110,7 @@ export function createSubscriberPlanner(deps: {
 
   return {
     plan(firing) {
-      return repos.triggers.subscribers(firing.trigger.id).map((sub, position) => planOne(firing, sub.automation_id, position));
+      return repos.triggers.subscribers(firing.trigger.id).map((sub, position) => planOne(firing, sub.automationId, position));
     },
   };
 }

@@ -15,7 +15,7 @@ import type { FireRequestVerdict } from '../../machines/idempotency-claim.machin
 import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
 import { isClaimConflict, type NewClaim } from '../../storage/repos/fire-claims.repo.js';
 import type { RunSource } from '../../storage/repos/trigger-runs.repo.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import type { Store } from '../../storage/store.js';
 import type { UserPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -49,7 +49,7 @@ export interface FireResponseBody {
 }
 
 export interface FanOutRequest {
-  readonly trigger: TriggerRow;
+  readonly trigger: Trigger;
   readonly source: RunSource;
   /** The key owner; null for schedule and event firings (they carry no caller). */
   readonly firedBy: string | null;
@@ -120,7 +120,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     const runId = newId();
     const credentials = request.credentials;
     const plans = planner.plan({
-      orgId: request.trigger.org_id,
+      orgId: request.trigger.orgId,
       actorUserId: request.firedBy,
       origin: ORIGIN[request.source],
       trigger: request.trigger,
@@ -133,7 +133,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
       {
         runId,
         triggerId: request.trigger.id,
-        orgId: request.trigger.org_id,
+        orgId: request.trigger.orgId,
         source: request.source,
         firedBy: request.firedBy,
         idempotencyKey: request.idempotencyKey ?? null,

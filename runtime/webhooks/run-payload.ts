@@ -7,7 +7,7 @@
  */
 import { firingOutcome, type FiringOutcome, type SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
 import type { TriggerRunRow } from '../../storage/repos/trigger-runs.repo.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import type { RunSubscriberState } from '../../storage/repos/webhooks.repo.js';
 import { toIso } from '../clock.js';
 
@@ -48,7 +48,7 @@ function finalOutcome(state: RunSubscriberState): SubscriberOutcome {
   return state.execution_status === 'completed' ? 'started' : 'failed';
 }
 
-export function runCompletedPayload(run: TriggerRunRow, trigger: TriggerRow | undefined, states: readonly RunSubscriberState[], settledAt: number): RunCompletedPayload {
+export function runCompletedPayload(run: TriggerRunRow, trigger: Trigger | undefined, states: readonly RunSubscriberState[], settledAt: number): RunCompletedPayload {
   return {
     type: RUN_COMPLETED,
     timestamp: toIso(settledAt),

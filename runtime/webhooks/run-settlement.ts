@@ -118,7 +118,7 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
         },
         async fanOut(request, alsoWrite) {
           const result = await fire.fanOut(request, alsoWrite);
-          noteFiring(result.runId, request.trigger.org_id);
+          noteFiring(result.runId, request.trigger.orgId);
           return result;
         },
       };

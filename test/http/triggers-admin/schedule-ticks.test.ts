@@ -78,7 +78,7 @@ t.test('a tick armed for an older cron re-arms instead of firing', async (t) => 
   const { repos } = f.server.service.store;
   const row = repos.triggers.trigger(f.refs.nightly!)!;
   // Changed behind the scheduler's back (no reconcile): the pending tick still says 0 2 * * * Paris.
-  repos.triggers.updateTrigger({ ...row, config: JSON.stringify({ cron: '0 9 * * *', timezone: 'UTC', input: { id: 'c-1' } }) });
+  repos.triggers.updateTrigger({ ...row, config: { cron: '0 9 * * *', timezone: 'UTC', input: { id: 'c-1' } } });
   f.clock.set(Date.UTC(2026, 10, 23, 1, 0, 1));
   await f.settle();
   t.equal(repos.triggerRuns.countOfTrigger(row.id), 0, 'the stale slot did not fire');

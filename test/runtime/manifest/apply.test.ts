@@ -71,18 +71,18 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
   t.same(JSON.parse(version.bindings), { crm: 'service' });
 
   // Triggers: subscribers in manifest order; configs per type.
-  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automation_id), [refs.lookup, refs.enrich]);
-  t.equal(r.triggers.trigger(refs.paused!)!.active, 0);
-  t.same(JSON.parse(r.triggers.trigger(refs.nightly!)!.config), { cron: '0 2 * * *', timezone: 'Europe/Paris', input: { id: 'c-1' } });
+  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automationId), [refs.lookup, refs.enrich]);
+  t.equal(r.triggers.trigger(refs.paused!)!.active, false);
+  t.same(r.triggers.trigger(refs.nightly!)!.config, { cron: '0 2 * * *', timezone: 'Europe/Paris', input: { id: 'c-1' } });
   const signup = r.triggers.trigger(refs.signup!)!;
-  t.same(JSON.parse(signup.config), {
+  t.same(signup.config, {
     sourceIntegrationId: 'crm',
     connectionId: refs['crm-conn'],
     eventType: 'contact.created',
     filter: { field: 'contact.seats', operator: '>', value: 50 },
   });
-  t.equal(openSecret(keyRing, signup.endpoint_secret_sealed!, sealedSecretAad.triggerEndpoint(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
-  t.equal(r.triggers.trigger(refs['globex-fire']!)!.org_id, refs.globex);
+  t.equal(openSecret(keyRing, signup.endpointSecretSealed!, sealedSecretAad.triggerEndpoint(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  t.equal(r.triggers.trigger(refs['globex-fire']!)!.orgId, refs.globex);
 
   // Connection secret sealed and bound to its row.
   const connection = r.integrations.connection(refs['crm-conn']!)!;
@@ -153,7 +153,7 @@ t.test('a changed setup publishes a new revision; other changes update in place'
   t.match(JSON.parse(r.automations.agentRevision(refs.lookup!, 1)!.setup), { procedure: /its tier/ }, 'revision 1 is immutable');
   t.equal(r.automations.latestAgentRevision(refs.upgrader!)!.revision, 1, 'a rename alone publishes nothing');
   t.equal(r.automations.automation(refs.upgrader!)!.name, 'Tier changer');
-  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automation_id), [refs.enrich, refs.lookup]);
+  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automationId), [refs.enrich, refs.lookup]);
   t.equal(r.automations.automation(refs.enrich!)!.published_revision, 2);
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '100', 10).map((a) => a.id), [refs.pricing], 'republished text is indexed');
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
@@ -225,7 +225,7 @@ t.test('the demo manifest applies through the applier service, idempotently', as
   const owner = store.repos.credentials.apiKeyByHash(hashSecret(refs['demo-key']!))!;
   t.equal(store.repos.tenancy.user(owner.user_id)!.email, 'demo@switchyard.local');
   t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.user_id), 'owner');
-  t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automation_id), [refs['demo-agent'], refs['demo-flow']]);
+  t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automationId), [refs['demo-agent'], refs['demo-flow']]);
   t.equal(store.repos.automations.automation(refs['demo-agent']!)!.published_revision, 1);
   t.same(JSON.parse(store.repos.automations.agentRevision(refs['demo-agent']!, 1)!.belt), [{ integrationId: 'knowledge', identityMode: 'service' }]);
   t.equal(store.repos.automations.automation(refs['demo-flow']!)!.published_revision, 1);
