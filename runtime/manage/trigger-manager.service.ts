@@ -159,8 +159,11 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
 
   return {
     list(caller, query, baseUrl) {
-      const page = keysetPage(query.cursor, query.limit, (after, n) =>
-        repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
+      const page = keysetPage(
+        query.cursor,
+        query.limit,
+        (after, n) => repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
+        (row) => ({ createdAt: row.createdAt, id: row.id }),
       );
       const triggers = page.rows.map((row) => viewOf(row, repos.triggers.subscribers(row.id).map((s) => s.automationId), baseUrl));
       return { triggers, nextCursor: page.nextCursor };

@@ -13,8 +13,9 @@
  */
 import type { FireRequestVerdict } from '../../machines/idempotency-claim.machine.js';
 import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
-import { isClaimConflict, type NewClaim } from '../../storage/repos/fire-claims.repo.js';
-import type { RunSource } from '../../storage/repos/trigger-runs.repo.js';
+import type { NewClaim } from '../../storage/records/fire-claims.js';
+import type { RunSource } from '../../storage/records/trigger-runs.js';
+import { isClaimConflict } from '../../storage/repos/fire-claims.repo.js';
 import type { Trigger } from '../../storage/records/triggers.js';
 import type { Store } from '../../storage/store.js';
 import type { UserPrincipal } from '../auth/principal.js';
@@ -157,7 +158,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
           alsoWrite?.(runId, now);
           for (const start of eager) start.write();
           try {
-            firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : JSON.stringify(deferred) });
+            firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : deferred });
           } catch (error) {
             // The unique claim index is the guarantee of one firing per key: a conflict is answered like a duplicate.
             if (claimer !== null && isClaimConflict(error)) throw claimer.raced(now);
