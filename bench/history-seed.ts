@@ -37,7 +37,7 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
   const sessions = automations.map((a, p) =>
     db.prepare(
       `INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, created_by, origin, trigger_run_id, status, created_at, updated_at)
-       ${counter} SELECT ${idOf(1 + p)}, @org, '${a.domain_id}', '${a.id}', 1, 'domain', @user, 'trigger', ${idOf(0)}, 'active', at, at FROM f`,
+       ${counter} SELECT ${idOf(1 + p)}, @org, '${a.domainId}', '${a.id}', 1, 'domain', @user, 'trigger', ${idOf(0)}, 'active', at, at FROM f`,
     ),
   );
   const executions = automations.map((_a, p) =>

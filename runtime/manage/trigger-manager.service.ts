@@ -5,7 +5,7 @@
  * paused or deleted schedule never fires again and an edited cron fires on its new slots only.
  * Reading needs any role in the trigger's domain; changing it needs edit_automation there (as creating it did).
  */
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import type { Trigger } from '../../storage/records/triggers.js';
 import type { Store } from '../../storage/store.js';
 import { requireDomainPermission } from '../authoring/authoring-access.js';
@@ -66,12 +66,12 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
   const { store, clock, scheduleTicks } = deps;
   const { repos } = store;
 
-  const summary = (automation: AutomationRow): SubscriberSummary => ({
+  const summary = (automation: Automation): SubscriberSummary => ({
     automationId: automation.id,
     kind: automation.kind,
     name: automation.name,
-    published: automation.published_revision !== null,
-    archived: automation.archived_at != null,
+    published: automation.publishedRevision !== null,
+    archived: automation.archivedAt != null,
   });
 
   const viewOf = (trigger: Trigger, ids: readonly string[], baseUrl: string | null): TriggerView =>
@@ -149,11 +149,11 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
   }
 
   /** A subscriber is an agent or flow of the trigger's own domain that is not archived. */
-  function subscribable(caller: TriggerCaller, trigger: Trigger, automationId: string): AutomationRow {
+  function subscribable(caller: TriggerCaller, trigger: Trigger, automationId: string): Automation {
     const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
-    if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
-    if (automation.domain_id !== trigger.domainId) throw refuse('automationId', 'must be an agent or flow of the trigger\'s domain');
-    if (automation.archived_at != null) throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived' });
+    if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
+    if (automation.domainId !== trigger.domainId) throw refuse('automationId', 'must be an agent or flow of the trigger\'s domain');
+    if (automation.archivedAt != null) throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived' });
     return automation;
   }
 
@@ -217,7 +217,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
         const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
         const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automationId);
         // An automation that is gone but still listed can be removed; an id never seen here is the uniform 404.
-        if (!ids.includes(automationId.toLowerCase()) && (automation === undefined || automation.org_id !== caller.orgId)) throw notFound();
+        if (!ids.includes(automationId.toLowerCase()) && (automation === undefined || automation.orgId !== caller.orgId)) throw notFound();
         repos.triggers.replaceSubscriptions(trigger.id, ids.filter((id) => id !== automationId.toLowerCase()));
         return detail(trigger, baseUrl);
       });

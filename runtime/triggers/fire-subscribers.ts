@@ -63,14 +63,14 @@ export function createSubscriberPlanner(deps: {
     const result = (outcome: SubscriberOutcome, code: string | null, reason: string | null): SubscriberPlan =>
       ({ automationId, position, outcome, code, reason, start: null, usedIntegrationIds: [] });
     const automation = repos.automations.automation(automationId);
-    if (automation === undefined || automation.org_id !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
+    if (automation === undefined || automation.orgId !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
     if (!isAutomationEntitled(repos, firing.orgId, automation)) {
       return result('skipped', 'ENTITLEMENT_DISABLED', 'The automation is not entitled for this organization.');
     }
     const belt = deps.bindings(automation);
     if (belt === undefined) {
       // An archived automation has no published pointer (runtime/manage/automation-manager.service.ts): same code, clearer reason.
-      return result('skipped', 'NOT_PUBLISHED', automation.archived_at != null ? 'The automation is archived.' : 'The automation has no published version.');
+      return result('skipped', 'NOT_PUBLISHED', automation.archivedAt != null ? 'The automation is archived.' : 'The automation has no published version.');
     }
 
     const credentials = firing.credentials ?? NO_CREDENTIALS;

@@ -43,12 +43,12 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
   function checkSubscribers(caller: TriggerCaller, domainId: string, ids: readonly string[]): void {
     ids.forEach((id, index) => {
       const automation = repos.automations.automation(id);
-      if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
-      if (automation.domain_id !== domainId) {
+      if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
+      if (automation.domainId !== domainId) {
         throw validation('The trigger cannot be created.', { issues: [{ path: `subscribers.${index}`, message: 'must be an agent or flow of the trigger\'s domain' }] });
       }
       // docs/decisions.md "Archived automations": as on PUT /triggers/:triggerId/subscribers/:automationId.
-      if (automation.archived_at != null) {
+      if (automation.archivedAt != null) {
         throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived', path: `subscribers.${index}` });
       }
     });

@@ -60,12 +60,12 @@ t.test('a schedule-origin run carries no caller credential: a caller-required ca
   // Written directly: the session starter already refuses this start; the engine must refuse it on its own too.
   await w.store.writer.submit(() => {
     w.store.repos.sessions.insertSession({
-      id: sessionId, org_id: w.orgId, domain_id: flow.domain_id, automation_id: flow.id, revision: flow.published_revision, visibility: 'domain',
+      id: sessionId, org_id: w.orgId, domain_id: flow.domainId, automation_id: flow.id, revision: flow.publishedRevision, visibility: 'domain',
       created_by: null, origin: 'schedule', trigger_run_id: null, status: 'active', title: null, created_at: T0, updated_at: T0,
     });
     w.store.repos.executions.insertExecution({
       id: executionId, session_id: sessionId, status: 'queued', input: '{"id":"c-1"}', created_by: null, created_at: T0,
-      revision: flow.published_revision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
+      revision: flow.publishedRevision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
     });
   });
   w.dispatcher.dispatch(sessionId);

@@ -76,7 +76,7 @@ t.test('visibility, policy and bounds: 404 outside the domain, 403 without appro
   const lookup = w.store.repos.automations.automation(w.refs.lookup!)!;
   const agentSessionId = '01900000-0000-7000-8000-000000000002';
   w.store.repos.sessions.insertSession({
-    id: agentSessionId, org_id: w.orgId, domain_id: lookup.domain_id, automation_id: lookup.id, revision: lookup.published_revision, visibility: 'domain',
+    id: agentSessionId, org_id: w.orgId, domain_id: lookup.domainId, automation_id: lookup.id, revision: lookup.publishedRevision, visibility: 'domain',
     created_by: w.refs.ada!, origin: 'api', trigger_run_id: null, status: 'active', title: null, created_at: 0, updated_at: 0,
   });
   t.match(await refusal(w.approvals.decide(w.caller('ada'), { runId: agentSessionId, decision: 'approved' })), { code: 'NOT_FOUND' }, 'an agent session is not a flow run');

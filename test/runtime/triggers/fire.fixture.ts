@@ -36,13 +36,13 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
           const automation = store.repos.automations.automation(request.automationId)!;
           const now = Date.now();
           store.repos.sessions.insertSession({
-            id: sessionId, org_id: request.orgId, domain_id: automation.domain_id, automation_id: automation.id, revision: automation.published_revision,
+            id: sessionId, org_id: request.orgId, domain_id: automation.domainId, automation_id: automation.id, revision: automation.publishedRevision,
             visibility: request.visibility, created_by: request.actorUserId, origin: request.origin, trigger_run_id: request.triggerRunId ?? null,
             status: 'active', title: null, created_at: now, updated_at: now,
           });
           store.repos.executions.insertExecution({
             id: executionId, session_id: sessionId, status: 'queued', input: JSON.stringify(request.input ?? {}), created_by: request.actorUserId,
-            created_at: now, revision: automation.published_revision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
+            created_at: now, revision: automation.publishedRevision, entry: 'open', grant_integration_ids: '[]', grant_expires_at: null,
           });
         },
         dispatch() {
