@@ -67,7 +67,7 @@ t.test('revisions count 1, 2, 3; changeNote is trimmed; the published pointer fo
   const { automations } = world.server.service.store.repos;
   t.equal(automations.agentRevision(id, 1)!.changeNote, 'first');
   t.equal(automations.agentRevision(id, 2)!.changeNote, null);
-  t.match(automations.agentRevision(id, 1)!.setup, /Read with #crm\.get_contact\./, 'revision 1 still holds the old procedure');
+  t.match(automations.agentRevision(id, 1)!.setup, { procedure: /Read with #crm\.get_contact\./ }, 'revision 1 still holds the old procedure');
   const read = await ada.get(`/automations/${id}`);
   t.equal(read.json.published.revision, 3);
   t.equal(read.json.hasUnpublishedChanges, false);
