@@ -19,7 +19,7 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
   const trigger = service.store.repos.triggers.trigger(refs['new-lead']!);
   if (trigger === undefined) throw new Error('the workspace has no new-lead trigger');
   const subscribers = service.store.repos.triggers.subscribers(trigger.id);
-  const automations = subscribers.map((s) => service.store.repos.automations.automation(s.automation_id)!);
+  const automations = subscribers.map((s) => service.store.repos.automations.automation(s.automationId)!);
   // Fire i of [@from, @to) was accepted at @now - (@fires - i): the claims are recent (not expired), a day of traffic.
   // JavaScript numbers bind as REAL: cast, or 'seed-' || i would read 'seed-1.0'.
   const counter = `WITH RECURSIVE n(i) AS (SELECT CAST(@from AS INTEGER) UNION ALL SELECT i + 1 FROM n WHERE i + 1 < @to),
@@ -37,7 +37,7 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
   const sessions = automations.map((a, p) =>
     db.prepare(
       `INSERT INTO sessions (id, org_id, domain_id, automation_id, revision, visibility, created_by, origin, trigger_run_id, status, created_at, updated_at)
-       ${counter} SELECT ${idOf(1 + p)}, @org, '${a.domain_id}', '${a.id}', 1, 'domain', @user, 'trigger', ${idOf(0)}, 'active', at, at FROM f`,
+       ${counter} SELECT ${idOf(1 + p)}, @org, '${a.domainId}', '${a.id}', 1, 'domain', @user, 'trigger', ${idOf(0)}, 'active', at, at FROM f`,
     ),
   );
   const executions = automations.map((_a, p) =>
@@ -49,7 +49,7 @@ export function seedFireHistory(service: Service, refs: Record<string, string>, 
   const now = Date.now();
   let rows = 0;
   const chunk = db.transaction((from: number, to: number) => {
-    const args = { from, to, fires, now, trigger: trigger.id, org: trigger.org_id, user: refs.bob! };
+    const args = { from, to, fires, now, trigger: trigger.id, org: trigger.orgId, user: refs.bob! };
     rows += runs.run(args).changes;
     for (const statement of [...sessions, ...executions]) rows += statement.run(args).changes;
   });

@@ -7,29 +7,30 @@
  * exactly what the step emitted: the rows are the record the step reads and moves.
  */
 import { agentRevisionMachine, type AgentRevisionEmitted, type AgentRevisionEvent, type PublishFinding } from '../../machines/agent-revision.machine.js';
-import type { AutomationRow, AutomationsRepo } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
+import type { AutomationsRepo } from '../../storage/repos/automations.repo.js';
 import { durableMachine } from '../actors/durable-step.js';
-import { frozenSetup, setupFromRow } from './agent-setup.js';
+import { isFrozenSetup, setupFromRow } from './agent-setup.js';
 
 const durable = durableMachine(agentRevisionMachine);
 
 /** `published` when the draft equals the revision runs use; `draft` otherwise (machine state descriptions). */
-function hydrate(automations: AutomationsRepo, automation: AutomationRow) {
+function hydrate(automations: AutomationsRepo, automation: Automation) {
   const latest = automations.latestAgentRevision(automation.id);
-  const published = automation.published_revision === null ? undefined : automations.agentRevision(automation.id, automation.published_revision);
+  const published = automation.publishedRevision === null ? undefined : automations.agentRevision(automation.id, automation.publishedRevision);
   const setup = automations.agentSetup(automation.id);
-  const inSync = published !== undefined && published.setup === frozenSetup(setupFromRow(setup));
+  const inSync = published !== undefined && isFrozenSetup(published.setup, setupFromRow(setup));
   return durable.resolve(inSync ? 'published' : 'draft', {
     agentId: automation.id,
-    publishedRevision: automation.published_revision,
+    publishedRevision: automation.publishedRevision,
     revisionCount: latest?.revision ?? 0,
-    publishedAt: published?.created_at ?? null,
-    draftUpdatedAt: setup?.updated_at ?? null,
+    publishedAt: published?.createdAt ?? null,
+    draftUpdatedAt: setup?.updatedAt ?? null,
   });
 }
 
 /** What the machine decided for one event: the facts the caller writes rows for. */
-export function stepAgentRevision(automations: AutomationsRepo, automation: AutomationRow, event: AgentRevisionEvent): readonly AgentRevisionEmitted[] {
+export function stepAgentRevision(automations: AutomationsRepo, automation: Automation, event: AgentRevisionEvent): readonly AgentRevisionEmitted[] {
   return durable.step(hydrate(automations, automation), [event]).emitted;
 }
 

@@ -1,5 +1,6 @@
 // Owns an agent's draft Setup as the API shows it, and the frozen form a revision stores (shared with manifest apply).
-import type { AgentSetupRow, AutomationsRepo } from '../../storage/repos/automations.repo.js';
+import type { AgentDraft } from '../../storage/records/automations.js';
+import type { AutomationsRepo } from '../../storage/repos/automations.repo.js';
 import { BUILTIN_PROCEDURE_MODEL } from '../models/model-string.js';
 import type { IdentityBinding } from '../vault/identity-policy.js';
 
@@ -13,35 +14,27 @@ export interface AgentSetup {
 
 export const EMPTY_SETUP: AgentSetup = Object.freeze({ principles: '', procedure: '', model: BUILTIN_PROCEDURE_MODEL, approvalTools: Object.freeze([]) });
 
-export function setupFromRow(row: AgentSetupRow | undefined): AgentSetup {
+export function setupFromRow(row: AgentDraft | undefined): AgentSetup {
   if (row === undefined) return EMPTY_SETUP;
-  const tools = JSON.parse(row.approval_tools) as unknown;
-  return {
-    principles: row.principles,
-    procedure: row.procedure,
-    model: row.model,
-    approvalTools: Array.isArray(tools) ? tools.filter((t): t is string => typeof t === 'string') : [],
-  };
+  return { principles: row.principles, procedure: row.procedure, model: row.model, approvalTools: row.approvalTools };
 }
 
-export function setupRow(automationId: string, setup: AgentSetup, now: number): AgentSetupRow {
-  return {
-    automation_id: automationId,
-    principles: setup.principles,
-    procedure: setup.procedure,
-    model: setup.model,
-    approval_tools: JSON.stringify(setup.approvalTools),
-    updated_at: now,
-  };
+export function setupRow(automationId: string, setup: AgentSetup, now: number): AgentDraft {
+  return { automationId, principles: setup.principles, procedure: setup.procedure, model: setup.model, approvalTools: setup.approvalTools, updatedAt: now };
 }
 
-/** The JSON a revision freezes; the same key order runtime/manifest/apply-automations.ts writes, so equal setups compare equal. */
-export function frozenSetup(setup: AgentSetup): string {
+/** What a revision freezes; the same key order runtime/manifest/apply-automations.ts writes, so equal setups compare equal. */
+export function frozenSetup(setup: AgentSetup): AgentSetup {
   const { principles, procedure, model, approvalTools } = setup;
-  return JSON.stringify({ principles, procedure, model, approvalTools });
+  return { principles, procedure, model, approvalTools };
+}
+
+/** True when a revision's stored setup is `setup` (compared as the stored JSON text). */
+export function isFrozenSetup(stored: unknown, setup: AgentSetup): boolean {
+  return JSON.stringify(stored) === JSON.stringify(frozenSetup(setup));
 }
 
 /** Integration id -> the author's binding policy (planBelt's input). */
 export function bindingsOf(automations: AutomationsRepo, automationId: string): Record<string, IdentityBinding> {
-  return Object.fromEntries(automations.agentBindings(automationId).map((b) => [b.integration_id, b.policy]));
+  return Object.fromEntries(automations.agentBindings(automationId).map((b) => [b.integrationId, b.policy]));
 }

@@ -1,5 +1,5 @@
 // Owns authoring agents (SPEC "Authoring"): create, read, PATCH setup, verify and publish through the agent-revision machine.
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import { AppError, validation } from '../errors.js';
@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { IntegrationBinding } from '../vault/identity-policy.js';
 import { stepAgentRevision } from './agent-revision-steps.js';
-import { EMPTY_SETUP, bindingsOf, frozenSetup, setupFromRow, setupRow, type AgentSetup } from './agent-setup.js';
+import { EMPTY_SETUP, bindingsOf, frozenSetup, isFrozenSetup, setupFromRow, setupRow, type AgentSetup } from './agent-setup.js';
 import { domainOf, editableAutomation, requireDomainPermission, type Author } from './authoring-access.js';
 import { verifySetup, type Finding, type VerifyReport } from './procedure-verifier.js';
 
@@ -62,15 +62,15 @@ export interface AgentAuthoringDeps {
   catalogFor(orgId: string): ToolCatalog;
 }
 
-const summaryOf = (row: AutomationRow): AgentSummary => ({
+const summaryOf = (row: Automation): AgentSummary => ({
   id: row.id,
-  domainId: row.domain_id,
+  domainId: row.domainId,
   name: row.name,
   description: row.description,
   kind: row.kind,
 });
 
-function requireAgent(automation: AutomationRow): void {
+function requireAgent(automation: Automation): void {
   // A Flow has versions of a step graph, not a Setup: the authoring API edits agents only (SPEC "cannot create a Flow").
   if (automation.kind !== 'agent') throw validation('This automation is a Flow; only agents have a Setup.');
 }
@@ -89,8 +89,6 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
   const { repos, writer } = deps.store;
   const { automations } = repos;
 
-  const parseJson = <T>(json: string): T => JSON.parse(json) as T;
-
   return {
     async create(author, input) {
       const domain = domainOf(repos, author, input.domainId);
@@ -98,18 +96,20 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
       const id = newId();
       const now = deps.clock.now();
       const setup: AgentSetup = { ...EMPTY_SETUP, ...input.initialSetup };
-      const row: AutomationRow = {
+      const row: Automation = {
         id,
-        org_id: author.orgId,
-        domain_id: domain.id,
+        orgId: author.orgId,
+        domainId: domain.id,
         kind: 'agent',
         name: input.name,
         description: input.description ?? null,
-        published_revision: null,
-        entitled_by_default: 1,
-        created_by: author.userId,
-        created_at: now,
-        updated_at: now,
+        publishedRevision: null,
+        entitledByDefault: true,
+        createdBy: author.userId,
+        createdAt: now,
+        updatedAt: now,
+        archivedAt: null,
+        archivedRevision: null,
       };
       await writer.submit(() => {
         automations.insertAutomation(row);
@@ -122,18 +122,18 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
       const automation = editableAutomation(repos, author, automationId);
       if (automation.kind !== 'agent') return { ...summaryOf(automation), setup: null, hasUnpublishedChanges: false, published: null };
       const setup = setupFromRow(automations.agentSetup(automation.id));
-      const row = automation.published_revision === null ? undefined : automations.agentRevision(automation.id, automation.published_revision);
+      const row = automation.publishedRevision === null ? undefined : automations.agentRevision(automation.id, automation.publishedRevision);
       const published: PublishedRevisionView | null =
         row === undefined
           ? null
           : {
               revision: row.revision,
-              setup: parseJson<AgentSetup>(row.setup),
-              belt: parseJson<IntegrationBinding[]>(row.belt),
-              changeNote: row.change_note,
-              publishedAt: new Date(row.created_at).toISOString(),
+              setup: row.setup as AgentSetup,
+              belt: row.belt as IntegrationBinding[],
+              changeNote: row.changeNote,
+              publishedAt: new Date(row.createdAt).toISOString(),
             };
-      return { ...summaryOf(automation), setup, hasUnpublishedChanges: row === undefined || row.setup !== frozenSetup(setup), published };
+      return { ...summaryOf(automation), setup, hasUnpublishedChanges: row === undefined || !isFrozenSetup(row.setup, setup), published };
     },
 
     async patchSetup(author, automationId, patch) {
@@ -172,13 +172,13 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
           if (fact.type === 'publish.refused') throw refusal(report.findings);
           if (fact.type === 'revision.published') {
             automations.insertAgentRevision({
-              automation_id: automation.id,
+              automationId: automation.id,
               revision: fact.revision,
               setup: frozenSetup(setup),
-              belt: JSON.stringify(report.plannedBelt),
-              change_note: changeNote,
-              published_by: author.userId,
-              created_at: fact.at,
+              belt: report.plannedBelt,
+              changeNote,
+              publishedBy: author.userId,
+              createdAt: fact.at,
             });
             automations.setPublishedRevision(automation.id, fact.revision, fact.at);
             result = { revision: fact.revision, belt: report.plannedBelt };

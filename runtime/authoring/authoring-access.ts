@@ -1,6 +1,6 @@
 // Owns who may author what (SPEC "Authoring"): other organizations' ids are the uniform 404, missing permission 403.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import type { KnowledgeBase, KnowledgeModule } from '../../storage/records/knowledge.js';
 import type { Domain, DomainRole } from '../../storage/records/tenancy.js';
 import { forbidden, notFound } from '../errors.js';
@@ -50,10 +50,10 @@ export function requireDomainPermission(repos: AuthoringRepos, author: Author, d
 }
 
 /** An automation of the author's organization the author may edit. */
-export function editableAutomation(repos: AuthoringRepos, author: Author, automationId: string, permission: DomainPermission = 'edit_automation'): AutomationRow {
+export function editableAutomation(repos: AuthoringRepos, author: Author, automationId: string, permission: DomainPermission = 'edit_automation'): Automation {
   const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
-  if (automation === undefined || automation.org_id !== author.orgId) throw notFound();
-  requireDomainPermission(repos, author, automation.domain_id, permission);
+  if (automation === undefined || automation.orgId !== author.orgId) throw notFound();
+  requireDomainPermission(repos, author, automation.domainId, permission);
   return automation;
 }
 

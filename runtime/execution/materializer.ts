@@ -200,7 +200,7 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
     },
     recover() {
       const sources: PendingSource[] = [
-        ...repos.triggerRuns.pendingRuns().map((row) => ({ kind: 'run' as const, id: row.id, starts: JSON.parse(row.pending) as PendingStart[] })),
+        ...repos.triggerRuns.pendingRuns().map((row) => ({ kind: 'run' as const, id: row.id, starts: row.pending as PendingStart[] })),
         ...repos.sessions.pendingSessions().map((row) => ({ kind: 'session' as const, id: row.id, starts: [row.pending as PendingStart] })),
       ];
       // Dispatch is left to the dispatcher's own recovery, which runs next and finds these executions queued.

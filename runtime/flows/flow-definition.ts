@@ -1,6 +1,6 @@
 // Owns the flow definition as the engine reads it (stored version -> typed graph), its step walk and its belt.
 import * as z from 'zod';
-import type { FlowVersionRow } from '../../storage/repos/automations.repo.js';
+import type { FlowVersion } from '../../storage/records/automations.js';
 import { BindingsSchema } from '../manifest/agent.schema.js';
 import { integrationOfTool } from '../manifest/belt.js';
 import { FlowSchema, type ConditionStep, type FlowStep, type ToolStep } from '../manifest/flow.schema.js';
@@ -87,7 +87,7 @@ export function toFlowDefinition(parsed: z.infer<typeof FlowDefinitionSchema>): 
 }
 
 /** Reads an immutable stored version. Throws when the row does not hold a flow graph (a corrupted or foreign row). */
-export function flowDefinitionOfVersion(row: FlowVersionRow): FlowDefinition {
-  const parsed = FlowDefinitionSchema.parse({ ...(JSON.parse(row.definition) as object), bindings: JSON.parse(row.bindings) as unknown });
+export function flowDefinitionOfVersion(row: FlowVersion): FlowDefinition {
+  const parsed = FlowDefinitionSchema.parse({ ...(row.definition as object), bindings: row.bindings });
   return toFlowDefinition(parsed);
 }

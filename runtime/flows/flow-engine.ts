@@ -69,8 +69,8 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
     versions,
 
     admit(request, automation) {
-      if (automation.kind !== 'flow' || automation.published_revision === null) throw notFound();
-      const loaded = versions.load(automation.id, automation.published_revision);
+      if (automation.kind !== 'flow' || automation.publishedRevision === null) throw notFound();
+      const loaded = versions.load(automation.id, automation.publishedRevision);
       if (!loaded.ok) throw notFound();
       // Validated before anything is written or runs; issues name paths and rules, never the values sent.
       const check = validator.validate(loaded.flow.definition.inputs, request.input ?? {});

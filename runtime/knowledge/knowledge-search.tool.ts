@@ -58,7 +58,7 @@ const clampLimit = (limit: number): number => Math.min(Math.max(1, limit), MAX_R
 
 /** The modules the agent's selection means now (selection and modules are cached reads, storage/repos/index.ts). */
 function modulesOfAgent(repos: KnowledgeRepos, scope: AgentScope): string[] {
-  return modulesOfSelection(repos.knowledge, { org_id: scope.orgId, domain_id: scope.domainId }, selectionOf(repos, scope.automationId));
+  return modulesOfSelection(repos.knowledge, { orgId: scope.orgId, domainId: scope.domainId }, selectionOf(repos, scope.automationId));
 }
 
 /** Passages depend on the query's terms only (bestPassage reads searchTerms), as the match does. */

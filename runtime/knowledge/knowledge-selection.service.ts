@@ -1,5 +1,5 @@
 // Owns an agent's knowledge selection (SPEC PUT …/knowledge-selection): normalized, deduplicated, visible modules only.
-import type { KnowledgeMode } from '../../storage/repos/automations.repo.js';
+import type { KnowledgeMode } from '../../storage/records/automations.js';
 import type { Store } from '../../storage/store.js';
 import { editableAutomation, type Author } from '../authoring/authoring-access.js';
 import { notFound, validation } from '../errors.js';
@@ -47,7 +47,7 @@ export function createKnowledgeSelections(deps: { store: Pick<Store, 'repos' | '
         if (invisible.length > 0) {
           throw validation("Some modules belong to another domain and are not visible to this agent.", { moduleIds: invisible });
         }
-        automations.upsertKnowledgeSelection({ automation_id: automation.id, mode: input.mode, module_ids: JSON.stringify(moduleIds) });
+        automations.upsertKnowledgeSelection({ automationId: automation.id, mode: input.mode, moduleIds });
         return { mode: input.mode, moduleIds };
       });
     },

@@ -1,11 +1,11 @@
 // Owns which knowledge reaches whom: modules an agent may select, articles a module may hold, modules a selection means.
-import type { AutomationRow, KnowledgeMode } from '../../storage/repos/automations.repo.js';
+import type { Automation, KnowledgeMode, KnowledgeSelection } from '../../storage/records/automations.js';
 import type { KnowledgeBase, KnowledgeModule } from '../../storage/records/knowledge.js';
 import type { KnowledgeRepo } from '../../storage/repos/knowledge.repo.js';
 
 /** Organization modules serve every domain; a domain module serves agents of its own domain only. */
-export function moduleVisibleToAgent(module: KnowledgeModule, agent: Pick<AutomationRow, 'org_id' | 'domain_id'>): boolean {
-  return module.orgId === agent.org_id && (module.kind === 'org' || module.domainId === agent.domain_id);
+export function moduleVisibleToAgent(module: KnowledgeModule, agent: Pick<Automation, 'orgId' | 'domainId'>): boolean {
+  return module.orgId === agent.orgId && (module.kind === 'org' || module.domainId === agent.domainId);
 }
 
 /**
@@ -23,19 +23,17 @@ export interface StoredSelection {
 
 export const NO_SELECTION: StoredSelection = Object.freeze({ mode: 'none', moduleIds: Object.freeze([]) });
 
-export function parseSelection(row: { mode: KnowledgeMode; module_ids: string } | undefined): StoredSelection {
-  if (row === undefined) return NO_SELECTION;
-  const ids = JSON.parse(row.module_ids) as unknown;
-  return { mode: row.mode, moduleIds: Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [] };
+export function parseSelection(selection: KnowledgeSelection | undefined): StoredSelection {
+  return selection === undefined ? NO_SELECTION : { mode: selection.mode, moduleIds: selection.moduleIds };
 }
 
 /**
  * The modules a selection means now: `org` every organization module; `domain` the agent's domain modules plus the
  * organization's (organization knowledge is meant for every domain); `modules` the listed ones still visible.
  */
-export function modulesOfSelection(knowledge: KnowledgeRepo, agent: Pick<AutomationRow, 'org_id' | 'domain_id'>, selection: StoredSelection): string[] {
+export function modulesOfSelection(knowledge: KnowledgeRepo, agent: Pick<Automation, 'orgId' | 'domainId'>, selection: StoredSelection): string[] {
   if (selection.mode === 'none') return [];
-  const visible = knowledge.modulesOfOrganization(agent.org_id).filter((module) => moduleVisibleToAgent(module, agent));
+  const visible = knowledge.modulesOfOrganization(agent.orgId).filter((module) => moduleVisibleToAgent(module, agent));
   switch (selection.mode) {
     case 'org':
       return visible.filter((module) => module.kind === 'org').map((module) => module.id);

@@ -6,7 +6,7 @@
  * no tool for it. Subscriptions stay, so unarchive (or a new publish) restores exactly what ran before.
  * Reading needs any role in the automation's domain; changing it needs edit_automation there.
  */
-import type { AutomationKind, AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation, AutomationKind } from '../../storage/records/automations.js';
 import type { Store } from '../../storage/store.js';
 import { requireDomainPermission } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
@@ -61,42 +61,42 @@ export interface AutomationManager {
   setArchived(caller: Caller, automationId: string, archived: boolean): Promise<AutomationSummary>;
 }
 
-export const automationSummary = (row: AutomationRow): AutomationSummary => ({
+export const automationSummary = (row: Automation): AutomationSummary => ({
   id: row.id,
   kind: row.kind,
-  domainId: row.domain_id,
+  domainId: row.domainId,
   name: row.name,
   description: row.description,
-  publishedRevision: row.published_revision,
-  archived: row.archived_at != null,
-  archivedAt: row.archived_at == null ? null : toIso(row.archived_at),
-  createdAt: toIso(row.created_at),
-  updatedAt: toIso(row.updated_at),
+  publishedRevision: row.publishedRevision,
+  archived: row.archivedAt != null,
+  archivedAt: row.archivedAt == null ? null : toIso(row.archivedAt),
+  createdAt: toIso(row.createdAt),
+  updatedAt: toIso(row.updatedAt),
 });
 
 export function createAutomationManager(deps: { store: Store; clock: Clock }): AutomationManager {
   const { store, clock } = deps;
   const { repos } = store;
 
-  const ofCaller = (caller: Caller, automationId: string): AutomationRow => {
+  const ofCaller = (caller: Caller, automationId: string): Automation => {
     const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
-    if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
+    if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
     return automation;
   };
 
-  const readable = (caller: Caller, automationId: string): AutomationRow => {
+  const readable = (caller: Caller, automationId: string): Automation => {
     const automation = ofCaller(caller, automationId);
-    if (repos.tenancy.domainRole(automation.domain_id, caller.userId) === null) throw forbidden('You are not a member of this automation\'s domain.');
+    if (repos.tenancy.domainRole(automation.domainId, caller.userId) === null) throw forbidden('You are not a member of this automation\'s domain.');
     return automation;
   };
 
-  const editable = (caller: Caller, automationId: string): AutomationRow => {
+  const editable = (caller: Caller, automationId: string): Automation => {
     const automation = ofCaller(caller, automationId);
-    requireDomainPermission(repos, caller, automation.domain_id, 'edit_automation');
+    requireDomainPermission(repos, caller, automation.domainId, 'edit_automation');
     return automation;
   };
 
-  const hasRevision = (automation: AutomationRow, revision: number): boolean =>
+  const hasRevision = (automation: Automation, revision: number): boolean =>
     automation.kind === 'agent' ? repos.automations.agentRevision(automation.id, revision) !== undefined : repos.automations.flowVersion(automation.id, revision) !== undefined;
 
   const reread = (id: string): AutomationSummary => automationSummary(repos.automations.automation(id)!);
@@ -104,7 +104,12 @@ export function createAutomationManager(deps: { store: Store; clock: Clock }): A
   return {
     list(caller, query) {
       const filter = { kind: query.kind ?? null, domainId: query.domainId ?? null, archived: query.archived ?? null };
-      const page = keysetPage(query.cursor, query.limit, (after, n) => repos.automations.automationsOfOrganizationPage(caller.orgId, caller.userId, filter, after, n));
+      const page = keysetPage(
+        query.cursor,
+        query.limit,
+        (after, n) => repos.automations.automationsOfOrganizationPage(caller.orgId, caller.userId, filter, after, n),
+        (row) => ({ createdAt: row.createdAt, id: row.id }),
+      );
       return { automations: page.rows.map(automationSummary), nextCursor: page.nextCursor };
     },
 
@@ -112,20 +117,20 @@ export function createAutomationManager(deps: { store: Store; clock: Clock }): A
 
     revisions(caller, automationId, options) {
       const automation = readable(caller, automationId);
-      const current = automation.published_revision ?? automation.archived_revision ?? null;
+      const current = automation.publishedRevision ?? automation.archivedRevision ?? null;
       if (automation.kind === 'agent') {
         const page = revisionPage(options.cursor, options.limit, (below, n) => repos.automations.agentRevisionsPage(automation.id, below, n), (r) => r.revision);
         const revisions = page.rows.map((r) => ({
           revision: r.revision,
-          createdAt: toIso(r.created_at),
-          publishedBy: r.published_by,
-          changeNote: r.change_note,
+          createdAt: toIso(r.createdAt),
+          publishedBy: r.publishedBy,
+          changeNote: r.changeNote,
           current: r.revision === current,
         }));
         return { revisions, nextCursor: page.nextCursor };
       }
       const page = revisionPage(options.cursor, options.limit, (below, n) => repos.automations.flowVersionsPage(automation.id, below, n), (v) => v.version);
-      const revisions = page.rows.map((v) => ({ revision: v.version, createdAt: toIso(v.created_at), publishedBy: null, changeNote: null, current: v.version === current }));
+      const revisions = page.rows.map((v) => ({ revision: v.version, createdAt: toIso(v.createdAt), publishedBy: null, changeNote: null, current: v.version === current }));
       return { revisions, nextCursor: page.nextCursor };
     },
 
@@ -141,7 +146,7 @@ export function createAutomationManager(deps: { store: Store; clock: Clock }): A
     rollback(caller, automationId, revision) {
       return store.writer.submit(() => {
         const automation = editable(caller, automationId);
-        if (automation.archived_at != null) {
+        if (automation.archivedAt != null) {
           throw new AppError('CONFLICT', 'Unarchive the automation before moving its published revision.', { reason: 'automation_archived' });
         }
         if (!hasRevision(automation, revision)) {

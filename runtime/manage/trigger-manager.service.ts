@@ -5,14 +5,14 @@
  * paused or deleted schedule never fires again and an edited cron fires on its new slots only.
  * Reading needs any role in the trigger's domain; changing it needs edit_automation there (as creating it did).
  */
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import type { Store } from '../../storage/store.js';
 import { requireDomainPermission } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { canonicalJson } from '../manifest/canonical-json.js';
+import { canonicalValue } from '../manifest/canonical-json.js';
 import { TRIGGER_LIMITS } from '../manifest/trigger.schema.js';
 import { filterIssues } from '../triggers/event-filter.js';
 import { eventsOf, visibleIntegration } from '../triggers/event-trigger-checks.js';
@@ -39,7 +39,7 @@ export interface TriggerDetail {
 
 export interface TriggerListQuery {
   domainId?: string;
-  type?: TriggerRow['type'];
+  type?: Trigger['type'];
   limit: number;
   cursor?: string;
 }
@@ -66,19 +66,19 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
   const { store, clock, scheduleTicks } = deps;
   const { repos } = store;
 
-  const summary = (automation: AutomationRow): SubscriberSummary => ({
+  const summary = (automation: Automation): SubscriberSummary => ({
     automationId: automation.id,
     kind: automation.kind,
     name: automation.name,
-    published: automation.published_revision !== null,
-    archived: automation.archived_at != null,
+    published: automation.publishedRevision !== null,
+    archived: automation.archivedAt != null,
   });
 
-  const viewOf = (trigger: TriggerRow, ids: readonly string[], baseUrl: string | null): TriggerView =>
+  const viewOf = (trigger: Trigger, ids: readonly string[], baseUrl: string | null): TriggerView =>
     triggerView(trigger, ids, { nextRunAt: scheduleTicks.nextRunAt(trigger.id), baseUrl });
 
-  const detail = (trigger: TriggerRow, baseUrl: string | null): TriggerDetail => {
-    const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automation_id);
+  const detail = (trigger: Trigger, baseUrl: string | null): TriggerDetail => {
+    const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automationId);
     const view = viewOf(trigger, ids, baseUrl);
     const subscribers = ids.flatMap((id) => {
       const automation = repos.automations.automation(id);
@@ -87,23 +87,23 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
     return { trigger: view, subscribers };
   };
 
-  const readable = (caller: TriggerCaller, triggerId: string): TriggerRow => {
+  const readable = (caller: TriggerCaller, triggerId: string): Trigger => {
     const trigger = isUuid(triggerId) ? triggerOfCaller(repos, caller, triggerId) : undefined;
     if (trigger === undefined) throw notFound();
-    if (repos.tenancy.domainRole(trigger.domain_id, caller.userId) === null) throw forbidden('You are not a member of this trigger\'s domain.');
+    if (repos.tenancy.domainRole(trigger.domainId, caller.userId) === null) throw forbidden('You are not a member of this trigger\'s domain.');
     return trigger;
   };
 
-  const editable = (caller: TriggerCaller, triggerId: string): TriggerRow => {
+  const editable = (caller: TriggerCaller, triggerId: string): Trigger => {
     const trigger = isUuid(triggerId) ? triggerOfCaller(repos, caller, triggerId) : undefined;
     if (trigger === undefined) throw notFound();
-    requireDomainPermission(repos, caller, trigger.domain_id, 'edit_automation');
+    requireDomainPermission(repos, caller, trigger.domainId, 'edit_automation');
     return trigger;
   };
 
   /** Keeps the schedule tick in step with the row just written: armed while an active schedule, else none. */
-  const syncTick = (trigger: TriggerRow): void => {
-    if (trigger.type === 'schedule' && trigger.active === 1) {
+  const syncTick = (trigger: Trigger): void => {
+    if (trigger.type === 'schedule' && trigger.active) {
       const config = scheduleConfigOf(trigger.config);
       scheduleTicks.arm(trigger.id, config, clock.now())();
     } else {
@@ -115,16 +115,16 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
    * Re-arms only when the schedule or the active flag changed: re-arming computes the next slot from now, so an
    * overdue tick not yet delivered would otherwise be skipped by a rename.
    */
-  const write = (trigger: TriggerRow, scheduleChanged: boolean): void => {
+  const write = (trigger: Trigger, scheduleChanged: boolean): void => {
     repos.triggers.updateTrigger(trigger);
     if (scheduleChanged) syncTick(trigger);
   };
 
-  function patched(trigger: TriggerRow, patch: UpdateTriggerInput): TriggerRow {
+  function patched(trigger: Trigger, patch: UpdateTriggerInput): Trigger {
     for (const [field, type] of Object.entries(FIELD_TYPES)) {
       if (field in patch && trigger.type !== type) throw refuse(field, `applies to ${type} triggers only; this is an ${trigger.type} trigger`);
     }
-    const config = JSON.parse(trigger.config) as Record<string, unknown>;
+    const config = { ...trigger.config };
     if (trigger.type === 'schedule') {
       const current = scheduleConfigOf(trigger.config);
       const next = {
@@ -136,7 +136,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
       Object.assign(config, next);
     } else if (trigger.type === 'event' && patch.eventFilter !== undefined) {
       if (patch.eventFilter !== null) {
-        const integration = visibleIntegration(repos, trigger.org_id, String(config.sourceIntegrationId));
+        const integration = visibleIntegration(repos, trigger.orgId, String(config.sourceIntegrationId));
         const event = integration === undefined ? undefined : eventsOf(integration).find((e) => e.type === config.eventType);
         if (event === undefined) throw refuse('eventFilter', 'the trigger\'s event type is no longer in its integration\'s catalog');
         const issues = filterIssues(patch.eventFilter, event);
@@ -145,24 +145,27 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
       config.filter = patch.eventFilter;
     }
     // The same stored shape POST /triggers and the manifest write.
-    return { ...trigger, name: patch.name ?? trigger.name, config: canonicalJson(config) };
+    return { ...trigger, name: patch.name ?? trigger.name, config: canonicalValue(config) };
   }
 
   /** A subscriber is an agent or flow of the trigger's own domain that is not archived. */
-  function subscribable(caller: TriggerCaller, trigger: TriggerRow, automationId: string): AutomationRow {
+  function subscribable(caller: TriggerCaller, trigger: Trigger, automationId: string): Automation {
     const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
-    if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
-    if (automation.domain_id !== trigger.domain_id) throw refuse('automationId', 'must be an agent or flow of the trigger\'s domain');
-    if (automation.archived_at != null) throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived' });
+    if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
+    if (automation.domainId !== trigger.domainId) throw refuse('automationId', 'must be an agent or flow of the trigger\'s domain');
+    if (automation.archivedAt != null) throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived' });
     return automation;
   }
 
   return {
     list(caller, query, baseUrl) {
-      const page = keysetPage(query.cursor, query.limit, (after, n) =>
-        repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
+      const page = keysetPage(
+        query.cursor,
+        query.limit,
+        (after, n) => repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
+        (row) => ({ createdAt: row.createdAt, id: row.id }),
       );
-      const triggers = page.rows.map((row) => viewOf(row, repos.triggers.subscribers(row.id).map((s) => s.automation_id), baseUrl));
+      const triggers = page.rows.map((row) => viewOf(row, repos.triggers.subscribers(row.id).map((s) => s.automationId), baseUrl));
       return { triggers, nextCursor: page.nextCursor };
     },
 
@@ -180,7 +183,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
       return store.writer.submit(() => {
         const trigger = editable(caller, triggerId);
         // Idempotent: pausing a paused trigger changes nothing (and keeps no tick).
-        const next = { ...trigger, active: active ? 1 : 0 };
+        const next = { ...trigger, active };
         write(next, next.active !== trigger.active);
         return detail(next, baseUrl);
       });
@@ -198,7 +201,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
       return store.writer.submit(() => {
         const trigger = editable(caller, triggerId);
         const automation = subscribable(caller, trigger, automationId);
-        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automation_id);
+        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automationId);
         if (!ids.includes(automation.id)) {
           if (ids.length >= TRIGGER_LIMITS.subscribersMaxEntries) throw refuse('automationId', `a trigger has at most ${TRIGGER_LIMITS.subscribersMaxEntries} subscribers`);
           // Appended: it fires after the existing subscribers.
@@ -212,9 +215,9 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
       return store.writer.submit(() => {
         const trigger = editable(caller, triggerId);
         const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
-        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automation_id);
+        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automationId);
         // An automation that is gone but still listed can be removed; an id never seen here is the uniform 404.
-        if (!ids.includes(automationId.toLowerCase()) && (automation === undefined || automation.org_id !== caller.orgId)) throw notFound();
+        if (!ids.includes(automationId.toLowerCase()) && (automation === undefined || automation.orgId !== caller.orgId)) throw notFound();
         repos.triggers.replaceSubscriptions(trigger.id, ids.filter((id) => id !== automationId.toLowerCase()));
         return detail(trigger, baseUrl);
       });

@@ -7,12 +7,12 @@
  * the flow's domain (as for agents; organization Owner/Admin status does not grant it).
  */
 import type { Store } from '../../storage/store.js';
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation, FlowVersion } from '../../storage/records/automations.js';
 import { domainOf, editableAutomation, requireDomainPermission, type Author } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { canonicalJson } from '../manifest/canonical-json.js';
+import { canonicalJson, canonicalValue } from '../manifest/canonical-json.js';
 import { validateFlowDefinition } from '../flows/validate-flow.js';
 import { organizationCatalog } from '../turns/turn-tools.js';
 
@@ -38,32 +38,32 @@ export function createFlowsService(deps: { store: Store; clock: Clock }): FlowsS
   const { repos, writer } = deps.store;
   const { automations } = repos;
 
-  const flowOf = (author: Author, flowId: string): AutomationRow => {
+  const flowOf = (author: Author, flowId: string): Automation => {
     const row = editableAutomation(repos, author, flowId);
     if (row.kind !== 'flow') throw notFound();
     return row;
   };
 
-  const view = (row: AutomationRow): FlowView => ({
+  const view = (row: Automation): FlowView => ({
     flowId: row.id,
-    domainId: row.domain_id,
+    domainId: row.domainId,
     name: row.name,
     description: row.description,
-    publishedVersion: row.published_revision,
+    publishedVersion: row.publishedRevision,
     latestVersion: automations.latestFlowVersion(row.id)?.version ?? 0,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
+    createdAt: toIso(row.createdAt),
+    updatedAt: toIso(row.updatedAt),
   });
 
   /** Checked against the tools and integrations this organization can use; stored canonical, as apply stores it. */
-  function checked(orgId: string, definition: unknown): { definition: string; bindings: string } {
+  function checked(orgId: string, definition: unknown): Pick<FlowVersion, 'definition' | 'bindings'> {
     const result = validateFlowDefinition(definition, organizationCatalog(repos.integrations, orgId));
     if (!result.ok) {
       const issues = result.issues.map((i) => ({ path: `definition.${i.path}`, message: i.message }));
       throw new AppError('VALIDATION', `The flow definition has ${issues.length} problem${issues.length === 1 ? '' : 's'}; nothing was stored.`, { issues }, { status: 422 });
     }
     const { inputs, steps, output, bindings } = result.definition;
-    return { definition: canonicalJson({ inputs, steps, output }), bindings: canonicalJson(bindings) };
+    return { definition: canonicalValue({ inputs, steps, output }), bindings: canonicalValue(bindings) };
   }
 
   return {
@@ -72,22 +72,24 @@ export function createFlowsService(deps: { store: Store; clock: Clock }): FlowsS
       requireDomainPermission(repos, author, domain.id, 'edit_automation');
       const stored = checked(author.orgId, input.definition);
       const now = deps.clock.now();
-      const row: AutomationRow = {
+      const row: Automation = {
         id: newId(),
-        org_id: author.orgId,
-        domain_id: domain.id,
+        orgId: author.orgId,
+        domainId: domain.id,
         kind: 'flow',
         name: input.name,
         description: input.description ?? null,
-        published_revision: input.publish === true ? 1 : null,
-        entitled_by_default: 1,
-        created_by: author.userId,
-        created_at: now,
-        updated_at: now,
+        publishedRevision: input.publish === true ? 1 : null,
+        entitledByDefault: true,
+        createdBy: author.userId,
+        createdAt: now,
+        updatedAt: now,
+        archivedAt: null,
+        archivedRevision: null,
       };
       await writer.submit(() => {
         automations.insertAutomation(row);
-        automations.insertFlowVersion({ automation_id: row.id, version: 1, ...stored, created_at: now });
+        automations.insertFlowVersion({ automationId: row.id, version: 1, ...stored, createdAt: now });
       });
       return view(row);
     },
@@ -95,7 +97,7 @@ export function createFlowsService(deps: { store: Store; clock: Clock }): FlowsS
     read(author, flowId) {
       const row = flowOf(author, flowId);
       const latest = automations.latestFlowVersion(row.id);
-      return { ...view(row), definition: latest === undefined ? null : { ...(JSON.parse(latest.definition) as object), bindings: JSON.parse(latest.bindings) as unknown } };
+      return { ...view(row), definition: latest === undefined ? null : { ...(latest.definition as object), bindings: latest.bindings } };
     },
 
     async addVersion(author, flowId, input) {
@@ -104,9 +106,9 @@ export function createFlowsService(deps: { store: Store; clock: Clock }): FlowsS
       const created = await writer.submit(() => {
         const now = deps.clock.now();
         const latest = automations.latestFlowVersion(row.id);
-        const changed = latest === undefined || latest.definition !== stored.definition || latest.bindings !== stored.bindings;
+        const changed = latest === undefined || canonicalJson(latest.definition) !== canonicalJson(stored.definition) || canonicalJson(latest.bindings) !== canonicalJson(stored.bindings);
         const version = changed ? (latest?.version ?? 0) + 1 : latest.version;
-        if (changed) automations.insertFlowVersion({ automation_id: row.id, version, ...stored, created_at: now });
+        if (changed) automations.insertFlowVersion({ automationId: row.id, version, ...stored, createdAt: now });
         if (input.publish === true) automations.setPublishedRevision(row.id, version, now);
         return changed;
       });

@@ -1,37 +1,39 @@
 // Owns applying an organization's agents (setup, bindings, knowledge selection, revisions) and flows (versions).
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import { newId } from '../ids.js';
 import type { AgentManifest } from './agent.schema.js';
 import type { ApplyContext, OrganizationIds } from './apply-context.js';
 import { planBelt } from './belt.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, canonicalValue } from './canonical-json.js';
 import type { FlowManifest } from './flow.schema.js';
 import { formatPath } from './manifest-error.js';
 import type { OrganizationManifest } from './organization.schema.js';
 
-type Kind = AutomationRow['kind'];
+type Kind = Automation['kind'];
 
 /** Creates or updates the automation row; returns its id. */
 function upsertAutomation(ctx: ApplyContext, ids: OrganizationIds, kind: Kind, item: AgentManifest | FlowManifest, path: string): string {
   const repo = ctx.repos.automations;
   const exists = (id: string) => {
     const row = repo.automation(id);
-    return row?.org_id === ids.orgId && row.kind === kind;
+    return row?.orgId === ids.orgId && row.kind === kind;
   };
   const fields = {
-    domain_id: ids.domains.get(item.domain)!,
+    domainId: ids.domains.get(item.domain)!,
     name: item.name,
     description: item.description ?? null,
-    entitled_by_default: item.entitled === false ? 0 : 1,
+    entitledByDefault: item.entitled !== false,
   };
   let id = ctx.book.lookup(ids.scope, item.ref, kind, path, exists);
   if (id === undefined) {
     id = newId();
-    repo.insertAutomation({ id, org_id: ids.orgId, kind, ...fields, published_revision: null, created_by: null, created_at: ctx.now, updated_at: ctx.now });
+    repo.insertAutomation({
+      id, orgId: ids.orgId, kind, ...fields, publishedRevision: null, createdBy: null, createdAt: ctx.now, updatedAt: ctx.now, archivedAt: null, archivedRevision: null,
+    });
   } else {
     const row = repo.automation(id)!;
     const changed = (Object.keys(fields) as Array<keyof typeof fields>).some((key) => row[key] !== fields[key]);
-    if (changed) repo.updateAutomation({ id, ...fields, updated_at: ctx.now });
+    if (changed) repo.updateAutomation({ id, ...fields, updatedAt: ctx.now });
   }
   ctx.book.remember(ids.scope, item.ref, kind, id);
   ctx.refs[item.ref] = id;
@@ -43,47 +45,49 @@ function applyAgent(ctx: ApplyContext, ids: OrganizationIds, agent: AgentManifes
   const repo = ctx.repos.automations;
   const id = upsertAutomation(ctx, ids, 'agent', agent, path);
   const { principles, procedure, model, approvalTools } = agent.setup;
-  const setup = { automation_id: id, principles, procedure, model, approval_tools: JSON.stringify(approvalTools), updated_at: ctx.now };
+  const setup = { automationId: id, principles, procedure, model, approvalTools, updatedAt: ctx.now };
   const stored = repo.agentSetup(id);
-  if (stored === undefined || (['principles', 'procedure', 'model', 'approval_tools'] as const).some((key) => stored[key] !== setup[key])) {
+  const same = (key: 'principles' | 'procedure' | 'model') => stored![key] === setup[key];
+  if (stored === undefined || !same('principles') || !same('procedure') || !same('model') || JSON.stringify(stored.approvalTools) !== JSON.stringify(approvalTools)) {
     repo.upsertAgentSetup(setup);
   }
 
   const bindings = Object.entries(agent.bindings ?? {})
-    .map(([integration_id, policy]) => ({ integration_id, policy }))
-    .sort((a, b) => (a.integration_id < b.integration_id ? -1 : 1));
-  const current = repo.agentBindings(id).map(({ integration_id, policy }) => ({ integration_id, policy }));
+    .map(([integrationId, policy]) => ({ integrationId, policy }))
+    .sort((a, b) => (a.integrationId < b.integrationId ? -1 : 1));
+  const current = repo.agentBindings(id).map(({ integrationId, policy }) => ({ integrationId, policy }));
   if (canonicalJson(current) !== canonicalJson(bindings)) repo.replaceAgentBindings(id, bindings);
 
   // Absent: the selection is left as it is (it may be set through authoring since).
   if (agent.knowledge !== undefined) {
     const selection = {
-      automation_id: id,
+      automationId: id,
       mode: agent.knowledge.mode,
-      module_ids: JSON.stringify((agent.knowledge.modules ?? []).map((ref) => ids.modules.get(ref)!)),
+      moduleIds: (agent.knowledge.modules ?? []).map((ref) => ids.modules.get(ref)!),
     };
     const had = repo.knowledgeSelection(id);
-    if (had?.mode !== selection.mode || had.module_ids !== selection.module_ids) repo.upsertKnowledgeSelection(selection);
+    if (had?.mode !== selection.mode || JSON.stringify(had.moduleIds) !== JSON.stringify(selection.moduleIds)) repo.upsertKnowledgeSelection(selection);
   }
 
   if (!agent.publish) return;
   // A revision freezes setup and belt; a new one only when either differs from the latest.
-  const frozenSetup = JSON.stringify({ principles, procedure, model, approvalTools });
-  const belt = JSON.stringify(planBelt(procedure, agent.bindings));
+  const frozenSetup = { principles, procedure, model, approvalTools };
+  const belt = planBelt(procedure, agent.bindings);
   const latest = repo.latestAgentRevision(id);
-  if (latest === undefined || latest.setup !== frozenSetup || latest.belt !== belt) {
+  // Compared as stored text: the same key order the revision was written with.
+  if (latest === undefined || JSON.stringify(latest.setup) !== JSON.stringify(frozenSetup) || JSON.stringify(latest.belt) !== JSON.stringify(belt)) {
     const revision = (latest?.revision ?? 0) + 1;
     repo.insertAgentRevision({
-      automation_id: id,
+      automationId: id,
       revision,
       setup: frozenSetup,
       belt,
-      change_note: agent.changeNote ?? null,
-      published_by: null,
-      created_at: ctx.now,
+      changeNote: agent.changeNote ?? null,
+      publishedBy: null,
+      createdAt: ctx.now,
     });
     repo.setPublishedRevision(id, revision, ctx.now);
-  } else if (repo.automation(id)!.published_revision === null) {
+  } else if (repo.automation(id)!.publishedRevision === null) {
     repo.setPublishedRevision(id, latest.revision, ctx.now);
   }
 }
@@ -93,15 +97,15 @@ function applyFlow(ctx: ApplyContext, ids: OrganizationIds, flow: FlowManifest, 
   const id = upsertAutomation(ctx, ids, 'flow', flow, path);
   // Versions are immutable: the step graph is stored as a new version whenever it changes, published or not,
   // so a draft graph is kept; `publish` moves the served pointer to the latest version.
-  const definition = canonicalJson({ inputs: flow.inputs, steps: flow.steps, output: flow.output ?? null });
-  const bindings = canonicalJson(flow.bindings ?? {});
+  const definition = canonicalValue({ inputs: flow.inputs, steps: flow.steps, output: flow.output ?? null });
+  const bindings = canonicalValue(flow.bindings ?? {});
   const latest = repo.latestFlowVersion(id);
   let version = latest?.version ?? 0;
-  if (latest === undefined || latest.definition !== definition || latest.bindings !== bindings) {
+  if (latest === undefined || canonicalJson(latest.definition) !== canonicalJson(definition) || canonicalJson(latest.bindings) !== canonicalJson(bindings)) {
     version += 1;
-    repo.insertFlowVersion({ automation_id: id, version, definition, bindings, created_at: ctx.now });
+    repo.insertFlowVersion({ automationId: id, version, definition, bindings, createdAt: ctx.now });
   }
-  if (flow.publish && repo.automation(id)!.published_revision !== version) repo.setPublishedRevision(id, version, ctx.now);
+  if (flow.publish && repo.automation(id)!.publishedRevision !== version) repo.setPublishedRevision(id, version, ctx.now);
 }
 
 /** Also applies a partner template's agents and flows into a provisioned organization (runtime/partners/onboarding.ts). */

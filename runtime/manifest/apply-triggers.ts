@@ -1,10 +1,10 @@
 // Owns applying an organization's triggers: config per type, sealed endpoint secret, subscribers in order.
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { TriggerUpdate } from '../../storage/records/triggers.js';
 import { newId } from '../ids.js';
 import { sealSecret, sealedSecretAad } from '../vault/sealed-secret.js';
 import type { ApplyContext, OrganizationIds } from './apply-context.js';
 import { sealIfChanged } from './apply-integrations.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, canonicalValue } from './canonical-json.js';
 import { formatPath } from './manifest-error.js';
 import type { OrganizationManifest } from './organization.schema.js';
 import type { TriggerManifest } from './trigger.schema.js';
@@ -34,18 +34,18 @@ export function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: Orga
   org.triggers.forEach((trigger, k) => {
     const path = formatPath(['organizations', o, 'triggers', k]);
     const fields = {
-      domain_id: ids.domains.get(trigger.domain)!,
+      domainId: ids.domains.get(trigger.domain)!,
       type: trigger.type,
       name: trigger.name,
-      active: trigger.active ? 1 : 0,
-      config: canonicalJson(configOf(trigger, ids)),
-    } satisfies Partial<TriggerRow>;
+      active: trigger.active,
+      config: canonicalValue(configOf(trigger, ids)),
+    } satisfies Partial<TriggerUpdate>;
     const secret = trigger.type === 'event' ? trigger.endpointSecret : undefined;
-    let id = ctx.book.lookup(ids.scope, trigger.ref, 'trigger', path, (found) => repo.trigger(found)?.org_id === ids.orgId);
+    let id = ctx.book.lookup(ids.scope, trigger.ref, 'trigger', path, (found) => repo.trigger(found)?.orgId === ids.orgId);
     if (id === undefined) {
       id = newId();
       const sealed = secret === undefined ? null : sealSecret(ctx.keyRing, secret, sealedSecretAad.triggerEndpoint(ids.orgId, id));
-      repo.insertTrigger({ id, org_id: ids.orgId, ...fields, endpoint_secret_sealed: sealed, created_by: null, created_at: ctx.now });
+      repo.insertTrigger({ id, orgId: ids.orgId, ...fields, endpointSecretSealed: sealed, createdBy: null, createdAt: ctx.now });
     } else {
       const row = repo.trigger(id)!;
       // Only event triggers hold a secret; an absent endpointSecret keeps the stored one.
@@ -53,17 +53,19 @@ export function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: Orga
         trigger.type !== 'event'
           ? null
           : secret === undefined
-            ? row.endpoint_secret_sealed
-            : sealIfChanged(ctx, row.endpoint_secret_sealed, secret, sealedSecretAad.triggerEndpoint(ids.orgId, id));
-      const changed = (Object.keys(fields) as Array<keyof typeof fields>).some((key) => row[key] !== fields[key]);
-      if (changed || sealed !== row.endpoint_secret_sealed) repo.updateTrigger({ id, ...fields, endpoint_secret_sealed: sealed });
+            ? row.endpointSecretSealed
+            : sealIfChanged(ctx, row.endpointSecretSealed, secret, sealedSecretAad.triggerEndpoint(ids.orgId, id));
+      const changed =
+        row.domainId !== fields.domainId || row.type !== fields.type || row.name !== fields.name || row.active !== fields.active ||
+        canonicalJson(row.config) !== canonicalJson(fields.config);
+      if (changed || sealed !== row.endpointSecretSealed) repo.updateTrigger({ id, ...fields, endpointSecretSealed: sealed });
     }
     ctx.book.remember(ids.scope, trigger.ref, 'trigger', id);
     ctx.refs[trigger.ref] = id;
 
     // The subscriber list is the trigger's definition: it becomes exactly the manifest's, in its order.
     const wanted = trigger.subscribers.map((ref) => ids.automations.get(ref)!);
-    const current = repo.subscribers(id).map((s) => s.automation_id);
+    const current = repo.subscribers(id).map((s) => s.automationId);
     if (canonicalJson(current) !== canonicalJson(wanted)) repo.replaceSubscriptions(id, wanted);
   });
 }

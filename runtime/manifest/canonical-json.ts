@@ -9,3 +9,8 @@ export function canonicalJson(value: unknown): string {
     return sorted;
   });
 }
+
+/** `value` rebuilt with its object keys sorted at every depth: a record field then stores as canonicalJson would. */
+export function canonicalValue<T>(value: T): T {
+  return JSON.parse(canonicalJson(value)) as T;
+}

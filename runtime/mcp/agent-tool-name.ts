@@ -5,7 +5,7 @@
  * name; a renamed agent gets a new tool name (clients reread tools/list). The last 12 hex digits of a UUID (v7 or
  * v4) are random bits, so two agents of one organization sharing a suffix is not a practical concern.
  */
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 
 export const TOOL_NAME_MAX_LENGTH = 64;
 const SUFFIX_LENGTH = 12;
@@ -25,7 +25,7 @@ export function slugOf(name: string): string {
   return slug === '' ? 'agent' : slug;
 }
 
-export function toolNameOf(automation: Pick<AutomationRow, 'id' | 'name'>): string {
+export function toolNameOf(automation: Pick<Automation, 'id' | 'name'>): string {
   const suffix = automation.id.replace(/-/g, '').slice(-SUFFIX_LENGTH).toLowerCase();
   return `${slugOf(automation.name)}_${suffix}`;
 }

@@ -6,7 +6,7 @@
  * "unknown tool" exactly like a name that never existed.
  */
 import type { Repositories } from '../../storage/repos/index.js';
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import { AppError } from '../errors.js';
 import { isEntitled } from '../partners/entitlements.js';
 import { assertCanExecute, type Caller } from '../sessions/session-access.js';
@@ -36,7 +36,7 @@ export interface ToolPage {
 export const AUTOMATION_ID_META = 'io.switchyard/automationId';
 
 /** `assertCanExecute` as a predicate: FORBIDDEN means "not this caller's to run"; anything else is a real fault. */
-function mayExecute(repos: Repos, caller: Caller, automation: AutomationRow): boolean {
+function mayExecute(repos: Repos, caller: Caller, automation: Automation): boolean {
   try {
     assertCanExecute(repos, caller, automation);
     return true;
@@ -47,26 +47,26 @@ function mayExecute(repos: Repos, caller: Caller, automation: AutomationRow): bo
 }
 
 /** Every agent the caller may run now, in creation order (the order cursors walk). */
-export function executableAgents(repos: Repos, caller: Caller): AutomationRow[] {
+export function executableAgents(repos: Repos, caller: Caller): Automation[] {
   return repos.automations
     .automationsOfOrganization(caller.orgId)
     .filter(
       (automation) =>
         automation.kind === 'agent' &&
-        automation.published_revision !== null &&
+        automation.publishedRevision !== null &&
         isEntitled(repos, caller.orgId, automation.id) &&
         mayExecute(repos, caller, automation),
     );
 }
 
 /** The agent a tool name stands for, when the caller may run it; undefined otherwise (uniform "unknown tool"). */
-export function resolveAgentTool(repos: Repos, caller: Caller, name: string): AutomationRow | undefined {
+export function resolveAgentTool(repos: Repos, caller: Caller, name: string): Automation | undefined {
   return executableAgents(repos, caller).find((automation) => toolNameOf(automation) === name);
 }
 
 const MODERN = '2025-06-18';
 
-export function describeAgentTool(automation: AutomationRow, protocolVersion: string): AgentTool {
+export function describeAgentTool(automation: Automation, protocolVersion: string): AgentTool {
   const description =
     automation.description?.trim() ||
     `Runs the agent "${automation.name}": one conversational turn; the answer comes back as text.`;
@@ -96,10 +96,10 @@ export function listAgentTools(repos: Repos, caller: Caller, options: { cursor?:
   let agents = executableAgents(repos, caller);
   if (options.cursor !== undefined) {
     const { createdAt, id } = decodeCursor(options.cursor);
-    agents = agents.filter((a) => a.created_at > createdAt || (a.created_at === createdAt && a.id > id));
+    agents = agents.filter((a) => a.createdAt > createdAt || (a.createdAt === createdAt && a.id > id));
   }
   const page = agents.slice(0, options.pageSize);
   const result: ToolPage = { tools: page.map((automation) => describeAgentTool(automation, options.protocolVersion)) };
-  if (agents.length > page.length) result.nextCursor = encodePosition({ createdAt: page[page.length - 1]!.created_at, id: page[page.length - 1]!.id });
+  if (agents.length > page.length) result.nextCursor = encodePosition({ createdAt: page[page.length - 1]!.createdAt, id: page[page.length - 1]!.id });
   return result;
 }

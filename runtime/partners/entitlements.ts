@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import type { Repositories } from '../../storage/repos/index.js';
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import type { Store } from '../../storage/store.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -23,17 +23,17 @@ export function isEntitled(repos: Repos, orgId: string, automationId: string): b
 }
 
 /** The same check for an automation row the caller has already read (one read less on the fire path). */
-export function isAutomationEntitled(repos: Pick<Repos, 'entitlements'>, orgId: string, automation: AutomationRow): boolean {
-  if (automation.org_id !== orgId) return false;
+export function isAutomationEntitled(repos: Pick<Repos, 'entitlements'>, orgId: string, automation: Automation): boolean {
+  if (automation.orgId !== orgId) return false;
   const override = repos.entitlements.override(orgId, automation.id);
-  return override === undefined ? automation.entitled_by_default === 1 : override.enabled;
+  return override === undefined ? automation.entitledByDefault : override.enabled;
 }
 
 export const entitlementBodySchema = z.strictObject({ enabled: z.boolean({ error: 'enabled must be a boolean' }) });
 
 export interface EntitlementView {
   automationId: string;
-  kind: AutomationRow['kind'];
+  kind: Automation['kind'];
   name: string;
   domainId: string;
   /** The platform default (the template's or manifest's `entitled`). */
@@ -55,14 +55,14 @@ export function createEntitlementsService(deps: { store: Pick<Store, 'repos' | '
   const { store, clock } = deps;
   const { automations, entitlements } = store.repos;
 
-  function view(automation: AutomationRow, overrideEnabled: boolean | undefined): EntitlementView {
-    const fallback = automation.entitled_by_default === 1;
+  function view(automation: Automation, overrideEnabled: boolean | undefined): EntitlementView {
+    const fallback = automation.entitledByDefault;
     const override = overrideEnabled === undefined ? null : { enabled: overrideEnabled };
     return {
       automationId: automation.id,
       kind: automation.kind,
       name: automation.name,
-      domainId: automation.domain_id,
+      domainId: automation.domainId,
       default: { enabled: fallback },
       override,
       resolved: override === null ? { enabled: fallback, source: 'default' } : { enabled: override.enabled, source: 'override' },
@@ -70,10 +70,10 @@ export function createEntitlementsService(deps: { store: Pick<Store, 'repos' | '
   }
 
   /** An automation of that customer, or the neutral 404. */
-  function automationOf(principal: PartnerPrincipal, orgId: string, automationId: string): AutomationRow {
+  function automationOf(principal: PartnerPrincipal, orgId: string, automationId: string): Automation {
     customerOf(store.repos, principal.partnerId, orgId);
     const automation = isUuid(automationId) ? automations.automation(automationId) : undefined;
-    if (automation === undefined || automation.org_id !== orgId) throw notFound();
+    if (automation === undefined || automation.orgId !== orgId) throw notFound();
     return automation;
   }
 

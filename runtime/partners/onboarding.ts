@@ -83,8 +83,8 @@ export function applyOnboarding(
       ref: item.ref,
       kind: row.kind,
       name: row.name,
-      revision: row.published_revision,
-      entitledByDefault: row.entitled_by_default === 1,
+      revision: row.publishedRevision,
+      entitledByDefault: row.entitledByDefault,
     };
   });
   const steps: OnboardingStep[] = [...record.steps, { step: 'domain', status: 'completed' }, { step: 'automations', status: 'completed' }];

@@ -1,5 +1,5 @@
 // The seam between whoever starts work (open session, fire, schedule, event, MCP, partner) and the engines.
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import type { StartSessionRequest } from '../turns/engine.js';
 import type { PendingStart } from '../execution/materializer.js';
 
@@ -32,6 +32,6 @@ export interface SessionStarter {
 
 /** A target the caller has already read and found entitled in the request's organization (fire planning). */
 export interface CheckedTarget {
-  readonly automation: AutomationRow;
+  readonly automation: Automation;
   readonly entitled: true;
 }

@@ -44,7 +44,7 @@ export function createConversationService(deps: ConversationDeps) {
     /** `written` resolves once the session's execution and message rows exist (a caller that waits on the turn needs them). */
     async open(caller: Caller, automationId: string, request: MessageRequest): Promise<{ sessionId: string; executionId: string; written: Promise<void> }> {
       const automation = repos.automations.automation(automationId);
-      if (automation === undefined || automation.org_id !== caller.orgId || automation.kind !== 'agent' || automation.published_revision === null) {
+      if (automation === undefined || automation.orgId !== caller.orgId || automation.kind !== 'agent' || automation.publishedRevision === null) {
         throw notFound();
       }
       assertCanExecute(repos, caller, automation);

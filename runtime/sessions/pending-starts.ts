@@ -9,7 +9,7 @@ export function pendingStartOf(start: AdmittedExecution, ids: { sessionId: strin
   return {
     ...ids,
     orgId: request.orgId,
-    domainId: automation.domain_id,
+    domainId: automation.domainId,
     automationId: automation.id,
     revision: start.admitted.revision,
     visibility: request.visibility,

@@ -1,6 +1,6 @@
 // Who may see, drive, manage and start sessions (SPEC "Personal-key Agent conversations" rules 1-3, 6).
 import type { Repositories } from '../../storage/repos/index.js';
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import type { Session } from '../../storage/records/sessions.js';
 import type { DomainRole } from '../../storage/repos/tenancy.repo.js';
 import { AppError, forbidden, notFound } from '../errors.js';
@@ -56,7 +56,7 @@ export function participation(repos: Repos, caller: Caller, session: Session): P
   if (automation?.kind === 'flow') return { canParticipate: false, canManage, readOnlyReason: 'flow_session' };
   if (!permitted) return { canParticipate: false, canManage, readOnlyReason: 'not_a_participant' };
   if (session.status !== 'active') return { canParticipate: false, canManage, readOnlyReason: 'session_archived' };
-  if (automation === undefined || automation.published_revision === null) {
+  if (automation === undefined || automation.publishedRevision === null) {
     return { canParticipate: false, canManage, readOnlyReason: 'agent_unpublished' };
   }
   return { canParticipate: true, canManage, readOnlyReason: null };
@@ -79,7 +79,7 @@ export function assertCanManage(repos: Repos, caller: Caller, session: Session):
  * Rule 1, permission half: the key owner must hold an executing role in the automation's domain. The
  * automation is in the caller's organization (the caller checked), so a missing role is 403, not 404.
  */
-export function assertCanExecute(repos: Repos, caller: Caller, automation: AutomationRow): void {
-  const role = repos.tenancy.domainRole(automation.domain_id, caller.userId);
+export function assertCanExecute(repos: Repos, caller: Caller, automation: Automation): void {
+  const role = repos.tenancy.domainRole(automation.domainId, caller.userId);
   if (role === null || !EXECUTE_ROLES.has(role)) throw forbidden('You cannot run automations in this domain.');
 }

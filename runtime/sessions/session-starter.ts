@@ -1,6 +1,6 @@
 // SessionStarter: plans a new session's rows (session, first execution, message or input, sealed grant, snapshot).
 import { isAutomationEntitled } from '../partners/entitlements.js';
-import type { AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
@@ -24,7 +24,7 @@ export interface StarterDeps {
 
 /** A start every check has passed: what the unit of work writes. */
 export interface AdmittedExecution {
-  readonly automation: AutomationRow;
+  readonly automation: Automation;
   readonly engine: SessionEngine;
   readonly admitted: AdmittedStart;
   /** Narrowed to the target's caller-bound integrations (rule 6); may be empty. */
@@ -42,7 +42,7 @@ const NO_CREDENTIALS: NormalizedCallerCredentials = { integrations: {} };
 export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, request: StartSessionRequest, checked?: CheckedTarget): AdmittedExecution {
   const { repos } = deps.store;
   const automation = checked?.automation ?? repos.automations.automation(request.automationId);
-  if (automation === undefined || automation.org_id !== request.orgId || automation.id !== request.automationId) throw notFound();
+  if (automation === undefined || automation.orgId !== request.orgId || automation.id !== request.automationId) throw notFound();
   const engine = deps.dispatcher.engineFor(automation.kind);
   if (engine === undefined) throw notFound();
   const admitted = engine.admit(request, automation);
@@ -101,7 +101,7 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
           deps.store.repos.sessions.insertSession({
             id: sessionId,
             orgId: request.orgId,
-            domainId: start.automation.domain_id,
+            domainId: start.automation.domainId,
             automationId: start.automation.id,
             revision: start.admitted.revision,
             visibility: request.visibility,

@@ -104,12 +104,12 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
   return {
     async deliver(triggerId, headers, raw) {
       const trigger = isUuid(triggerId) ? repos.triggers.trigger(triggerId) : undefined;
-      if (trigger === undefined || trigger.type !== 'event' || trigger.active !== 1) throw notFound();
+      if (trigger === undefined || trigger.type !== 'event' || !trigger.active) throw notFound();
       // A suspended customer's event triggers answer like an inactive one: nothing fires, nothing is recorded.
-      if ((repos.tenancy.organization(trigger.org_id)?.suspendedAt ?? null) !== null) throw notFound();
+      if ((repos.tenancy.organization(trigger.orgId)?.suspendedAt ?? null) !== null) throw notFound();
       const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', 'The delivery signature could not be verified.', { reason });
-      if (trigger.endpoint_secret_sealed === null) throw unauthorized('no-endpoint-secret');
-      const secret = openSecret(keyRing, trigger.endpoint_secret_sealed, sealedSecretAad.triggerEndpoint(trigger.org_id, trigger.id));
+      if (trigger.endpointSecretSealed === null) throw unauthorized('no-endpoint-secret');
+      const secret = openSecret(keyRing, trigger.endpointSecretSealed, sealedSecretAad.triggerEndpoint(trigger.orgId, trigger.id));
       if (typeof secret !== 'string') throw unauthorized('no-endpoint-secret');
       const verified = verifySignature(secret, headers, raw, clock.now());
       if (!verified.ok) throw unauthorized(verified.reason);
@@ -124,18 +124,18 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
       const parsed = parseBoundedJson(raw.toString('utf8'), deps.jsonMaxDepth ?? DEFAULT_CONFIG.jsonMaxDepth, 'The delivery body is not valid JSON.');
       if (!isObject(parsed)) throw validation('The delivery body must be a JSON object.');
 
-      const config = JSON.parse(trigger.config) as StoredEventConfig;
+      const config = trigger.config as unknown as StoredEventConfig;
       const event = inboundEvent(parsed, verified.timestampMs);
       const record = (status: EventDelivery['status'], reason: EventSkipReason | null, runId: string | null, now: number) => {
         // Inside the unit of work: units run one at a time, so this check and the insert cannot interleave.
         if (repos.eventDeliveries.delivery(trigger.id, verified.messageId) !== undefined) throw new AlreadyDelivered();
-        repos.eventDeliveries.insert({ triggerId: trigger.id, messageId: verified.messageId, orgId: trigger.org_id, status, reason, runId, receivedAt: now });
+        repos.eventDeliveries.insert({ triggerId: trigger.id, messageId: verified.messageId, orgId: trigger.orgId, status, reason, runId, receivedAt: now });
       };
       const answerDuplicate = (): EventDeliveryAnswer => replay(repos.eventDeliveries.delivery(trigger.id, verified.messageId)!);
 
       let skip: EventSkipReason | null = null;
       if (event.type !== null && event.type !== config.eventType) skip = 'EVENT_TYPE_MISMATCH';
-      else if (config.filter !== null && !matchesFilter(config.filter, definitionOf(config, trigger.org_id), event)) skip = 'FILTER_MISS';
+      else if (config.filter !== null && !matchesFilter(config.filter, definitionOf(config, trigger.orgId), event)) skip = 'FILTER_MISS';
       try {
         if (skip !== null) {
           const reason = skip;

@@ -25,7 +25,8 @@ import {
   type IdempotencyClaimSnapshot,
   type StoredResponse,
 } from '../../machines/idempotency-claim.machine.js';
-import type { FireClaimRow, FireClaimsRepo, NewClaim } from '../../storage/repos/fire-claims.repo.js';
+import type { FireClaim, NewClaim } from '../../storage/records/fire-claims.js';
+import type { FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
 import { durableMachine } from '../actors/durable-step.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -90,20 +91,20 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
   /** scoped key -> fingerprint of the request holding it in this process. */
   const inFlight = new Map<string, string>();
 
-  function restore(scoped: string, row: FireClaimRow | undefined): IdempotencyClaimSnapshot {
+  function restore(scoped: string, row: FireClaim | undefined): IdempotencyClaimSnapshot {
     if (row === undefined) return durable.start({ key: scoped }).snapshot;
     // Only completed claims are stored; the owner (the request that took it) is not kept once it completed.
     return durable.resolve('completed', {
       key: scoped,
       fingerprint: row.fingerprint.toString('hex'),
       owner: null,
-      createdAt: row.created_at,
-      expiresAt: row.expires_at,
+      createdAt: row.createdAt,
+      expiresAt: row.expiresAt,
       leaseExpiresAt: null,
-      response: { status: row.status_code, body: JSON.parse(row.response) as unknown },
+      response: { status: row.statusCode, body: JSON.parse(row.response) as unknown },
       refusalCode: null,
       indeterminateReason: null,
-      settledAt: row.lease_until,
+      settledAt: row.leaseUntil,
     });
   }
 

@@ -11,7 +11,7 @@
 import { isAutomationEntitled } from '../partners/entitlements.js';
 import type { Repositories } from '../../storage/repos/index.js';
 import type { SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import { errorMessage } from '../actors/actor-failure.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -38,7 +38,7 @@ export interface FiringContext {
   /** The key owner (null for schedule and event firings: rule 7, no caller credentials). */
   readonly actorUserId: string | null;
   readonly origin: StartSessionRequest['origin'];
-  readonly trigger: TriggerRow;
+  readonly trigger: Trigger;
   readonly runId: string;
   readonly input: Record<string, unknown>;
   readonly credentials: NormalizedCallerCredentials | null;
@@ -63,14 +63,14 @@ export function createSubscriberPlanner(deps: {
     const result = (outcome: SubscriberOutcome, code: string | null, reason: string | null): SubscriberPlan =>
       ({ automationId, position, outcome, code, reason, start: null, usedIntegrationIds: [] });
     const automation = repos.automations.automation(automationId);
-    if (automation === undefined || automation.org_id !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
+    if (automation === undefined || automation.orgId !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
     if (!isAutomationEntitled(repos, firing.orgId, automation)) {
       return result('skipped', 'ENTITLEMENT_DISABLED', 'The automation is not entitled for this organization.');
     }
     const belt = deps.bindings(automation);
     if (belt === undefined) {
       // An archived automation has no published pointer (runtime/manage/automation-manager.service.ts): same code, clearer reason.
-      return result('skipped', 'NOT_PUBLISHED', automation.archived_at != null ? 'The automation is archived.' : 'The automation has no published version.');
+      return result('skipped', 'NOT_PUBLISHED', automation.archivedAt != null ? 'The automation is archived.' : 'The automation has no published version.');
     }
 
     const credentials = firing.credentials ?? NO_CREDENTIALS;
@@ -110,7 +110,7 @@ export function createSubscriberPlanner(deps: {
 
   return {
     plan(firing) {
-      return repos.triggers.subscribers(firing.trigger.id).map((sub, position) => planOne(firing, sub.automation_id, position));
+      return repos.triggers.subscribers(firing.trigger.id).map((sub, position) => planOne(firing, sub.automationId, position));
     },
   };
 }

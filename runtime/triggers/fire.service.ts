@@ -13,9 +13,10 @@
  */
 import type { FireRequestVerdict } from '../../machines/idempotency-claim.machine.js';
 import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
-import { isClaimConflict, type NewClaim } from '../../storage/repos/fire-claims.repo.js';
-import type { RunSource } from '../../storage/repos/trigger-runs.repo.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { NewClaim } from '../../storage/records/fire-claims.js';
+import type { RunSource } from '../../storage/records/trigger-runs.js';
+import { isClaimConflict } from '../../storage/repos/fire-claims.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import type { Store } from '../../storage/store.js';
 import type { UserPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -49,7 +50,7 @@ export interface FireResponseBody {
 }
 
 export interface FanOutRequest {
-  readonly trigger: TriggerRow;
+  readonly trigger: Trigger;
   readonly source: RunSource;
   /** The key owner; null for schedule and event firings (they carry no caller). */
   readonly firedBy: string | null;
@@ -120,7 +121,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
     const runId = newId();
     const credentials = request.credentials;
     const plans = planner.plan({
-      orgId: request.trigger.org_id,
+      orgId: request.trigger.orgId,
       actorUserId: request.firedBy,
       origin: ORIGIN[request.source],
       trigger: request.trigger,
@@ -133,7 +134,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
       {
         runId,
         triggerId: request.trigger.id,
-        orgId: request.trigger.org_id,
+        orgId: request.trigger.orgId,
         source: request.source,
         firedBy: request.firedBy,
         idempotencyKey: request.idempotencyKey ?? null,
@@ -157,7 +158,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
           alsoWrite?.(runId, now);
           for (const start of eager) start.write();
           try {
-            firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : JSON.stringify(deferred) });
+            firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : deferred });
           } catch (error) {
             // The unique claim index is the guarantee of one firing per key: a conflict is answered like a duplicate.
             if (claimer !== null && isClaimConflict(error)) throw claimer.raced(now);

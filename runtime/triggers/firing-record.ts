@@ -11,8 +11,9 @@ import {
   type TriggerFiringEmitted,
   type TriggerFiringEvent,
 } from '../../machines/trigger-firing.machine.js';
-import type { NewClaim } from '../../storage/repos/fire-claims.repo.js';
-import type { RunSource, TriggerRunsRepo } from '../../storage/repos/trigger-runs.repo.js';
+import type { NewClaim } from '../../storage/records/fire-claims.js';
+import type { RunSource } from '../../storage/records/trigger-runs.js';
+import type { TriggerRunsRepo } from '../../storage/repos/trigger-runs.repo.js';
 import { durableMachine } from '../actors/durable-step.js';
 import { AppError } from '../errors.js';
 import type { SubscriberPlan } from './fire-subscribers.js';
@@ -33,7 +34,7 @@ export interface RecordedFiring {
   readonly outcome: FiringOutcome;
   readonly unusedIntegrationIds: readonly string[];
   /** Writes the Run history row, with the fire's claim and the session starts left to the materializer; inside the fire's unit of work. */
-  write(runs: TriggerRunsRepo, extra?: { claim: NewClaim | null; pending: string | null }): void;
+  write(runs: TriggerRunsRepo, extra?: { claim: NewClaim | null; pending: readonly unknown[] | null }): void;
 }
 
 const durable = durableMachine(triggerFiringMachine);
@@ -70,21 +71,21 @@ export function recordFiring(facts: FiringFacts, plans: readonly SubscriberPlan[
         claim: extra?.claim ?? null,
         pending: extra?.pending ?? null,
         id: facts.runId,
-        trigger_id: facts.triggerId,
-        org_id: facts.orgId,
+        triggerId: facts.triggerId,
+        orgId: facts.orgId,
         source: facts.source,
-        fired_by: facts.firedBy,
+        firedBy: facts.firedBy,
         outcome: recorded.outcome,
-        unused_credential_integrations: JSON.stringify(recorded.unusedIntegrationIds),
-        idempotency_key: facts.idempotencyKey,
-        created_at: now,
+        unusedCredentialIntegrations: recorded.unusedIntegrationIds,
+        idempotencyKey: facts.idempotencyKey,
+        createdAt: now,
         results: plans.map((p) => ({
-          automation_id: p.automationId,
+          automationId: p.automationId,
           position: p.position,
           status: p.outcome,
           code: p.code,
           reason: p.reason,
-          session_id: p.start?.sessionId ?? null,
+          sessionId: p.start?.sessionId ?? null,
         })),
       });
     },

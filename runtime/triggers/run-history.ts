@@ -1,6 +1,6 @@
 // Reads a trigger's Run history: firings newest first by keyset cursor, each with per-subscriber results.
 import type { Repositories } from '../../storage/repos/index.js';
-import type { SubscriberResultView, TriggerRunRow } from '../../storage/repos/trigger-runs.repo.js';
+import type { SubscriberResultView, TriggerRun } from '../../storage/records/trigger-runs.js';
 import { toIso } from '../clock.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -47,24 +47,24 @@ export interface RunHistory {
 }
 
 
-function view(run: TriggerRunRow, results: readonly SubscriberResultView[]): RunView {
+function view(run: TriggerRun, results: readonly SubscriberResultView[]): RunView {
   return {
     runId: run.id,
-    triggerId: run.trigger_id,
+    triggerId: run.triggerId,
     source: run.source,
-    firedBy: run.fired_by,
+    firedBy: run.firedBy,
     outcome: run.outcome,
-    acceptedAt: toIso(run.created_at),
-    idempotencyKey: run.idempotency_key,
-    unusedCredentialIntegrationIds: JSON.parse(run.unused_credential_integrations) as string[],
+    acceptedAt: toIso(run.createdAt),
+    idempotencyKey: run.idempotencyKey,
+    unusedCredentialIntegrationIds: [...run.unusedCredentialIntegrations],
     subscribers: results.map((r) => ({
-      automationId: r.automation_id,
-      name: r.automation_name,
-      kind: r.automation_kind,
+      automationId: r.automationId,
+      name: r.automationName,
+      kind: r.automationKind,
       status: r.status,
       code: r.code,
       reason: r.reason,
-      sessionId: r.session_id,
+      sessionId: r.sessionId,
     })),
   };
 }
@@ -82,21 +82,21 @@ export function createRunHistory(repos: Pick<Repositories, 'triggers' | 'tenancy
       const page = rows.slice(0, limit);
       const byRun = new Map<string, SubscriberResultView[]>();
       for (const result of runs.resultsOf(page.map((r) => r.id))) {
-        const list = byRun.get(result.run_id) ?? [];
+        const list = byRun.get(result.runId) ?? [];
         list.push(result);
-        byRun.set(result.run_id, list);
+        byRun.set(result.runId, list);
       }
       const last = page[page.length - 1];
       return {
         runs: page.map((run) => view(run, byRun.get(run.id) ?? [])),
-        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.created_at, id: last.id }) : null,
+        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.createdAt, id: last.id }) : null,
       };
     },
     get(caller, triggerId, runId) {
       const trigger = triggerOfCaller(repos, caller, triggerId);
       assertCanReadRuns(repos, caller, trigger);
       const run = isUuid(runId) ? runs.run(runId) : undefined;
-      if (run === undefined || run.trigger_id !== trigger.id) throw notFound();
+      if (run === undefined || run.triggerId !== trigger.id) throw notFound();
       return view(run, runs.resultsOf([run.id]));
     },
   };

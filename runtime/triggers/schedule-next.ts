@@ -15,9 +15,8 @@ export function nextRunAfter(config: Pick<ScheduleConfig, 'cron' | 'timezone'>, 
   return cron.nextRun(new Date(afterMs))?.getTime() ?? null;
 }
 
-/** Reads triggers.config of a schedule trigger (written by the manifest and by POST /triggers alike). */
-export function scheduleConfigOf(configJson: string): ScheduleConfig {
-  const parsed = JSON.parse(configJson) as { cron?: unknown; timezone?: unknown; input?: unknown };
+/** Reads the config of a schedule trigger (written by the manifest and by POST /triggers alike). */
+export function scheduleConfigOf(parsed: Readonly<Record<string, unknown>>): ScheduleConfig {
   return {
     cron: String(parsed.cron),
     timezone: typeof parsed.timezone === 'string' ? parsed.timezone : null,

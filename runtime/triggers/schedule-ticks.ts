@@ -14,7 +14,7 @@
  * inactive ones; a tick whose trigger changed since it was armed re-arms instead of firing.
  */
 import type { UnitOfWork } from '../../storage/group-commit.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -58,7 +58,7 @@ const isCurrent = (payload: unknown, config: ScheduleConfig): boolean => {
   return armed !== null && armed.cron === config.cron && armed.timezone === config.timezone;
 };
 
-const isLive = (trigger: TriggerRow | undefined): trigger is TriggerRow => trigger !== undefined && trigger.type === 'schedule' && trigger.active === 1;
+const isLive = (trigger: Trigger | undefined): trigger is Trigger => trigger !== undefined && trigger.type === 'schedule' && trigger.active;
 
 export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
   const { store, clock, scheduler } = deps;
@@ -84,7 +84,7 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
     if (!isLive(trigger)) return;
     const config = scheduleConfigOf(trigger.config);
     // A suspended customer's slots pass without firing; the next one is armed, so resuming needs no reconcile.
-    if (!isCurrent(timer.payload, config) || (repos.tenancy.organization(trigger.org_id)?.suspendedAt ?? null) !== null) {
+    if (!isCurrent(timer.payload, config) || (repos.tenancy.organization(trigger.orgId)?.suspendedAt ?? null) !== null) {
       await store.writer.submit(() => {
         delivery.markFired();
         arm(trigger.id, config, clock.now())();
@@ -112,7 +112,7 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
         let changed = 0;
         for (const trigger of repos.triggers.triggersOfType('schedule')) {
           const pending = repos.timers.pending(SCHEDULE_TICK, trigger.id);
-          if (trigger.active !== 1) {
+          if (!trigger.active) {
             if (pending !== undefined && scheduler.cancel(SCHEDULE_TICK, trigger.id)()) changed += 1;
             continue;
           }

@@ -1,19 +1,20 @@
 // The belt (integration -> identity mode) a subscriber's published version runs with, cached: published versions are immutable.
-import type { AutomationRow, AutomationsRepo } from '../../storage/repos/automations.repo.js';
+import type { Automation } from '../../storage/records/automations.js';
+import type { AutomationsRepo } from '../../storage/repos/automations.repo.js';
 import { flowBelt, flowDefinitionOfVersion } from '../flows/flow-definition.js';
 import { readRevision } from '../turns/agent-revision.js';
 import type { IntegrationBinding } from '../vault/index.js';
 
 const CACHE_LIMIT = 2_000;
 
-export type BindingsReader = (automation: AutomationRow) => readonly IntegrationBinding[] | undefined;
+export type BindingsReader = (automation: Automation) => readonly IntegrationBinding[] | undefined;
 
 /** Undefined when the published version row is missing (treated like an unpublished subscriber). */
 export function createBindingsReader(automations: AutomationsRepo): BindingsReader {
   // Keyed by automation and version: a version never changes once published, so entries never go stale.
   const cache = new Map<string, readonly IntegrationBinding[]>();
   return (automation) => {
-    const version = automation.published_revision;
+    const version = automation.publishedRevision;
     if (version === null) return undefined;
     const cacheKey = `${automation.id}@${version}`;
     const cached = cache.get(cacheKey);

@@ -1,6 +1,7 @@
 // Who may fire a trigger and read its Run history (SPEC Trigger firing rule 1, Errors: uniform 404 vs 403).
 import type { TenancyRepo, DomainRole } from '../../storage/repos/tenancy.repo.js';
-import type { TriggerRow, TriggersRepo } from '../../storage/repos/triggers.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
+import type { TriggersRepo } from '../../storage/repos/triggers.repo.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 
 /** DESIGN "Domain model": `execute` is operator and above. */
@@ -14,9 +15,9 @@ export interface TriggerCaller {
 type Repos = { triggers: TriggersRepo; tenancy: TenancyRepo };
 
 /** Unknown ids and other organizations' ids are the uniform 404 (SPEC Errors NOT_FOUND). */
-export function triggerOfCaller(repos: Repos, caller: TriggerCaller, triggerId: string): TriggerRow {
+export function triggerOfCaller(repos: Repos, caller: TriggerCaller, triggerId: string): Trigger {
   const trigger = repos.triggers.trigger(triggerId);
-  if (trigger === undefined || trigger.org_id !== caller.orgId) throw notFound();
+  if (trigger === undefined || trigger.orgId !== caller.orgId) throw notFound();
   return trigger;
 }
 
@@ -24,19 +25,19 @@ export function triggerOfCaller(repos: Repos, caller: TriggerCaller, triggerId: 
  * Inside the caller's organization a missing permission is 403 (SPEC Errors FORBIDDEN), as on the conversation
  * and authoring routes; organization Owner/Admin status grants nothing inside a domain.
  */
-export function assertCanFire(repos: Repos, caller: TriggerCaller, trigger: TriggerRow): void {
-  const role = repos.tenancy.domainRole(trigger.domain_id, caller.userId);
+export function assertCanFire(repos: Repos, caller: TriggerCaller, trigger: Trigger): void {
+  const role = repos.tenancy.domainRole(trigger.domainId, caller.userId);
   if (role === null || !EXECUTE_ROLES.has(role)) throw forbidden('You cannot fire triggers in this domain.');
 }
 
 /** Run history is visible to every member of the trigger's domain (viewers included). */
-export function assertCanReadRuns(repos: Repos, caller: TriggerCaller, trigger: TriggerRow): void {
-  if (repos.tenancy.domainRole(trigger.domain_id, caller.userId) === null) throw forbidden('You cannot see this trigger\'s runs.');
+export function assertCanReadRuns(repos: Repos, caller: TriggerCaller, trigger: Trigger): void {
+  if (repos.tenancy.domainRole(trigger.domainId, caller.userId) === null) throw forbidden('You cannot see this trigger\'s runs.');
 }
 
 /** Rule 1: only an active API trigger can be fired; a schedule or event trigger, or a paused one, is not found here. */
-export function assertFireable(trigger: TriggerRow): void {
-  if (trigger.type !== 'api' || trigger.active !== 1) {
+export function assertFireable(trigger: Trigger): void {
+  if (trigger.type !== 'api' || !trigger.active) {
     throw new AppError('NOT_FOUND', 'No active API trigger has this id.');
   }
 }

@@ -1,12 +1,12 @@
 // Owns POST /triggers (console): permission, subscriber and per-type checks, then one atomic commit of the trigger,
 // its subscriptions and (schedule) its first tick.
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import type { Store } from '../../storage/store.js';
 import { domainOf, requireDomainPermission } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
 import { AppError, notFound, validation } from '../errors.js';
 import { newId } from '../ids.js';
-import { canonicalJson } from '../manifest/canonical-json.js';
+import { canonicalValue } from '../manifest/canonical-json.js';
 import type { KeyRing } from '../vault/index.js';
 import { sealSecret, sealedSecretAad } from '../vault/sealed-secret.js';
 import { mintSigningSecret } from '../webhooks/standard-webhooks.js';
@@ -43,12 +43,12 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
   function checkSubscribers(caller: TriggerCaller, domainId: string, ids: readonly string[]): void {
     ids.forEach((id, index) => {
       const automation = repos.automations.automation(id);
-      if (automation === undefined || automation.org_id !== caller.orgId) throw notFound();
-      if (automation.domain_id !== domainId) {
+      if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
+      if (automation.domainId !== domainId) {
         throw validation('The trigger cannot be created.', { issues: [{ path: `subscribers.${index}`, message: 'must be an agent or flow of the trigger\'s domain' }] });
       }
       // docs/decisions.md "Archived automations": as on PUT /triggers/:triggerId/subscribers/:automationId.
-      if (automation.archived_at != null) {
+      if (automation.archivedAt != null) {
         throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived', path: `subscribers.${index}` });
       }
     });
@@ -78,28 +78,28 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
         sealed = sealSecret(keyRing, body.endpointSecret ?? minted, sealedSecretAad.triggerEndpoint(caller.orgId, id));
       }
 
-      const row: TriggerRow = {
+      const trigger: Trigger = {
         id,
-        org_id: caller.orgId,
-        domain_id: body.domainId,
+        orgId: caller.orgId,
+        domainId: body.domainId,
         type: body.type,
         name: body.name,
-        active: body.active === false ? 0 : 1,
+        active: body.active !== false,
         // The same stored shape the manifest writes (runtime/manifest/apply-triggers.ts), so both arm and fire alike.
-        config: canonicalJson(config),
-        endpoint_secret_sealed: sealed,
-        created_by: caller.userId,
-        created_at: now,
+        config: canonicalValue(config),
+        endpointSecretSealed: sealed,
+        createdBy: caller.userId,
+        createdAt: now,
       };
       // One unit: a failing subscription (or tick) insert rolls the trigger back with it.
       const nextRunAt = await store.writer.submit(() => {
-        repos.triggers.insertTrigger(row);
+        repos.triggers.insertTrigger(trigger);
         repos.triggers.replaceSubscriptions(id, subscribers);
-        if (body.type === 'schedule' && row.active === 1) return scheduleTicks.arm(id, { cron: body.cron, timezone: body.timezone ?? null }, now)();
+        if (body.type === 'schedule' && trigger.active) return scheduleTicks.arm(id, { cron: body.cron, timezone: body.timezone ?? null }, now)();
         return null;
       });
-      const trigger = triggerView(row, subscribers, { nextRunAt, baseUrl });
-      return minted === undefined ? { trigger } : { trigger, endpointSecret: minted };
+      const view = triggerView(trigger, subscribers, { nextRunAt, baseUrl });
+      return minted === undefined ? { trigger: view } : { trigger: view, endpointSecret: minted };
     },
   };
 }

@@ -1,5 +1,5 @@
 // Owns the trigger record the console sees (POST /triggers 201): common fields, per-type config, never a secret.
-import type { TriggerRow, TriggerType } from '../../storage/repos/triggers.repo.js';
+import type { Trigger, TriggerType } from '../../storage/records/triggers.js';
 import { toIso } from '../clock.js';
 
 export type TriggerConfigView =
@@ -25,11 +25,11 @@ export interface TriggerView {
 export const eventDeliveryPath = (triggerId: string): string => `/api/v1/events/${triggerId}`;
 
 export function triggerView(
-  trigger: TriggerRow,
+  trigger: Trigger,
   subscribers: readonly string[],
   extras: { nextRunAt: number | null; baseUrl: string | null },
 ): TriggerView {
-  const stored = JSON.parse(trigger.config) as Record<string, unknown>;
+  const stored = trigger.config;
   let config: TriggerConfigView = {};
   if (trigger.type === 'schedule') {
     config = {
@@ -44,19 +44,19 @@ export function triggerView(
       connectionId: String(stored.connectionId),
       eventType: String(stored.eventType),
       eventFilter: stored.filter ?? null,
-      hasEndpointSecret: trigger.endpoint_secret_sealed !== null,
+      hasEndpointSecret: trigger.endpointSecretSealed !== null,
     };
   }
   return {
     id: trigger.id,
     type: trigger.type,
-    domainId: trigger.domain_id,
+    domainId: trigger.domainId,
     name: trigger.name,
-    active: trigger.active === 1,
+    active: trigger.active,
     subscribers: [...subscribers],
     config,
     ...(trigger.type === 'event' ? { deliveryUrl: `${extras.baseUrl ?? ''}${eventDeliveryPath(trigger.id)}` } : {}),
-    createdBy: trigger.created_by,
-    createdAt: toIso(trigger.created_at),
+    createdBy: trigger.createdBy,
+    createdAt: toIso(trigger.createdAt),
   };
 }

@@ -12,8 +12,8 @@ export function createAgentEngine(deps: TurnDeps): SessionEngine {
   return {
     admit(request, automation) {
       // Rule 1: an Agent (a Flow id is not an agent here) with a published revision.
-      if (automation.kind !== 'agent' || automation.published_revision === null) throw notFound();
-      const revision = readRevision(repos.automations, automation.id, automation.published_revision);
+      if (automation.kind !== 'agent' || automation.publishedRevision === null) throw notFound();
+      const revision = readRevision(repos.automations, automation.id, automation.publishedRevision);
       if (revision === undefined) throw notFound();
       if (typeof request.message !== 'string' || request.message.trim() === '') throw validation('A message is required to start an agent turn.');
       return { revision: revision.revision, bindings: revision.belt };

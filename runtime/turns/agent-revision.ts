@@ -20,14 +20,16 @@ export interface PublishedRevision {
 
 const str = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
 
-function parseSetup(json: string): RevisionSetup {
-  const raw = JSON.parse(json) as Record<string, unknown>;
+/** Throws when the stored setup did not parse (readRevision answers INTERNAL). */
+function parseSetup(stored: unknown): RevisionSetup {
+  if (typeof stored !== 'object' || stored === null) throw new TypeError('unreadable setup');
+  const raw = stored as Record<string, unknown>;
   const approvalTools = Array.isArray(raw.approvalTools) ? raw.approvalTools.filter((t): t is string => typeof t === 'string') : [];
   return { principles: str(raw.principles), procedure: str(raw.procedure), model: str(raw.model, 'builtin:procedure'), approvalTools };
 }
 
-function parseBelt(json: string): IntegrationBinding[] {
-  const raw = JSON.parse(json) as unknown;
+function parseBelt(raw: unknown): IntegrationBinding[] {
+  if (raw === undefined) throw new TypeError('unreadable belt');
   if (!Array.isArray(raw)) return [];
   return raw.flatMap((entry: { integrationId?: unknown; identityMode?: unknown }) =>
     typeof entry?.integrationId === 'string' && IDENTITY_BINDINGS.includes(entry.identityMode as IdentityBinding)

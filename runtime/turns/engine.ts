@@ -1,5 +1,5 @@
 // The engine seam: one engine per automation kind (agent turns here, flows by the flow runtime) behind the dispatcher.
-import type { AutomationKind, AutomationRow } from '../../storage/repos/automations.repo.js';
+import type { Automation, AutomationKind } from '../../storage/records/automations.js';
 import type { ExecutionStatus } from '../../storage/records/executions.js';
 import type { SessionEventEnvelope } from '../events/index.js';
 import type { IntegrationBinding, NormalizedCallerCredentials } from '../vault/index.js';
@@ -38,7 +38,7 @@ export interface AdmittedStart {
 export interface EngineStart {
   readonly sessionId: string;
   readonly executionId: string;
-  readonly automation: AutomationRow;
+  readonly automation: Automation;
   readonly revision: number;
   /** `open`: the session's first execution; `message`: a later one appended to it. */
   readonly entry: 'open' | 'message';
@@ -61,7 +61,7 @@ export interface SessionEngine {
    * Refusals that must happen before anything is written (unpublished target, missing message, invalid input),
    * thrown as AppError. Synchronous: it runs inside SessionStarter.plan().
    */
-  admit(request: StartSessionRequest, automation: AutomationRow): AdmittedStart;
+  admit(request: StartSessionRequest, automation: Automation): AdmittedStart;
   /**
    * Writes the engine's own rows for a queued execution (message or input, actor snapshot) inside the caller's
    * unit of work, after the session and execution rows. Returns stored events, published after commit.

@@ -6,7 +6,7 @@
  * any step it still tries is refused by the turn machine, which is final. Idempotency: docs/decisions.md.
  */
 import { CANCELLED } from '../../machines/session-turn.machine.js';
-import type { AutomationKind } from '../../storage/repos/automations.repo.js';
+import type { AutomationKind } from '../../storage/records/automations.js';
 import type { Execution } from '../../storage/records/executions.js';
 import { AppError } from '../errors.js';
 import type { SessionDispatcher } from './dispatcher.js';

@@ -6,8 +6,8 @@
  * error codes only: never inputs, outputs or credentials.
  */
 import { firingOutcome, type FiringOutcome, type SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
-import type { TriggerRunRow } from '../../storage/repos/trigger-runs.repo.js';
-import type { TriggerRow } from '../../storage/repos/triggers.repo.js';
+import type { TriggerRun } from '../../storage/records/trigger-runs.js';
+import type { Trigger } from '../../storage/records/triggers.js';
 import type { RunSubscriberState } from '../../storage/records/webhooks.js';
 import { toIso } from '../clock.js';
 
@@ -48,17 +48,17 @@ function finalOutcome(state: RunSubscriberState): SubscriberOutcome {
   return state.executionStatus === 'completed' ? 'started' : 'failed';
 }
 
-export function runCompletedPayload(run: TriggerRunRow, trigger: TriggerRow | undefined, states: readonly RunSubscriberState[], settledAt: number): RunCompletedPayload {
+export function runCompletedPayload(run: TriggerRun, trigger: Trigger | undefined, states: readonly RunSubscriberState[], settledAt: number): RunCompletedPayload {
   return {
     type: RUN_COMPLETED,
     timestamp: toIso(settledAt),
     data: {
       runId: run.id,
-      triggerId: run.trigger_id,
+      triggerId: run.triggerId,
       triggerName: trigger?.name ?? null,
       triggerType: trigger?.type ?? null,
       source: run.source,
-      firedAt: toIso(run.created_at),
+      firedAt: toIso(run.createdAt),
       settledAt: toIso(settledAt),
       outcome: run.outcome,
       result: firingOutcome(states.map(finalOutcome)),

@@ -54,14 +54,14 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
 
   async function check(runId: string): Promise<number> {
     const run = repos.triggerRuns.run(runId);
-    if (run === undefined || !repos.webhooks.hasActiveEndpoints(run.org_id)) return 0;
+    if (run === undefined || !repos.webhooks.hasActiveEndpoints(run.orgId)) return 0;
     return store.writer.submit(() => {
       const states = repos.webhooks.runState(runId);
       if (states.some((s) => s.startStatus === 'started' && s.settledAt === null)) return 0;
       const now = clock.now();
-      if (!repos.webhooks.insertRunNotice(runId, run.org_id, now)) return 0;
-      const payload = runCompletedPayload(run, repos.triggers.trigger(run.trigger_id), states, now);
-      return deliveries.enqueue(run.org_id, RUN_COMPLETED, JSON.stringify(payload), runId)().length;
+      if (!repos.webhooks.insertRunNotice(runId, run.orgId, now)) return 0;
+      const payload = runCompletedPayload(run, repos.triggers.trigger(run.triggerId), states, now);
+      return deliveries.enqueue(run.orgId, RUN_COMPLETED, JSON.stringify(payload), runId)().length;
     });
   }
 
@@ -118,7 +118,7 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
         },
         async fanOut(request, alsoWrite) {
           const result = await fire.fanOut(request, alsoWrite);
-          noteFiring(result.runId, request.trigger.org_id);
+          noteFiring(result.runId, request.trigger.orgId);
           return result;
         },
       };

@@ -1,11 +1,14 @@
 // Automations: agents (draft setup, bindings, immutable revisions, knowledge selection) and flows (immutable versions).
 import type { SqliteDatabase } from '../database.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
+import type {
+  AgentBinding, AgentDraft, AgentRevision, AgentRevisionSummary, Automation, AutomationKind, AutomationUpdate, BindingPolicy, FlowVersion,
+  FlowVersionSummary, KnowledgeMode, KnowledgeSelection,
+} from '../records/automations.js';
 
-export type AutomationKind = 'agent' | 'flow';
-export type BindingPolicy = 'service' | 'caller_preferred' | 'caller_required';
-export type KnowledgeMode = 'none' | 'org' | 'domain' | 'modules';
+export type { AutomationKind, BindingPolicy, KnowledgeMode } from '../records/automations.js';
 
-export interface AutomationRow {
+interface AutomationRow {
   id: string;
   org_id: string;
   domain_id: string;
@@ -17,13 +20,11 @@ export interface AutomationRow {
   created_by: string | null;
   created_at: number;
   updated_at: number;
-  /** Set while archived (migration 0180); absent on rows built before the insert. */
-  archived_at?: number | null;
-  /** The published pointer an archive put aside (published_revision is NULL meanwhile). */
-  archived_revision?: number | null;
+  archived_at: number | null;
+  archived_revision: number | null;
 }
 
-export interface AgentSetupRow {
+interface AgentSetupRow {
   automation_id: string;
   principles: string;
   procedure: string;
@@ -33,40 +34,138 @@ export interface AgentSetupRow {
   updated_at: number;
 }
 
-export interface AgentBindingRow {
+interface AgentBindingRow {
   automation_id: string;
   integration_id: string;
   policy: BindingPolicy;
 }
 
-export interface AgentRevisionRow {
+interface AgentRevisionRow {
   automation_id: string;
   revision: number;
-  /** JSON: the setup frozen at publish time. */
   setup: string;
-  /** JSON: `[{ integrationId, identityMode }]` planned at publish time. */
   belt: string;
   change_note: string | null;
   published_by: string | null;
   created_at: number;
 }
 
-export interface FlowVersionRow {
+interface FlowVersionRow {
   automation_id: string;
   version: number;
-  /** JSON: `{ inputs, steps, output }`. */
   definition: string;
-  /** JSON: integration id -> binding policy. */
   bindings: string;
   created_at: number;
 }
 
-export interface KnowledgeSelectionRow {
+interface KnowledgeSelectionRow {
   automation_id: string;
   mode: KnowledgeMode;
-  /** JSON array of knowledge module ids. */
   module_ids: string;
 }
+
+/** The strings of a JSON array column; anything else reads as empty. */
+const stringList = (text: string): string[] => {
+  const parsed = jsonColumn(text);
+  return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
+};
+
+const automationFromRow = (r: AutomationRow): Automation => ({
+  id: r.id,
+  orgId: r.org_id,
+  domainId: r.domain_id,
+  kind: r.kind,
+  name: r.name,
+  description: r.description,
+  publishedRevision: r.published_revision,
+  entitledByDefault: r.entitled_by_default === 1,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  archivedAt: r.archived_at ?? null,
+  archivedRevision: r.archived_revision ?? null,
+});
+
+/** The insert's parameters: a new automation is never archived, so the archive columns are not written. */
+const automationToRow = (a: Automation): Omit<AutomationRow, 'archived_at' | 'archived_revision'> => ({
+  id: a.id,
+  org_id: a.orgId,
+  domain_id: a.domainId,
+  kind: a.kind,
+  name: a.name,
+  description: a.description,
+  published_revision: a.publishedRevision,
+  entitled_by_default: a.entitledByDefault ? 1 : 0,
+  created_by: a.createdBy,
+  created_at: a.createdAt,
+  updated_at: a.updatedAt,
+});
+
+const draftFromRow = (r: AgentSetupRow): AgentDraft => ({
+  automationId: r.automation_id,
+  principles: r.principles,
+  procedure: r.procedure,
+  model: r.model,
+  approvalTools: stringList(r.approval_tools),
+  updatedAt: r.updated_at,
+});
+
+const draftToRow = (d: AgentDraft): AgentSetupRow => ({
+  automation_id: d.automationId,
+  principles: d.principles,
+  procedure: d.procedure,
+  model: d.model,
+  approval_tools: JSON.stringify(d.approvalTools),
+  updated_at: d.updatedAt,
+});
+
+const bindingFromRow = (r: AgentBindingRow): AgentBinding => ({ automationId: r.automation_id, integrationId: r.integration_id, policy: r.policy });
+
+const revisionSummaryFromRow = (r: Omit<AgentRevisionRow, 'setup' | 'belt'>): AgentRevisionSummary => ({
+  automationId: r.automation_id,
+  revision: r.revision,
+  changeNote: r.change_note,
+  publishedBy: r.published_by,
+  createdAt: r.created_at,
+});
+
+const revisionFromRow = (r: AgentRevisionRow): AgentRevision => ({
+  ...revisionSummaryFromRow(r),
+  setup: jsonColumn(r.setup),
+  belt: jsonColumn(r.belt),
+});
+
+const revisionToRow = (r: AgentRevision): AgentRevisionRow => ({
+  automation_id: r.automationId,
+  revision: r.revision,
+  setup: JSON.stringify(r.setup),
+  belt: JSON.stringify(r.belt),
+  change_note: r.changeNote,
+  published_by: r.publishedBy,
+  created_at: r.createdAt,
+});
+
+const flowVersionSummaryFromRow = (r: Pick<FlowVersionRow, 'automation_id' | 'version' | 'created_at'>): FlowVersionSummary => ({
+  automationId: r.automation_id,
+  version: r.version,
+  createdAt: r.created_at,
+});
+
+const flowVersionFromRow = (r: FlowVersionRow): FlowVersion => ({
+  ...flowVersionSummaryFromRow(r),
+  definition: jsonColumn(r.definition),
+  bindings: jsonColumn(r.bindings),
+});
+
+const flowVersionToRow = (v: FlowVersion): FlowVersionRow => ({
+  automation_id: v.automationId,
+  version: v.version,
+  definition: JSON.stringify(v.definition),
+  bindings: JSON.stringify(v.bindings),
+  created_at: v.createdAt,
+});
+
+const selectionFromRow = (r: KnowledgeSelectionRow): KnowledgeSelection => ({ automationId: r.automation_id, mode: r.mode, moduleIds: stringList(r.module_ids) });
 
 export function createAutomationsRepo(db: SqliteDatabase) {
   const s = {
@@ -136,17 +235,24 @@ export function createAutomationsRepo(db: SqliteDatabase) {
   };
 
   // Savepoint when called inside an outer transaction, its own transaction otherwise.
-  const replaceBindings = db.transaction((automationId: string, bindings: ReadonlyArray<Omit<AgentBindingRow, 'automation_id'>>) => {
+  const replaceBindings = db.transaction((automationId: string, bindings: ReadonlyArray<Omit<AgentBinding, 'automationId'>>) => {
     s.deleteBindings.run(automationId);
-    for (const b of bindings) s.insertBinding.run(automationId, b.integration_id, b.policy);
+    for (const b of bindings) s.insertBinding.run(automationId, b.integrationId, b.policy);
   });
 
   return {
-    insertAutomation: (row: AutomationRow): void => void s.insert.run(row),
-    updateAutomation: (row: Pick<AutomationRow, 'id' | 'domain_id' | 'name' | 'description' | 'entitled_by_default' | 'updated_at'>): void =>
-      void s.update.run(row),
+    insertAutomation: (automation: Automation): void => void s.insert.run(automationToRow(automation)),
+    updateAutomation: (a: AutomationUpdate): void =>
+      void s.update.run({
+        id: a.id,
+        domain_id: a.domainId,
+        name: a.name,
+        description: a.description,
+        entitled_by_default: a.entitledByDefault ? 1 : 0,
+        updated_at: a.updatedAt,
+      }),
     setPublishedRevision: (id: string, revision: number | null, now: number): void => void s.setPublished.run(revision, now, id),
-    automation: (id: string) => s.byId.get(id) as AutomationRow | undefined,
+    automation: (id: string): Automation | undefined => mapOptional(s.byId.get(id), automationFromRow),
     /** Puts the published pointer aside; false when already archived. */
     archiveAutomation: (id: string, now: number): boolean => s.archive.run({ id, now }).changes > 0,
     /** Restores the pointer an archive put aside; false when not archived. */
@@ -159,8 +265,8 @@ export function createAutomationsRepo(db: SqliteDatabase) {
       filter: { kind: AutomationKind | null; domainId: string | null; archived: boolean | null },
       after: { createdAt: number; id: string } | null,
       limit: number,
-    ) =>
-      s.ofOrgPage.all({
+    ): Automation[] =>
+      (s.ofOrgPage.all({
         org: orgId,
         user: userId,
         kind: filter.kind,
@@ -169,29 +275,31 @@ export function createAutomationsRepo(db: SqliteDatabase) {
         after_at: after?.createdAt ?? -1,
         after_id: after?.id ?? '',
         limit,
-      }) as AutomationRow[],
+      }) as AutomationRow[]).map(automationFromRow),
     /** An agent's revisions (without their setup), newest first, below `before`. */
-    agentRevisionsPage: (automationId: string, before: number, limit: number) =>
-      s.revisionsPage.all({ id: automationId, before, limit }) as Array<Omit<AgentRevisionRow, 'setup' | 'belt'>>,
+    agentRevisionsPage: (automationId: string, before: number, limit: number): AgentRevisionSummary[] =>
+      (s.revisionsPage.all({ id: automationId, before, limit }) as Array<Omit<AgentRevisionRow, 'setup' | 'belt'>>).map(revisionSummaryFromRow),
     /** A flow's versions (without their definition), newest first, below `before`. */
-    flowVersionsPage: (automationId: string, before: number, limit: number) =>
-      s.flowVersionsPage.all({ id: automationId, before, limit }) as Array<Pick<FlowVersionRow, 'automation_id' | 'version' | 'created_at'>>,
-    automationsOfDomain: (domainId: string) => s.ofDomain.all(domainId) as AutomationRow[],
-    automationsOfOrganization: (orgId: string) => s.ofOrg.all(orgId) as AutomationRow[],
-    upsertAgentSetup: (row: AgentSetupRow): void => void s.upsertSetup.run(row),
-    agentSetup: (automationId: string) => s.setup.get(automationId) as AgentSetupRow | undefined,
+    flowVersionsPage: (automationId: string, before: number, limit: number): FlowVersionSummary[] =>
+      (s.flowVersionsPage.all({ id: automationId, before, limit }) as FlowVersionRow[]).map(flowVersionSummaryFromRow),
+    automationsOfDomain: (domainId: string): Automation[] => (s.ofDomain.all(domainId) as AutomationRow[]).map(automationFromRow),
+    automationsOfOrganization: (orgId: string): Automation[] => (s.ofOrg.all(orgId) as AutomationRow[]).map(automationFromRow),
+    upsertAgentSetup: (draft: AgentDraft): void => void s.upsertSetup.run(draftToRow(draft)),
+    agentSetup: (automationId: string): AgentDraft | undefined => mapOptional(s.setup.get(automationId), draftFromRow),
     /** Makes the agent's bindings exactly `bindings`. */
-    replaceAgentBindings: (automationId: string, bindings: ReadonlyArray<Omit<AgentBindingRow, 'automation_id'>>): void =>
+    replaceAgentBindings: (automationId: string, bindings: ReadonlyArray<Omit<AgentBinding, 'automationId'>>): void =>
       replaceBindings(automationId, bindings),
-    agentBindings: (automationId: string) => s.bindings.all(automationId) as AgentBindingRow[],
-    insertAgentRevision: (row: AgentRevisionRow): void => void s.insertRevision.run(row),
-    agentRevision: (automationId: string, revision: number) => s.revision.get(automationId, revision) as AgentRevisionRow | undefined,
-    latestAgentRevision: (automationId: string) => s.latestRevision.get(automationId) as AgentRevisionRow | undefined,
-    insertFlowVersion: (row: FlowVersionRow): void => void s.insertFlowVersion.run(row),
-    flowVersion: (automationId: string, version: number) => s.flowVersion.get(automationId, version) as FlowVersionRow | undefined,
-    latestFlowVersion: (automationId: string) => s.latestFlowVersion.get(automationId) as FlowVersionRow | undefined,
-    upsertKnowledgeSelection: (row: KnowledgeSelectionRow): void => void s.upsertSelection.run(row),
-    knowledgeSelection: (automationId: string) => s.selection.get(automationId) as KnowledgeSelectionRow | undefined,
+    agentBindings: (automationId: string): AgentBinding[] => (s.bindings.all(automationId) as AgentBindingRow[]).map(bindingFromRow),
+    insertAgentRevision: (revision: AgentRevision): void => void s.insertRevision.run(revisionToRow(revision)),
+    agentRevision: (automationId: string, revision: number): AgentRevision | undefined =>
+      mapOptional(s.revision.get(automationId, revision), revisionFromRow),
+    latestAgentRevision: (automationId: string): AgentRevision | undefined => mapOptional(s.latestRevision.get(automationId), revisionFromRow),
+    insertFlowVersion: (version: FlowVersion): void => void s.insertFlowVersion.run(flowVersionToRow(version)),
+    flowVersion: (automationId: string, version: number): FlowVersion | undefined => mapOptional(s.flowVersion.get(automationId, version), flowVersionFromRow),
+    latestFlowVersion: (automationId: string): FlowVersion | undefined => mapOptional(s.latestFlowVersion.get(automationId), flowVersionFromRow),
+    upsertKnowledgeSelection: (selection: KnowledgeSelection): void =>
+      void s.upsertSelection.run({ automation_id: selection.automationId, mode: selection.mode, module_ids: JSON.stringify(selection.moduleIds) }),
+    knowledgeSelection: (automationId: string): KnowledgeSelection | undefined => mapOptional(s.selection.get(automationId), selectionFromRow),
   };
 }
 

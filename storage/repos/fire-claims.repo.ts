@@ -6,32 +6,37 @@
  * run stays in Run history.
  */
 import type { SqliteDatabase } from '../database.js';
+import { mapOptional } from '../row-mapping.js';
+import type { FireClaim } from '../records/fire-claims.js';
 
-export interface FireClaimRow {
-  /** The key owner's organization: the same key in another organization is another claim. */
+export type { NewClaim } from '../records/fire-claims.js';
+
+interface FireClaimRow {
   scope: string;
   key: string;
-  /** Keyed HMAC of the request (never the request itself: it may carry caller credentials). */
   fingerprint: Buffer;
-  /** Only completed claims are stored: "in progress" lives in memory while the original commits. */
   state: 'completed';
   status_code: number;
-  /** JSON of the original response body (ids only). */
+  /** JSON text of the response body, passed through as stored. */
   response: string;
   run_id: string;
-  /** When the claim completed (its run was accepted). */
   lease_until: number;
   created_at: number;
   expires_at: number;
 }
 
-/** The claim columns a keyed run row is inserted with. */
-export interface NewClaim {
-  key: string;
-  fingerprint: Buffer;
-  response: string;
-  expiresAt: number;
-}
+const claimFromRow = (r: FireClaimRow): FireClaim => ({
+  scope: r.scope,
+  key: r.key,
+  fingerprint: r.fingerprint,
+  state: r.state,
+  statusCode: r.status_code,
+  response: r.response,
+  runId: r.run_id,
+  leaseUntil: r.lease_until,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});
 
 /** True when `error` is the run insert meeting trigger_runs_claim: another run already holds the key. */
 export function isClaimConflict(error: unknown): boolean {
@@ -58,7 +63,7 @@ export function createFireClaimsRepo(db: SqliteDatabase) {
     ),
   };
   return {
-    get: (scope: string, key: string) => s.get.get(scope, key) as FireClaimRow | undefined,
+    get: (scope: string, key: string): FireClaim | undefined => mapOptional(s.get.get(scope, key), claimFromRow),
     /** Gives an expired claim's key up (its run stays); false when there was none. */
     delete: (scope: string, key: string): boolean => s.release.run(scope, key).changes > 0,
     count: () => s.count.get() as number,

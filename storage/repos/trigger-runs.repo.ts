@@ -1,42 +1,42 @@
 // Run history: one trigger_runs row per firing (subscriber results, claim and pending session starts inline), read newest first.
 import type { SqliteDatabase } from '../database.js';
-import type { NewClaim } from './fire-claims.repo.js';
+import { jsonColumn, mapOptional } from '../row-mapping.js';
+import type {
+  NewTriggerRun, PendingRun, RunCursor, RunOutcome, RunSource, SubscriberResult, SubscriberResultView, SubscriberStatus, TriggerRun,
+} from '../records/trigger-runs.js';
 
-export type RunSource = 'api' | 'schedule' | 'event';
-export type RunOutcome = 'accepted' | 'succeeded' | 'partial' | 'failed' | 'skipped';
-export type SubscriberStatus = 'started' | 'skipped' | 'failed';
+export type { RunSource, RunOutcome, SubscriberStatus, RunCursor } from '../records/trigger-runs.js';
 
-export interface TriggerRunRow {
+interface TriggerRunRow {
   id: string;
   trigger_id: string;
   org_id: string;
   source: RunSource;
-  /** The key owner who fired (null for schedule and event firings). */
   fired_by: string | null;
   outcome: RunOutcome;
-  /** JSON array of integration ids supplied with caller credentials that no subscriber used (never material). */
+  /** JSON array of integration ids. */
   unused_credential_integrations: string;
   idempotency_key: string | null;
   created_at: number;
 }
 
-/**
- * A run as written: its subscriber results travel with it (stored as JSON in trigger_runs.results), and so do the
- * fire's idempotency claim and the session starts the execution side has yet to write (JSON, null when none).
- */
-export type NewTriggerRun = TriggerRunRow & {
-  results: readonly Omit<SubscriberResultRow, 'run_id'>[];
-  claim?: NewClaim | null;
-  pending?: string | null;
-};
+/** The insert's parameters: the run, its results, pending starts and claim columns (JSON as text). */
+interface NewTriggerRunRow extends TriggerRunRow {
+  results: string;
+  pending: string | null;
+  claim_key: string | null;
+  claim_fingerprint: Buffer | null;
+  claim_response: string | null;
+  claim_expires_at: number | null;
+}
 
-/** A run whose session starts are not yet written (runtime/execution/materializer.ts). */
-export interface PendingRunRow {
+interface PendingRunRow {
   id: string;
   pending: string;
 }
 
-export interface SubscriberResultRow {
+/** One result unnested from trigger_runs.results, with its automation's name and kind. */
+interface SubscriberResultViewRow {
   run_id: string;
   automation_id: string;
   position: number;
@@ -44,16 +44,66 @@ export interface SubscriberResultRow {
   code: string | null;
   reason: string | null;
   session_id: string | null;
+  automation_name: string | null;
+  automation_kind: string | null;
 }
 
-/** A result with what the reader shows beside it (null when the automation was deleted since). */
-export type SubscriberResultView = SubscriberResultRow & { automation_name: string | null; automation_kind: string | null };
+const stringArray = (text: string): string[] => {
+  const parsed = jsonColumn(text);
+  return Array.isArray(parsed) ? (parsed as string[]) : [];
+};
 
-/** Keyset position: runs strictly older than this (created_at, id) pair. */
-export interface RunCursor {
-  createdAt: number;
-  id: string;
-}
+const runFromRow = (r: TriggerRunRow): TriggerRun => ({
+  id: r.id,
+  triggerId: r.trigger_id,
+  orgId: r.org_id,
+  source: r.source,
+  firedBy: r.fired_by,
+  outcome: r.outcome,
+  unusedCredentialIntegrations: stringArray(r.unused_credential_integrations),
+  idempotencyKey: r.idempotency_key,
+  createdAt: r.created_at,
+});
+
+// The results column keeps this key order (the reader unnests it by name).
+const resultToJson = (r: SubscriberResult) => ({
+  automationId: r.automationId, position: r.position, status: r.status, code: r.code, reason: r.reason, sessionId: r.sessionId,
+});
+
+const runToRow = ({ results, claim, pending, ...run }: NewTriggerRun): NewTriggerRunRow => ({
+  id: run.id,
+  trigger_id: run.triggerId,
+  org_id: run.orgId,
+  source: run.source,
+  fired_by: run.firedBy,
+  outcome: run.outcome,
+  unused_credential_integrations: JSON.stringify(run.unusedCredentialIntegrations),
+  idempotency_key: run.idempotencyKey,
+  created_at: run.createdAt,
+  results: JSON.stringify(results.map(resultToJson)),
+  pending: pending == null ? null : JSON.stringify(pending),
+  claim_key: claim?.key ?? null,
+  claim_fingerprint: claim?.fingerprint ?? null,
+  claim_response: claim?.response ?? null,
+  claim_expires_at: claim?.expiresAt ?? null,
+});
+
+const pendingRunFromRow = (r: PendingRunRow): PendingRun => {
+  const parsed = jsonColumn(r.pending);
+  return { id: r.id, pending: Array.isArray(parsed) ? parsed : [] };
+};
+
+const resultViewFromRow = (r: SubscriberResultViewRow): SubscriberResultView => ({
+  runId: r.run_id,
+  automationId: r.automation_id,
+  position: r.position,
+  status: r.status,
+  code: r.code,
+  reason: r.reason,
+  sessionId: r.session_id,
+  automationName: r.automation_name,
+  automationKind: r.automation_kind,
+});
 
 export function createTriggerRunsRepo(db: SqliteDatabase) {
   const s = {
@@ -86,29 +136,21 @@ export function createTriggerRunsRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertRun: ({ results, claim, pending, ...row }: NewTriggerRun): void =>
-      void s.insertRun.run({
-        ...row,
-        pending: pending ?? null,
-        claim_key: claim?.key ?? null,
-        claim_fingerprint: claim?.fingerprint ?? null,
-        claim_response: claim?.response ?? null,
-        claim_expires_at: claim?.expiresAt ?? null,
-        results: JSON.stringify(
-          results.map((r) => ({ automationId: r.automation_id, position: r.position, status: r.status, code: r.code, reason: r.reason, sessionId: r.session_id })),
-        ),
-      }),
-    run: (id: string) => s.run.get(id) as TriggerRunRow | undefined,
-    /** Newest first; `before` continues after the last row of the previous page. */
-    page(triggerId: string, before: RunCursor | null, limit: number): TriggerRunRow[] {
-      if (before === null) return s.firstPage.all(triggerId, limit) as TriggerRunRow[];
-      return s.nextPage.all({ trigger_id: triggerId, created_at: before.createdAt, id: before.id, limit }) as TriggerRunRow[];
+    insertRun: (run: NewTriggerRun): void => void s.insertRun.run(runToRow(run)),
+    run: (id: string): TriggerRun | undefined => mapOptional(s.run.get(id), runFromRow),
+    /** Newest first; `before` continues after the last run of the previous page. */
+    page(triggerId: string, before: RunCursor | null, limit: number): TriggerRun[] {
+      const rows = before === null
+        ? s.firstPage.all(triggerId, limit)
+        : s.nextPage.all({ trigger_id: triggerId, created_at: before.createdAt, id: before.id, limit });
+      return (rows as TriggerRunRow[]).map(runFromRow);
     },
     /** Results of several runs in one query, each run's in firing order. */
-    resultsOf: (runIds: readonly string[]) => s.results.all(JSON.stringify(runIds)) as SubscriberResultView[],
+    resultsOf: (runIds: readonly string[]): SubscriberResultView[] =>
+      (s.results.all(JSON.stringify(runIds)) as SubscriberResultViewRow[]).map(resultViewFromRow),
     countOfTrigger: (triggerId: string) => s.countOfTrigger.get(triggerId) as number,
     /** Runs whose session starts the execution side has not written yet, oldest first (boot recovery). */
-    pendingRuns: () => s.pendingRuns.all() as PendingRunRow[],
+    pendingRuns: (): PendingRun[] => (s.pendingRuns.all() as PendingRunRow[]).map(pendingRunFromRow),
     /** Marks the run's session starts written; false when they already were. */
     clearPending: (id: string): boolean => s.clearPending.run(id).changes > 0,
   };

@@ -1,28 +1,56 @@
 // Triggers (api, schedule, event) and their ordered subscriptions.
 import type { SqliteDatabase } from '../database.js';
+import { jsonObjectColumn, mapOptional } from '../row-mapping.js';
+import type { Subscription, Trigger, TriggerType, TriggerUpdate } from '../records/triggers.js';
 
-export type TriggerType = 'schedule' | 'api' | 'event';
+export type { TriggerType } from '../records/triggers.js';
 
-export interface TriggerRow {
+interface TriggerRow {
   id: string;
   org_id: string;
   domain_id: string;
   type: TriggerType;
   name: string;
   active: number;
-  /** JSON: `{}` (api), `{ cron, timezone, input }` (schedule), `{ sourceIntegrationId, connectionId, eventType, filter }` (event). */
   config: string;
-  /** runtime/vault/sealed-secret.ts output for an event trigger's endpointSecret. */
   endpoint_secret_sealed: Buffer | null;
   created_by: string | null;
   created_at: number;
 }
 
-export interface SubscriptionRow {
+interface SubscriptionRow {
   trigger_id: string;
   automation_id: string;
   position: number;
 }
+
+const triggerFromRow = (r: TriggerRow): Trigger => ({
+  id: r.id,
+  orgId: r.org_id,
+  domainId: r.domain_id,
+  type: r.type,
+  name: r.name,
+  active: r.active === 1,
+  config: jsonObjectColumn(r.config),
+  endpointSecretSealed: r.endpoint_secret_sealed,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+});
+
+const triggerToRow = (t: Trigger): TriggerRow => ({
+  id: t.id,
+  org_id: t.orgId,
+  domain_id: t.domainId,
+  type: t.type,
+  name: t.name,
+  active: t.active ? 1 : 0,
+  config: JSON.stringify(t.config),
+  endpoint_secret_sealed: t.endpointSecretSealed,
+  created_by: t.createdBy,
+  created_at: t.createdAt,
+});
+
+const subscriptionFromRow = (r: SubscriptionRow): Subscription => ({ triggerId: r.trigger_id, automationId: r.automation_id, position: r.position });
 
 export function createTriggersRepo(db: SqliteDatabase) {
   const s = {
@@ -55,9 +83,17 @@ export function createTriggersRepo(db: SqliteDatabase) {
   });
 
   return {
-    insertTrigger: (row: TriggerRow): void => void s.insert.run(row),
-    updateTrigger: (row: Pick<TriggerRow, 'id' | 'domain_id' | 'type' | 'name' | 'active' | 'config' | 'endpoint_secret_sealed'>): void =>
-      void s.update.run(row),
+    insertTrigger: (trigger: Trigger): void => void s.insert.run(triggerToRow(trigger)),
+    updateTrigger: (t: TriggerUpdate): void =>
+      void s.update.run({
+        id: t.id,
+        domain_id: t.domainId,
+        type: t.type,
+        name: t.name,
+        active: t.active ? 1 : 0,
+        config: JSON.stringify(t.config),
+        endpoint_secret_sealed: t.endpointSecretSealed,
+      }),
     /** One page of the triggers of an organization's domains `userId` is a member of, oldest first, after `after`. */
     triggersOfOrganizationPage: (
       orgId: string,
@@ -65,20 +101,20 @@ export function createTriggersRepo(db: SqliteDatabase) {
       filter: { domainId: string | null; type: TriggerType | null },
       after: { createdAt: number; id: string } | null,
       limit: number,
-    ) =>
-      s.ofOrgPage.all({ org: orgId, user: userId, domain: filter.domainId, type: filter.type, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as TriggerRow[],
+    ): Trigger[] =>
+      (s.ofOrgPage.all({ org: orgId, user: userId, domain: filter.domainId, type: filter.type, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as TriggerRow[]).map(triggerFromRow),
     /** Deletes the trigger; its subscriptions, runs and event deliveries cascade. */
     deleteTrigger: (id: string): boolean => s.deleteTrigger.run(id).changes > 0,
     /** The triggers an automation is subscribed to. */
-    subscriptionsOfAutomation: (automationId: string) => s.subscribedTo.all(automationId) as SubscriptionRow[],
-    trigger: (id: string) => s.byId.get(id) as TriggerRow | undefined,
-    triggersOfOrganization: (orgId: string) => s.ofOrg.all(orgId) as TriggerRow[],
+    subscriptionsOfAutomation: (automationId: string): Subscription[] => (s.subscribedTo.all(automationId) as SubscriptionRow[]).map(subscriptionFromRow),
+    trigger: (id: string): Trigger | undefined => mapOptional(s.byId.get(id), triggerFromRow),
+    triggersOfOrganization: (orgId: string): Trigger[] => (s.ofOrg.all(orgId) as TriggerRow[]).map(triggerFromRow),
     /** Every trigger of one type across organizations (boot arms schedule triggers). */
-    triggersOfType: (type: TriggerType) => s.ofType.all(type) as TriggerRow[],
+    triggersOfType: (type: TriggerType): Trigger[] => (s.ofType.all(type) as TriggerRow[]).map(triggerFromRow),
     /** Makes the subscribers exactly `automationIds`, fired in that order. */
     replaceSubscriptions: (triggerId: string, automationIds: readonly string[]): void => replaceSubscriptions(triggerId, automationIds),
     /** Subscribers in firing (position) order. */
-    subscribers: (triggerId: string) => s.subscribers.all(triggerId) as SubscriptionRow[],
+    subscribers: (triggerId: string): Subscription[] => (s.subscribers.all(triggerId) as SubscriptionRow[]).map(subscriptionFromRow),
   };
 }
 

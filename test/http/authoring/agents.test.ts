@@ -20,7 +20,7 @@ t.test('create answers 201 { id, domainId, name, description, kind: "agent" }; t
   t.equal(read.json.published, null, 'not published');
   t.equal(read.json.hasUnpublishedChanges, true);
   t.same(read.json.setup, { principles: '', procedure: 'Search with #knowledge.search.', model: 'builtin:procedure', approvalTools: [] });
-  t.equal(world.server.service.store.repos.automations.automation(created.json.id)!.published_revision, null);
+  t.equal(world.server.service.store.repos.automations.automation(created.json.id)!.publishedRevision, null);
 });
 
 t.test('create bounds: name 1–120 (trimmed), description at most 2,000, setup bounds', async (t) => {
@@ -86,7 +86,7 @@ t.test('PATCH setup: omitted fields unchanged, no revision, published pointer un
   t.same(after.json.published, before.json.published, 'published revision unchanged');
   t.equal(after.json.hasUnpublishedChanges, true);
   t.equal(automations.latestAgentRevision(id)!.revision, 1, 'no revision created');
-  t.equal(automations.automation(id)!.published_revision, 1);
+  t.equal(automations.automation(id)!.publishedRevision, 1);
 
   const tools = await ada.patch(`/automations/${id}/setup`, { approvalTools: ['crm.update_contact', 'crm.update_contact'] });
   t.same(tools.json.setup.approvalTools, ['crm.update_contact'], 'duplicates collapse');

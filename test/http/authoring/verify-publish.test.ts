@@ -47,7 +47,7 @@ t.test('publish with findings is 422 VALIDATION with details.findings [{ message
   t.same(finding.span, { start: 4, end: 4 + '#crm.get_contat'.length });
   const { automations } = world.server.service.store.repos;
   t.equal(automations.latestAgentRevision(id), undefined);
-  t.equal(automations.automation(id)!.published_revision, null);
+  t.equal(automations.automation(id)!.publishedRevision, null);
 });
 
 t.test('revisions count 1, 2, 3; changeNote is trimmed; the published pointer follows; revisions are immutable', async (t) => {
@@ -65,9 +65,9 @@ t.test('revisions count 1, 2, 3; changeNote is trimmed; the published pointer fo
   t.same(three.json.belt, [{ integrationId: 'knowledge', identityMode: 'service' }, { integrationId: 'crm', identityMode: 'service' }], 'belt in order of first reference');
 
   const { automations } = world.server.service.store.repos;
-  t.equal(automations.agentRevision(id, 1)!.change_note, 'first');
-  t.equal(automations.agentRevision(id, 2)!.change_note, null);
-  t.match(automations.agentRevision(id, 1)!.setup, /Read with #crm\.get_contact\./, 'revision 1 still holds the old procedure');
+  t.equal(automations.agentRevision(id, 1)!.changeNote, 'first');
+  t.equal(automations.agentRevision(id, 2)!.changeNote, null);
+  t.match(automations.agentRevision(id, 1)!.setup, { procedure: /Read with #crm\.get_contact\./ }, 'revision 1 still holds the old procedure');
   const read = await ada.get(`/automations/${id}`);
   t.equal(read.json.published.revision, 3);
   t.equal(read.json.hasUnpublishedChanges, false);
@@ -146,13 +146,13 @@ t.test('the belt takes identity modes from the bindings and equals the one manif
   const ada = world.as(world.refs['ada-key']);
   const id = world.refs.upgrader;
   const { automations } = world.server.service.store.repos;
-  const manifestBelt = JSON.parse(automations.agentRevision(id, 1)!.belt);
+  const manifestBelt = automations.agentRevision(id, 1)!.belt;
   const verify = await ada.get(`/automations/${id}/verify`);
   t.same(verify.json.plannedBelt, [{ integrationId: 'crm', identityMode: 'caller_required' }]);
   t.same(verify.json.plannedBelt, manifestBelt);
   const published = await ada.post(`/automations/${id}/publish`, { changeNote: 'republish' });
   t.same(published.json, { revision: 2, belt: manifestBelt }, 'continues after the manifest\'s revision 1');
-  t.equal(automations.agentRevision(id, 2)!.setup, automations.agentRevision(id, 1)!.setup, 'same frozen setup format');
+  t.equal(JSON.stringify(automations.agentRevision(id, 2)!.setup), JSON.stringify(automations.agentRevision(id, 1)!.setup), 'same frozen setup format (key order)');
 });
 
 t.test('concurrent publishes get distinct consecutive revisions', async (t) => {

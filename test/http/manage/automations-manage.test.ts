@@ -97,7 +97,7 @@ t.test('archive: no session opens, firings skip it as NOT_PUBLISHED, rollback re
   await f.settle();
   const runs = await f.req('GET', `/api/v1/triggers/${f.refs['new-lead']}/runs`, { user: 'ada' });
   t.match(runs.json.runs[0].subscribers.find((s: any) => s.automationId === lookup), { status: 'skipped', code: 'NOT_PUBLISHED', reason: 'The automation is archived.' });
-  t.same(f.server.service.store.repos.triggers.subscribers(f.refs['new-lead']!).map((s) => s.automation_id), [lookup, f.refs.enrich], 'subscriptions kept');
+  t.same(f.server.service.store.repos.triggers.subscribers(f.refs['new-lead']!).map((s) => s.automationId), [lookup, f.refs.enrich], 'subscriptions kept');
 
   const onlyArchived = await f.req('GET', `${BASE}?archived=true`, { user: 'ada' });
   t.same(onlyArchived.json.automations.map((a: any) => a.id), [lookup]);

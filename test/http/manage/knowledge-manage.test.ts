@@ -83,7 +83,7 @@ t.test('remove from a module and delete a module: domain authority; selections s
   t.equal((await f.req('DELETE', `${A}/knowledge-modules/${module}`, { user: 'gina' })).status, 404);
   t.equal((await f.req('DELETE', `${A}/knowledge-modules/${module}`, { user: 'ada' })).status, 204);
   t.equal(repos.knowledge.module(module), undefined);
-  t.same(JSON.parse(repos.automations.knowledgeSelection(lookup)!.module_ids), [], 'the agent\'s selection no longer names it');
+  t.same(repos.automations.knowledgeSelection(lookup)!.moduleIds, [], 'the agent\'s selection no longer names it');
   t.equal((await f.req('GET', `${A}/knowledge-modules/${module}`, { key: f.key('ada-key') })).status, 404);
   t.equal((await f.req('DELETE', `${A}/knowledge-modules/not-an-id`, { user: 'ada' })).status, 404);
 });

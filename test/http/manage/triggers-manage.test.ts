@@ -112,7 +112,7 @@ t.test('update: name, cron and timezone re-arm the tick; input; eventFilter vali
   t.same(goodFilter.json.trigger.config.eventFilter, filter);
   const cleared = await f.req('PATCH', signup, { user: 'ada' }, { eventFilter: null });
   t.equal(cleared.json.trigger.config.eventFilter, null, 'null removes the filter');
-  t.equal(f.server.service.store.repos.triggers.trigger(f.refs.signup!)!.endpoint_secret_sealed !== null, true, 'the endpoint secret is kept');
+  t.equal(f.server.service.store.repos.triggers.trigger(f.refs.signup!)!.endpointSecretSealed !== null, true, 'the endpoint secret is kept');
 });
 
 t.test('pause and resume: a paused schedule has no tick and never fires; a paused API trigger is not fireable; idempotent', async (t) => {

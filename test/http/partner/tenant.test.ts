@@ -86,15 +86,15 @@ t.test('the trigger fire route as the named person: one session per subscriber, 
   store.transaction(() => {
     store.repos.triggers.insertTrigger({
       id: triggerId,
-      org_id: customer.orgId,
-      domain_id: customer.domainId,
+      orgId: customer.orgId,
+      domainId: customer.domainId,
       type: 'api',
       name: 'Signup',
-      active: 1,
-      config: '{}',
-      endpoint_secret_sealed: null,
-      created_by: null,
-      created_at: p.clock.now(),
+      active: true,
+      config: {},
+      endpointSecretSealed: null,
+      createdBy: null,
+      createdAt: p.clock.now(),
     });
     store.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('welcome')]);
   });

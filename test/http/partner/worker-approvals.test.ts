@@ -97,7 +97,7 @@ t.test('a worker decides a flow run approval at /worker/approvals/runs/:runId', 
   const triggerId = newId();
   const store = p.c.server.service.store;
   store.transaction(() => {
-    store.repos.triggers.insertTrigger({ id: triggerId, org_id: customer.orgId, domain_id: customer.domainId, type: 'api', name: 'Tag', active: 1, config: '{}', endpoint_secret_sealed: null, created_by: null, created_at: p.clock.now() });
+    store.repos.triggers.insertTrigger({ id: triggerId, orgId: customer.orgId, domainId: customer.domainId, type: 'api', name: 'Tag', active: true, config: {}, endpointSecretSealed: null, createdBy: null, createdAt: p.clock.now() });
     store.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('tagger')]);
   });
   const fired = await p.api('POST', `/organizations/${customer.orgId}/triggers/fire`, customer.key, { triggerId, input: { id: 'c-9' }, callerCredentials: crmCredentials() }, { 'x-service-subject': 'opener' });

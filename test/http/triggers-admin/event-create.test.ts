@@ -34,8 +34,8 @@ t.test('a valid event trigger: created with its subscription; an omitted endpoin
   t.ok(isSigningSecret(answer.json.endpointSecret), 'a Standard Webhooks secret (whsec_ + base64)');
   const id = answer.json.trigger.id;
   const { repos } = f.server.service.store;
-  t.same(repos.triggers.subscribers(id).map((s) => s.automation_id), [f.refs.enrich]);
-  t.notOk(repos.triggers.trigger(id)!.endpoint_secret_sealed!.toString('latin1').includes(answer.json.endpointSecret.slice(6)), 'sealed at rest');
+  t.same(repos.triggers.subscribers(id).map((s) => s.automationId), [f.refs.enrich]);
+  t.notOk(repos.triggers.trigger(id)!.endpointSecretSealed!.toString('latin1').includes(answer.json.endpointSecret.slice(6)), 'sealed at rest');
   t.equal(answer.json.trigger.config.hasEndpointSecret, true);
 });
 

@@ -28,14 +28,14 @@ t.test('a verified delivery that passes the filter fans out like a fire: source 
   t.equal(answer.json.status, 'fired');
   const { repos } = f.server.service.store;
   const run = repos.triggerRuns.run(answer.json.runId)!;
-  t.match(run, { trigger_id: f.refs.signup, source: 'event', fired_by: null, outcome: 'partial' });
+  t.match(run, { triggerId: f.refs.signup, source: 'event', firedBy: null, outcome: 'partial' });
   const [enrich, upgrader] = repos.triggerRuns.resultsOf([run.id]);
-  t.match(enrich, { automation_id: f.refs.enrich, status: 'started' });
-  t.match(upgrader, { automation_id: f.refs.upgrader, status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED' });
-  t.same(answer.json.sessions, [{ automationId: f.refs.enrich, sessionId: enrich!.session_id }]);
+  t.match(enrich, { automationId: f.refs.enrich, status: 'started' });
+  t.match(upgrader, { automationId: f.refs.upgrader, status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED' });
+  t.same(answer.json.sessions, [{ automationId: f.refs.enrich, sessionId: enrich!.sessionId }]);
   // The run row is the delivery's one accept row; its session is written next (as any read route does first).
   f.server.service.services.sessions.materializer.catchUp();
-  t.equal(repos.sessions.session(enrich!.session_id!)!.origin, 'event');
+  t.equal(repos.sessions.session(enrich!.sessionId!)!.origin, 'event');
   await f.settle();
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-1').length, 1, 'the flow ran on the event payload');
   t.match(repos.eventDeliveries.recent(f.refs.signup!, 5)[0], { status: 'fired', runId: run.id, reason: null });

@@ -35,11 +35,11 @@ t.test('advancing the clock past the cron slot fires once: caller-required subsc
   await f.settle();
   const [run] = repos.triggerRuns.page(id, null, 10);
   t.equal(repos.triggerRuns.countOfTrigger(id), 1, 'one firing');
-  t.match(run, { source: 'schedule', fired_by: null, outcome: 'partial' });
+  t.match(run, { source: 'schedule', firedBy: null, outcome: 'partial' });
   const results = repos.triggerRuns.resultsOf([run!.id]);
-  t.match(results[0], { automation_id: f.refs.upgrader, status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED', session_id: null });
-  t.match(results[1], { automation_id: f.refs.enrich, status: 'started', code: null });
-  const session = repos.sessions.session(results[1]!.session_id!)!;
+  t.match(results[0], { automationId: f.refs.upgrader, status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED', sessionId: null });
+  t.match(results[1], { automationId: f.refs.enrich, status: 'started', code: null });
+  const session = repos.sessions.session(results[1]!.sessionId!)!;
   t.equal(session.origin, 'schedule');
   t.equal(session.createdBy, null, 'no caller');
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-7').length, 1, 'the flow got the configured input');
@@ -78,7 +78,7 @@ t.test('a tick armed for an older cron re-arms instead of firing', async (t) => 
   const { repos } = f.server.service.store;
   const row = repos.triggers.trigger(f.refs.nightly!)!;
   // Changed behind the scheduler's back (no reconcile): the pending tick still says 0 2 * * * Paris.
-  repos.triggers.updateTrigger({ ...row, config: JSON.stringify({ cron: '0 9 * * *', timezone: 'UTC', input: { id: 'c-1' } }) });
+  repos.triggers.updateTrigger({ ...row, config: { cron: '0 9 * * *', timezone: 'UTC', input: { id: 'c-1' } } });
   f.clock.set(Date.UTC(2026, 10, 23, 1, 0, 1));
   await f.settle();
   t.equal(repos.triggerRuns.countOfTrigger(row.id), 0, 'the stale slot did not fire');
@@ -108,7 +108,7 @@ t.test('a tick missed while the service was down fires once at boot, not once pe
   const { repos } = second.server.service.store;
   t.equal(repos.triggerRuns.countOfTrigger(id), 1, 'one catch-up firing at boot');
   const [run] = repos.triggerRuns.page(id, null, 5);
-  t.equal(run!.created_at, Date.UTC(2026, 10, 25, 13, 15), 'fired at boot time');
+  t.equal(run!.createdAt, Date.UTC(2026, 10, 25, 13, 15), 'fired at boot time');
   t.equal(repos.triggerRuns.resultsOf([run!.id])[0]!.code, 'CALLER_CREDENTIALS_REQUIRED');
   t.equal(second.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 25, 18), 'then the next future slot');
   const pending = second.server.service.store.db.prepare(`SELECT count(*) AS n FROM timers WHERE kind = ? AND target_id = ? AND fired_at IS NULL`).get(SCHEDULE_TICK, id) as { n: number };

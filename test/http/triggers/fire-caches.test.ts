@@ -25,7 +25,7 @@ t.test('a disabled entitlement, a paused trigger and a changed subscriber list c
   const fire = () => f.fire('bob', { triggerId: f.refs['new-lead'], input: { id: 'c-1' } });
   const first = await fire();
   t.equal(first.json.sessions.length, 2, 'both subscribers start (plan now cached)');
-  const org = repos.automations.automation(f.refs.lookup)!.org_id;
+  const org = repos.automations.automation(f.refs.lookup)!.orgId;
   // The partner entitlements service writes exactly this (runtime/partners/entitlements.ts setOverride).
   await writer.submit(() => repos.entitlements.set({ orgId: org, automationId: f.refs.lookup, enabled: false, updatedAt: Date.now() }));
   const gated = await fire();

@@ -52,10 +52,10 @@ async function world(t: { teardown(fn: () => void): void }): Promise<World> {
     join: (moduleId, articleId) => void knowledge.addModuleArticle(moduleId, articleId, 0),
     scope(agentRef) {
       const row = automations.automation(refs[agentRef])!;
-      return { orgId: row.org_id, domainId: row.domain_id, automationId: row.id };
+      return { orgId: row.orgId, domainId: row.domainId, automationId: row.id };
     },
     select(agentRef, mode, moduleIds = []) {
-      automations.upsertKnowledgeSelection({ automation_id: refs[agentRef], mode, module_ids: JSON.stringify(moduleIds) });
+      automations.upsertKnowledgeSelection({ automationId: refs[agentRef], mode, moduleIds });
     },
   };
 }

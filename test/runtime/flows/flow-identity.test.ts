@@ -60,12 +60,12 @@ t.test('a schedule-origin run carries no caller credential: a caller-required ca
   // Written directly: the session starter already refuses this start; the engine must refuse it on its own too.
   await w.store.writer.submit(() => {
     w.store.repos.sessions.insertSession({
-      id: sessionId, orgId: w.orgId, domainId: flow.domain_id, automationId: flow.id, revision: flow.published_revision, visibility: 'domain',
+      id: sessionId, orgId: w.orgId, domainId: flow.domainId, automationId: flow.id, revision: flow.publishedRevision, visibility: 'domain',
       createdBy: null, origin: 'schedule', triggerRunId: null, status: 'active', title: null, createdAt: T0, updatedAt: T0,
     });
     w.store.repos.executions.insertExecution({
       id: executionId, sessionId, status: 'queued', input: { id: 'c-1' }, createdBy: null, createdAt: T0,
-      revision: flow.published_revision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
+      revision: flow.publishedRevision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
     });
   });
   w.dispatcher.dispatch(sessionId);

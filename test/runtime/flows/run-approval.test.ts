@@ -76,7 +76,7 @@ t.test('visibility, policy and bounds: 404 outside the domain, 403 without appro
   const lookup = w.store.repos.automations.automation(w.refs.lookup!)!;
   const agentSessionId = '01900000-0000-7000-8000-000000000002';
   w.store.repos.sessions.insertSession({
-    id: agentSessionId, orgId: w.orgId, domainId: lookup.domain_id, automationId: lookup.id, revision: lookup.published_revision, visibility: 'domain',
+    id: agentSessionId, orgId: w.orgId, domainId: lookup.domainId, automationId: lookup.id, revision: lookup.publishedRevision, visibility: 'domain',
     createdBy: w.refs.ada!, origin: 'api', triggerRunId: null, status: 'active', title: null, createdAt: 0, updatedAt: 0,
   });
   t.match(await refusal(w.approvals.decide(w.caller('ada'), { runId: agentSessionId, decision: 'approved' })), { code: 'NOT_FOUND' }, 'an agent session is not a flow run');

@@ -52,37 +52,37 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
 
   // Agents: published ones get revision 1 with the belt frozen from the procedure and bindings.
   const lookup = r.automations.automation(refs.lookup!)!;
-  t.match(lookup, { kind: 'agent', domain_id: refs.sales, org_id: refs.acme, published_revision: 1, description: 'Finds a contact and summarises it' });
-  t.same(JSON.parse(r.automations.agentRevision(refs.lookup!, 1)!.belt), [{ integrationId: 'crm', identityMode: 'caller_preferred' }]);
-  t.same(JSON.parse(r.automations.agentRevision(refs.upgrader!, 1)!.belt), [{ integrationId: 'crm', identityMode: 'caller_required' }]);
-  t.same(JSON.parse(r.automations.agentRevision(refs.upgrader!, 1)!.setup).approvalTools, ['crm.update_contact']);
-  t.same(JSON.parse(r.automations.agentRevision(refs['globex-agent']!, 1)!.belt), []);
-  t.equal(r.automations.automation(refs.drafty!)!.published_revision, null);
+  t.match(lookup, { kind: 'agent', domainId: refs.sales, orgId: refs.acme, publishedRevision: 1, description: 'Finds a contact and summarises it' });
+  t.same(r.automations.agentRevision(refs.lookup!, 1)!.belt, [{ integrationId: 'crm', identityMode: 'caller_preferred' }]);
+  t.same(r.automations.agentRevision(refs.upgrader!, 1)!.belt, [{ integrationId: 'crm', identityMode: 'caller_required' }]);
+  t.same((r.automations.agentRevision(refs.upgrader!, 1)!.setup as { approvalTools: string[] }).approvalTools, ['crm.update_contact']);
+  t.same(r.automations.agentRevision(refs['globex-agent']!, 1)!.belt, []);
+  t.equal(r.automations.automation(refs.drafty!)!.publishedRevision, null);
   t.equal(r.automations.latestAgentRevision(refs.drafty!), undefined, 'an unpublished agent has no revision');
   t.equal(r.automations.agentSetup(refs.drafty!)!.procedure, 'Use #crm.get_contact.');
-  t.same(r.automations.agentBindings(refs.upgrader!), [{ automation_id: refs.upgrader, integration_id: 'crm', policy: 'caller_required' }]);
-  t.same(r.automations.knowledgeSelection(refs.lookup!), { automation_id: refs.lookup, mode: 'domain', module_ids: '[]' });
+  t.same(r.automations.agentBindings(refs.upgrader!), [{ automationId: refs.upgrader, integrationId: 'crm', policy: 'caller_required' }]);
+  t.same(r.automations.knowledgeSelection(refs.lookup!), { automationId: refs.lookup, mode: 'domain', moduleIds: [] });
 
   // Flow: version 1 published, with its step graph and bindings.
   const enrich = r.automations.automation(refs.enrich!)!;
-  t.match(enrich, { kind: 'flow', published_revision: 1 });
+  t.match(enrich, { kind: 'flow', publishedRevision: 1 });
   const version = r.automations.flowVersion(refs.enrich!, 1)!;
-  t.equal(JSON.parse(version.definition).steps[1].then[0].approval, true);
-  t.same(JSON.parse(version.bindings), { crm: 'service' });
+  t.equal((version.definition as any).steps[1].then[0].approval, true);
+  t.same(version.bindings, { crm: 'service' });
 
   // Triggers: subscribers in manifest order; configs per type.
-  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automation_id), [refs.lookup, refs.enrich]);
-  t.equal(r.triggers.trigger(refs.paused!)!.active, 0);
-  t.same(JSON.parse(r.triggers.trigger(refs.nightly!)!.config), { cron: '0 2 * * *', timezone: 'Europe/Paris', input: { id: 'c-1' } });
+  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automationId), [refs.lookup, refs.enrich]);
+  t.equal(r.triggers.trigger(refs.paused!)!.active, false);
+  t.same(r.triggers.trigger(refs.nightly!)!.config, { cron: '0 2 * * *', timezone: 'Europe/Paris', input: { id: 'c-1' } });
   const signup = r.triggers.trigger(refs.signup!)!;
-  t.same(JSON.parse(signup.config), {
+  t.same(signup.config, {
     sourceIntegrationId: 'crm',
     connectionId: refs['crm-conn'],
     eventType: 'contact.created',
     filter: { field: 'contact.seats', operator: '>', value: 50 },
   });
-  t.equal(openSecret(keyRing, signup.endpoint_secret_sealed!, sealedSecretAad.triggerEndpoint(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
-  t.equal(r.triggers.trigger(refs['globex-fire']!)!.org_id, refs.globex);
+  t.equal(openSecret(keyRing, signup.endpointSecretSealed!, sealedSecretAad.triggerEndpoint(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  t.equal(r.triggers.trigger(refs['globex-fire']!)!.orgId, refs.globex);
 
   // Connection secret sealed and bound to its row.
   const connection = r.integrations.connection(refs['crm-conn']!)!;
@@ -125,7 +125,7 @@ t.test('applying twice creates nothing new and returns the same ids; keys show t
     }
   }
   t.equal(store.repos.automations.latestAgentRevision(first.refs.lookup!)!.revision, 1, 'unchanged setup publishes no new revision');
-  t.equal(store.repos.automations.automation(first.refs.lookup!)!.updated_at, clock.now() - 60_000, 'unchanged rows are not rewritten');
+  t.equal(store.repos.automations.automation(first.refs.lookup!)!.updatedAt, clock.now() - 60_000, 'unchanged rows are not rewritten');
 });
 
 t.test('a changed setup publishes a new revision; other changes update in place', async (t) => {
@@ -148,13 +148,13 @@ t.test('a changed setup publishes a new revision; other changes update in place'
   t.equal(again.refs.lookup, refs.lookup);
   t.equal(r.tenancy.organization(refs.acme!)!.name, 'Acme Corp');
   t.equal(r.automations.automation(refs.lookup!)!.name, 'Contact finder');
-  t.equal(r.automations.automation(refs.lookup!)!.published_revision, 2);
-  t.match(JSON.parse(r.automations.agentRevision(refs.lookup!, 2)!.setup), { procedure: /its email/ });
-  t.match(JSON.parse(r.automations.agentRevision(refs.lookup!, 1)!.setup), { procedure: /its tier/ }, 'revision 1 is immutable');
+  t.equal(r.automations.automation(refs.lookup!)!.publishedRevision, 2);
+  t.match(r.automations.agentRevision(refs.lookup!, 2)!.setup, { procedure: /its email/ });
+  t.match(r.automations.agentRevision(refs.lookup!, 1)!.setup, { procedure: /its tier/ }, 'revision 1 is immutable');
   t.equal(r.automations.latestAgentRevision(refs.upgrader!)!.revision, 1, 'a rename alone publishes nothing');
   t.equal(r.automations.automation(refs.upgrader!)!.name, 'Tier changer');
-  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automation_id), [refs.enrich, refs.lookup]);
-  t.equal(r.automations.automation(refs.enrich!)!.published_revision, 2);
+  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automationId), [refs.enrich, refs.lookup]);
+  t.equal(r.automations.automation(refs.enrich!)!.publishedRevision, 2);
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '100', 10).map((a) => a.id), [refs.pricing], 'republished text is indexed');
   t.same(r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
   const sealed = r.integrations.connection(refs['crm-conn']!)!.secretSealed!;
@@ -225,10 +225,10 @@ t.test('the demo manifest applies through the applier service, idempotently', as
   const owner = store.repos.credentials.apiKeyByHash(hashSecret(refs['demo-key']!))!;
   t.equal(store.repos.tenancy.user(owner.userId)!.email, 'demo@switchyard.local');
   t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.userId), 'owner');
-  t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automation_id), [refs['demo-agent'], refs['demo-flow']]);
-  t.equal(store.repos.automations.automation(refs['demo-agent']!)!.published_revision, 1);
-  t.same(JSON.parse(store.repos.automations.agentRevision(refs['demo-agent']!, 1)!.belt), [{ integrationId: 'knowledge', identityMode: 'service' }]);
-  t.equal(store.repos.automations.automation(refs['demo-flow']!)!.published_revision, 1);
+  t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automationId), [refs['demo-agent'], refs['demo-flow']]);
+  t.equal(store.repos.automations.automation(refs['demo-agent']!)!.publishedRevision, 1);
+  t.same(store.repos.automations.agentRevision(refs['demo-agent']!, 1)!.belt, [{ integrationId: 'knowledge', identityMode: 'service' }]);
+  t.equal(store.repos.automations.automation(refs['demo-flow']!)!.publishedRevision, 1);
   const counts = countRows(store.db);
   const again = await applier.apply(manifest);
   t.same(countRows(store.db), counts);

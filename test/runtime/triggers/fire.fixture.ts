@@ -36,13 +36,13 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
           const automation = store.repos.automations.automation(request.automationId)!;
           const now = Date.now();
           store.repos.sessions.insertSession({
-            id: sessionId, orgId: request.orgId, domainId: automation.domain_id, automationId: automation.id, revision: automation.published_revision,
+            id: sessionId, orgId: request.orgId, domainId: automation.domainId, automationId: automation.id, revision: automation.publishedRevision,
             visibility: request.visibility, createdBy: request.actorUserId, origin: request.origin, triggerRunId: request.triggerRunId ?? null,
             status: 'active', title: null, createdAt: now, updatedAt: now,
           });
           store.repos.executions.insertExecution({
             id: executionId, sessionId, status: 'queued', input: request.input ?? {}, createdBy: request.actorUserId,
-            createdAt: now, revision: automation.published_revision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
+            createdAt: now, revision: automation.publishedRevision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
           });
         },
         dispatch() {

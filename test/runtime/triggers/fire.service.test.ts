@@ -215,7 +215,7 @@ t.test('idempotency: an expired claim not yet swept is taken over at request tim
   const again = await f.fire.fire(bob, body(f.refs.empty!), 'lazy', 'r2');
   t.equal(again.replayed, false, 'the identical request fires again once the window passed');
   t.equal(f.store.repos.triggerRuns.countOfTrigger(f.refs.empty!), 2);
-  t.equal(f.store.repos.fireClaims.get(bob.orgId, 'lazy')?.run_id, again.body.runId, 'the claim now points at the new firing');
+  t.equal(f.store.repos.fireClaims.get(bob.orgId, 'lazy')?.runId, again.body.runId, 'the claim now points at the new firing');
 });
 
 t.test('Run history: newest first with a cursor; visible to domain members; 403 in-org, 404 across organizations', async (t) => {

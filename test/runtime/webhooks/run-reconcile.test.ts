@@ -28,15 +28,15 @@ t.test('boot reconcile announces finished runs that were never announced, once',
   first.server.service.store.transaction(() =>
     repos.triggerRuns.insertRun({
       id: runId,
-      trigger_id: first.refs.empty!,
-      org_id: repos.tenancy.domain(first.refs.sales!)!.orgId,
+      triggerId: first.refs.empty!,
+      orgId: repos.tenancy.domain(first.refs.sales!)!.orgId,
       source: 'api',
-      fired_by: null,
+      firedBy: null,
       outcome: 'skipped',
-      unused_credential_integrations: '[]',
-      idempotency_key: null,
+      unusedCredentialIntegrations: [],
+      idempotencyKey: null,
       results: [],
-      created_at: clock.now(),
+      createdAt: clock.now(),
     }),
   );
   await first.settle();

@@ -1,0 +1,31 @@
+// Domain records for triggers and their subscriptions (storage/repos/triggers.repo.ts maps them).
+
+export type TriggerType = 'schedule' | 'api' | 'event';
+
+export interface Trigger {
+  id: string;
+  orgId: string;
+  domainId: string;
+  type: TriggerType;
+  name: string;
+  active: boolean;
+  /**
+   * `{}` (api), `{ cron, timezone, input }` (schedule), `{ sourceIntegrationId, connectionId, eventType, filter }`
+   * (event), parsed in stored key order; never holds a secret.
+   */
+  config: Record<string, unknown>;
+  /** runtime/vault/sealed-secret.ts output for an event trigger's endpointSecret. */
+  endpointSecretSealed: Buffer | null;
+  createdBy: string | null;
+  createdAt: number;
+}
+
+/** What an edit may change (the owner, creator and creation time stay). */
+export type TriggerUpdate = Pick<Trigger, 'id' | 'domainId' | 'type' | 'name' | 'active' | 'config' | 'endpointSecretSealed'>;
+
+export interface Subscription {
+  triggerId: string;
+  automationId: string;
+  /** Firing order among the trigger's subscribers. */
+  position: number;
+}
