@@ -29,25 +29,25 @@ contract(t, drivers, 'partners: record, configuration update keeps spend, quota 
 contract(t, drivers, 'partner keys and apps: by id, by hash, creation order, single revocation, unique hash', async (t, { repos }) => {
   const { partners } = repos;
   await partners.insertPartner(partner('p-1'));
-  const key = { id: 'pk-b', partnerId: 'p-1', keyHash: hash('svp_1'), hint: 'svp_…1', provisioningEnabled: false, createdAt: 5, revokedAt: null };
+  const key = { id: 'pk-B', partnerId: 'p-1', keyHash: hash('svp_1'), hint: 'svp_…1', provisioningEnabled: false, createdAt: 5, revokedAt: null };
   await partners.insertPartnerKey(key);
-  await partners.insertPartnerKey({ ...key, id: 'pk-A', keyHash: hash('svp_2'), provisioningEnabled: true });
+  await partners.insertPartnerKey({ ...key, id: 'pk-a', keyHash: hash('svp_2'), provisioningEnabled: true });
   await partners.insertPartnerKey({ ...key, id: 'pk-0', keyHash: hash('svp_3'), createdAt: 9 });
-  t.strictSame(await partners.partnerKey('pk-b'), key, 'the hash comes back as the same bytes');
+  t.strictSame(await partners.partnerKey('pk-B'), key, 'the hash comes back as the same bytes');
   t.strictSame(await partners.partnerKeyByHash(hash('svp_1')), key);
   t.equal(await partners.partnerKeyByHash(hash('other')), undefined);
-  t.strictSame((await partners.partnerKeysOfPartner('p-1')).map((k) => k.id), ['pk-A', 'pk-b', 'pk-0'], 'creation time, then id in byte order');
-  t.equal(await partners.revokePartnerKey('pk-b', 7), true);
-  t.equal(await partners.revokePartnerKey('pk-b', 8), false, 'already revoked: the first time stays');
-  t.equal((await partners.partnerKey('pk-b'))!.revokedAt, 7);
+  t.strictSame((await partners.partnerKeysOfPartner('p-1')).map((k) => k.id), ['pk-B', 'pk-a', 'pk-0'], 'creation time, then id in byte order ("pk-B" < "pk-a")');
+  t.equal(await partners.revokePartnerKey('pk-B', 7), true);
+  t.equal(await partners.revokePartnerKey('pk-B', 8), false, 'already revoked: the first time stays');
+  t.equal((await partners.partnerKey('pk-B'))!.revokedAt, 7);
   t.ok(isUniqueViolation(await partners.insertPartnerKey({ ...key, id: 'pk-dup' }).catch((e: unknown) => e)), 'one key per hash');
 
-  await partners.insertPartnerApp({ id: 'app-b', partnerId: 'p-1', name: 'B', createdAt: 2 });
-  await partners.insertPartnerApp({ id: 'app-A', partnerId: 'p-1', name: 'A', createdAt: 2 });
-  await partners.renamePartnerApp('app-b', 'B2');
-  t.strictSame(await partners.partnerApp('app-b'), { id: 'app-b', partnerId: 'p-1', name: 'B2', createdAt: 2 });
+  await partners.insertPartnerApp({ id: 'app-B', partnerId: 'p-1', name: 'B', createdAt: 2 });
+  await partners.insertPartnerApp({ id: 'app-a', partnerId: 'p-1', name: 'A', createdAt: 2 });
+  await partners.renamePartnerApp('app-B', 'B2');
+  t.strictSame(await partners.partnerApp('app-B'), { id: 'app-B', partnerId: 'p-1', name: 'B2', createdAt: 2 });
   t.equal(await partners.partnerApp('nope'), undefined);
-  t.strictSame((await partners.partnerAppsOfPartner('p-1')).map((a) => a.id), ['app-A', 'app-b']);
+  t.strictSame((await partners.partnerAppsOfPartner('p-1')).map((a) => a.id), ['app-B', 'app-a']);
   t.strictSame(await partners.partnerAppsOfPartner('p-none'), []);
 });
 
@@ -107,16 +107,16 @@ contract(t, drivers, 'provisioning: claims upserted by (key, idempotency key), f
   t.equal(await provisioning.countClaims('pk-1'), 1);
 
   const run: OnboardingRun = {
-    id: 'run-b', orgId: 'org-1', partnerId: 'p-1', templateId: null, status: 'running',
+    id: 'run-a', orgId: 'org-1', partnerId: 'p-1', templateId: null, status: 'running',
     steps: [{ step: 'organization', status: 'completed' }], error: null, createdAt: 5, updatedAt: 5,
   };
   await provisioning.insertOnboardingRun(run);
-  await provisioning.insertOnboardingRun({ ...run, id: 'run-A', templateId: 'tpl-1', steps: [] });
-  t.strictSame(await provisioning.onboardingRun('run-b'), run);
+  await provisioning.insertOnboardingRun({ ...run, id: 'run-B', templateId: 'tpl-1', steps: [] });
+  t.strictSame(await provisioning.onboardingRun('run-a'), run);
   const failed = { status: 'failed' as const, steps: [...run.steps, { step: 'owner' as const, status: 'failed' as const }], error: 'OWNER_EXISTS', updatedAt: 6 };
-  await provisioning.updateOnboardingRun({ id: 'run-b', ...failed });
-  t.strictSame(await provisioning.onboardingRun('run-b'), { ...run, ...failed });
-  t.equal((await provisioning.latestOnboardingRun('org-1'))!.id, 'run-b', 'same time: the greater id in byte order ("run-b" > "run-A")');
+  await provisioning.updateOnboardingRun({ id: 'run-a', ...failed });
+  t.strictSame(await provisioning.onboardingRun('run-a'), { ...run, ...failed });
+  t.equal((await provisioning.latestOnboardingRun('org-1'))!.id, 'run-a', 'same time: the greater id in byte order ("run-a" > "run-B")');
   t.equal(await provisioning.latestOnboardingRun('org-2'), undefined);
   t.equal(await provisioning.countOnboardingRuns('org-1'), 2);
   t.equal(await provisioning.onboardingRun('nope'), undefined);

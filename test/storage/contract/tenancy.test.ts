@@ -169,11 +169,11 @@ contract(t, drivers, 'management: domains renamed and found by name case-insensi
   t.equal(await management.domainNamed('org-1', 'Billing'), undefined);
   t.equal(await management.domainNamed('org-2', 'Billing Team'), undefined);
 
-  for (const [id, at] of [['g-b', 2], ['g-A', 2], ['g-0', 1]] as const) {
+  for (const [id, at] of [['g-a', 2], ['g-B', 2], ['g-0', 1]] as const) {
     await supportGrants.insert({ id, orgId: 'org-1', partnerId: 'p-1', sessionId: 'ses-1', createdBy: null, createdAt: at, expiresAt: FAR_FUTURE, revokedAt: null });
   }
   const pages = await allPages((after, limit) => management.supportGrantsOf('org-1', 'p-1', after, limit), (g) => g.id, 2);
-  t.strictSame(pages.map((p) => p.map((g) => g.id)), [['g-0', 'g-A'], ['g-b']]);
+  t.strictSame(pages.map((p) => p.map((g) => g.id)), [['g-0', 'g-B'], ['g-a']]);
   t.strictSame(await management.supportGrantsOf('org-1', 'p-other', null, 10), []);
 });
 
