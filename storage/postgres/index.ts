@@ -3,3 +3,5 @@ export { connectPostgres, describeTarget, openPostgres, PostgresUnreachableError
 export { FutureSchemaError, migratePostgres, MIGRATION_LOCK_KEY, schemaVersion } from './migrate.js';
 export { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations/index.js';
 export { assertFenced, createLeases, StaleLeaseError, type Lease, type Leases } from './leases.js';
+export type { Queryable } from './queryable.js';
+export { createPostgresRepositories } from './repos/index.js';

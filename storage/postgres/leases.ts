@@ -1,7 +1,5 @@
 // Leases on named resources with fencing tokens: one holder at a time across nodes, and stale holders' writes refused.
-import type pg from 'pg';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
+import type { Queryable } from './queryable.js';
 
 export interface Lease {
   resource: string;

@@ -8,7 +8,15 @@ export interface TestPostgres {
   /** false when PostgreSQL is here; else why the tests skip (pass as `{ skip: pg.skip }`). */
   readonly skip: false | string;
   /** A new empty database on the server, dropped at `t`'s teardown; its URL. */
-  database(t: Test): Promise<string>;
+  database(t: Test, options?: DatabaseOptions): Promise<string>;
+}
+
+export interface DatabaseOptions {
+  /**
+   * Collate text by this ICU locale (e.g. `en-US`, as most production clusters do through their libc locale) instead
+   * of the test cluster's byte-order C.UTF-8: a query that sorts text without saying how then sorts differently.
+   */
+  icuLocale?: string;
 }
 
 /** With the URL's database name replaced. */
@@ -63,9 +71,10 @@ export async function usePostgres(t: Test): Promise<TestPostgres> {
   });
   return {
     skip: false,
-    async database(sub: Test) {
+    async database(sub: Test, options: DatabaseOptions = {}) {
       const name = `switchyard_test_${randomBytes(6).toString('hex')}`;
-      await admin.query(`CREATE DATABASE ${name}`);
+      const icu = options.icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale.replaceAll("'", "''")}'`;
+      await admin.query(`CREATE DATABASE ${name}${icu}`);
       created.add(name);
       if (sub !== t) sub.teardown(() => drop(name));
       return withDatabase(adminUrl, name);

@@ -1,0 +1,43 @@
+// The storage port's repository types: each SQLite repository's functions, records in and out, returning promises.
+import type { EntitlementsRepo } from '../repos/entitlements.repo.js';
+import type { EventDeliveriesRepo } from '../repos/event-deliveries.repo.js';
+import type { GaugesRepo } from '../repos/gauges.repo.js';
+import type { LeasesRepo } from '../repos/leases.repo.js';
+import type { ManagementRepo } from '../repos/management.repo.js';
+import type { OperationsRepo } from '../repos/operations.repo.js';
+import type { PartnersRepo } from '../repos/partners.repo.js';
+import type { ProvisioningRepo } from '../repos/provisioning.repo.js';
+import type { ServiceKeysRepo } from '../repos/service-keys.repo.js';
+import type { SupportGrantsRepo } from '../repos/support-grants.repo.js';
+import type { TenancyRepo } from '../repos/tenancy.repo.js';
+import type { WorkersRepo } from '../repos/workers.repo.js';
+
+/**
+ * A repository whose every function takes the same arguments as the synchronous (SQLite) one and resolves to the
+ * same result. The SQLite repositories' types stay the reference: a driver that drifts from them fails to compile.
+ */
+export type AsyncRepo<R> = {
+  [K in keyof R]: R[K] extends (...args: infer A) => infer T ? (...args: A) => Promise<Awaited<T>> : never;
+};
+
+/**
+ * Management's pages that speak records. Its connection functions still return SQL rows (they wait for the
+ * integrations repo's connection record) and join the port once converted.
+ */
+export type ManagementPagesRepo = Omit<ManagementRepo, 'connection' | 'rotateConnection' | 'deleteConnection'>;
+
+/** The repositories both drivers implement so far; it grows as repositories are converted to records and ported. */
+export interface AsyncRepositories {
+  tenancy: AsyncRepo<TenancyRepo>;
+  serviceKeys: AsyncRepo<ServiceKeysRepo>;
+  entitlements: AsyncRepo<EntitlementsRepo>;
+  supportGrants: AsyncRepo<SupportGrantsRepo>;
+  provisioning: AsyncRepo<ProvisioningRepo>;
+  partners: AsyncRepo<PartnersRepo>;
+  leases: AsyncRepo<LeasesRepo>;
+  workers: AsyncRepo<WorkersRepo>;
+  eventDeliveries: AsyncRepo<EventDeliveriesRepo>;
+  management: AsyncRepo<ManagementPagesRepo>;
+  gauges: AsyncRepo<GaugesRepo>;
+  operations: AsyncRepo<OperationsRepo>;
+}

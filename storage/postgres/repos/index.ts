@@ -1,0 +1,33 @@
+// Every PostgreSQL repository over one Queryable: a pool (each call autocommits) or one transaction's client.
+import type { AsyncRepositories } from '../../port/repos.js';
+import type { Queryable } from '../queryable.js';
+import { createPostgresEntitlementsRepo } from './entitlements.repo.js';
+import { createPostgresEventDeliveriesRepo } from './event-deliveries.repo.js';
+import { createPostgresGaugesRepo } from './gauges.repo.js';
+import { createPostgresLeasesRepo } from './leases.repo.js';
+import { createPostgresManagementRepo } from './management.repo.js';
+import { createPostgresOperationsRepo } from './operations.repo.js';
+import { createPostgresPartnersRepo } from './partners.repo.js';
+import { createPostgresProvisioningRepo } from './provisioning.repo.js';
+import { createPostgresServiceKeysRepo } from './service-keys.repo.js';
+import { createPostgresSupportGrantsRepo } from './support-grants.repo.js';
+import { createPostgresTenancyRepo } from './tenancy.repo.js';
+import { createPostgresWorkersRepo } from './workers.repo.js';
+
+/** Cheap (closures, no statements prepared): a unit of work builds a set per transaction, bound to its client. */
+export function createPostgresRepositories(q: Queryable): AsyncRepositories {
+  return {
+    tenancy: createPostgresTenancyRepo(q),
+    serviceKeys: createPostgresServiceKeysRepo(q),
+    entitlements: createPostgresEntitlementsRepo(q),
+    supportGrants: createPostgresSupportGrantsRepo(q),
+    provisioning: createPostgresProvisioningRepo(q),
+    partners: createPostgresPartnersRepo(q),
+    leases: createPostgresLeasesRepo(q),
+    workers: createPostgresWorkersRepo(q),
+    eventDeliveries: createPostgresEventDeliveriesRepo(q),
+    management: createPostgresManagementRepo(q),
+    gauges: createPostgresGaugesRepo(q),
+    operations: createPostgresOperationsRepo(q),
+  };
+}

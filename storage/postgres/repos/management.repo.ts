@@ -1,0 +1,70 @@
+// Management pages on PostgreSQL (storage/repos/management.repo.ts's record-speaking functions, async); connections wait.
+import type { Member } from '../../records/management.js';
+import type { OrgRole } from '../../records/tenancy.js';
+import type { PageAfter } from '../../repos/management.repo.js';
+import { supportGrantFromRow } from './support-grants.repo.js';
+import { organizationFromRow } from './tenancy.repo.js';
+import { many, one, scalar, write, type Queryable } from './sql.js';
+
+interface MemberRow {
+  user_id: string;
+  email: string;
+  name: string;
+  role: OrgRole;
+  created_at: number;
+  disabled_at: number | null;
+  has_password: boolean;
+  user_disabled: boolean;
+}
+
+const memberFromRow = (r: MemberRow): Member => ({
+  userId: r.user_id,
+  email: r.email,
+  name: r.name,
+  role: r.role,
+  createdAt: r.created_at,
+  disabledAt: r.disabled_at,
+  hasPassword: r.has_password,
+  userDisabled: r.user_disabled,
+});
+
+/**
+ * Keyset paging on (created_at, key), strictly after `after`; `$n` is the position parameter, `$n+1` the key. The key
+ * compares and sorts in byte order (COLLATE "C") so pages follow SQLite's order whatever the database's collation.
+ */
+const after = (createdAt: string, key: string, n: number) =>
+  `($${n}::bigint IS NULL OR ${createdAt} > $${n} OR (${createdAt} = $${n} AND ${key} COLLATE "C" > $${n + 1}))
+   ORDER BY ${createdAt}, ${key} COLLATE "C" LIMIT $${n + 2}`;
+
+const page = (position: PageAfter | null, limit: number) => [position?.createdAt ?? null, position?.id ?? null, limit];
+
+const MEMBER_COLUMNS = `m.user_id, u.email, u.name, m.role, m.created_at, m.disabled_at,
+  (u.password_hash IS NOT NULL) AS has_password, u.disabled AS user_disabled
+  FROM org_memberships m JOIN users u ON u.id = m.user_id`;
+
+export function createPostgresManagementRepo(q: Queryable) {
+  return {
+    /** A partner's customers in creation order, `limit` rows after `after`. */
+    customers: (partnerId: string, position: PageAfter | null, limit: number) =>
+      many(q, `SELECT * FROM organizations WHERE partner_id = $1 AND ${after('created_at', 'id', 2)}`, [partnerId, ...page(position, limit)], organizationFromRow),
+    setSuspended: (orgId: string, at: number | null): Promise<void> => write(q, 'UPDATE organizations SET suspended_at = $1 WHERE id = $2', [at, orgId]),
+    members: (orgId: string, position: PageAfter | null, limit: number) =>
+      many(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND ${after('m.created_at', 'm.user_id', 2)}`, [orgId, ...page(position, limit)], memberFromRow),
+    member: (orgId: string, userId: string) => one(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND m.user_id = $2`, [orgId, userId], memberFromRow),
+    setMemberDisabled: (orgId: string, userId: string, at: number | null): Promise<void> =>
+      write(q, 'UPDATE org_memberships SET disabled_at = $1 WHERE org_id = $2 AND user_id = $3', [at, orgId, userId]),
+    activeOwnerCount: async (orgId: string): Promise<number> =>
+      (await scalar<number>(q, `SELECT count(*) FROM org_memberships WHERE org_id = $1 AND role = 'owner' AND disabled_at IS NULL`, [orgId]))!,
+    renameDomain: (id: string, name: string): Promise<void> => write(q, 'UPDATE domains SET name = $1 WHERE id = $2', [name, id]),
+    /** Another domain of the organization already named so (case-insensitive: SQLite's COLLATE NOCASE), or undefined. */
+    domainNamed: (orgId: string, name: string) =>
+      one(q, 'SELECT id FROM domains WHERE org_id = $1 AND lower(name) = lower($2)', [orgId, name], (r: { id: string }) => r.id),
+    supportGrantsOf: (orgId: string, partnerId: string, position: PageAfter | null, limit: number) =>
+      many(
+        q,
+        `SELECT * FROM support_grants WHERE org_id = $1 AND partner_id = $2 AND ${after('created_at', 'id', 3)}`,
+        [orgId, partnerId, ...page(position, limit)],
+        supportGrantFromRow,
+      ),
+  };
+}

@@ -1,0 +1,191 @@
+// Organizations, users, memberships and domains on PostgreSQL (storage/repos/tenancy.repo.ts's functions, async).
+import type {
+  ActiveOrgMembership, Domain, DomainMembership, DomainRole, ManifestRef, Organization, OrgMembership, OrgRole, User,
+} from '../../records/tenancy.js';
+import { insert, json, jsonObject, many, one, scalar, write, type Queryable } from './sql.js';
+
+interface OrganizationRow {
+  id: string;
+  name: string;
+  partner_id: string | null;
+  client_segment: string | null;
+  direct_login_disabled: boolean;
+  rollout_flags: unknown;
+  created_at: number;
+  suspended_at: number | null;
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  disabled: boolean;
+  created_at: number;
+}
+
+interface DomainRow {
+  id: string;
+  org_id: string;
+  name: string;
+  approval_policy: unknown;
+  created_at: number;
+}
+
+/** Exported for the management repo's customer pages (storage-internal). */
+export const organizationFromRow = (r: OrganizationRow): Organization => ({
+  id: r.id,
+  name: r.name,
+  partnerId: r.partner_id,
+  clientSegment: r.client_segment,
+  directLoginDisabled: r.direct_login_disabled,
+  rolloutFlags: jsonObject(r.rollout_flags),
+  createdAt: r.created_at,
+  suspendedAt: r.suspended_at,
+});
+
+/** A new organization is never suspended, so `suspendedAt` is not written. */
+const organizationToRow = (o: Organization) => ({
+  id: o.id,
+  name: o.name,
+  partner_id: o.partnerId,
+  client_segment: o.clientSegment,
+  direct_login_disabled: o.directLoginDisabled,
+  rollout_flags: json(o.rolloutFlags),
+  created_at: o.createdAt,
+});
+
+const userFromRow = (r: UserRow): User => ({
+  id: r.id,
+  email: r.email,
+  name: r.name,
+  passwordHash: r.password_hash,
+  disabled: r.disabled,
+  createdAt: r.created_at,
+});
+
+const userToRow = (u: User) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  password_hash: u.passwordHash,
+  disabled: u.disabled,
+  created_at: u.createdAt,
+});
+
+const domainFromRow = (r: DomainRow): Domain => ({
+  id: r.id,
+  orgId: r.org_id,
+  name: r.name,
+  approvalPolicy: jsonObject(r.approval_policy),
+  createdAt: r.created_at,
+});
+
+const domainToRow = (d: Domain) => ({
+  id: d.id,
+  org_id: d.orgId,
+  name: d.name,
+  approval_policy: json(d.approvalPolicy),
+  created_at: d.createdAt,
+});
+
+const role = <R>(r: { role: R }) => r.role;
+
+export function createPostgresTenancyRepo(q: Queryable) {
+  return {
+    insertOrganization: (org: Organization): Promise<void> => insert(q, 'organizations', organizationToRow(org)),
+    renameOrganization: (id: string, name: string): Promise<void> =>
+      write(q, 'UPDATE organizations SET name = $1 WHERE id = $2', [name, id]),
+    setRolloutFlags: (id: string, flags: Record<string, boolean>): Promise<void> =>
+      write(q, 'UPDATE organizations SET rollout_flags = $1 WHERE id = $2', [json(flags), id]),
+    organization: (id: string) => one(q, 'SELECT * FROM organizations WHERE id = $1', [id], organizationFromRow),
+    organizationBySegment: (segment: string) => one(q, 'SELECT * FROM organizations WHERE client_segment = $1', [segment], organizationFromRow),
+    insertUser: (user: User): Promise<void> => insert(q, 'users', userToRow(user)),
+    updateUser: (user: Pick<User, 'id' | 'name' | 'passwordHash'>): Promise<void> =>
+      write(q, 'UPDATE users SET name = $1, password_hash = $2 WHERE id = $3', [user.name, user.passwordHash, user.id]),
+    setUserDisabled: (id: string, disabled: boolean): Promise<void> =>
+      write(q, 'UPDATE users SET disabled = $1 WHERE id = $2', [disabled, id]),
+    setPassword: (id: string, hash: string): Promise<void> =>
+      write(q, 'UPDATE users SET password_hash = $1 WHERE id = $2', [hash, id]),
+    user: (id: string) => one(q, 'SELECT * FROM users WHERE id = $1', [id], userFromRow),
+    // SQLite's email is COLLATE NOCASE; here the unique index is on lower(email), which this lookup uses.
+    userByEmail: (email: string) => one(q, 'SELECT * FROM users WHERE lower(email) = lower($1)', [email], userFromRow),
+    setOrgRole: (orgId: string, userId: string, orgRole: OrgRole, now: number): Promise<void> =>
+      write(
+        q,
+        `INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+        [orgId, userId, orgRole, now],
+      ),
+    removeOrgMember: (orgId: string, userId: string): Promise<void> =>
+      write(q, 'DELETE FROM org_memberships WHERE org_id = $1 AND user_id = $2', [orgId, userId]),
+    // A disabled membership or a suspended organization holds no role: every permission check refuses at once.
+    orgRole: async (orgId: string, userId: string): Promise<OrgRole | null> =>
+      (await one(
+        q,
+        `SELECT m.role FROM org_memberships m JOIN organizations o ON o.id = m.org_id AND o.suspended_at IS NULL
+          WHERE m.org_id = $1 AND m.user_id = $2 AND m.disabled_at IS NULL`,
+        [orgId, userId],
+        role<OrgRole>,
+      )) ?? null,
+    organizationsOfUser: (userId: string): Promise<OrgMembership[]> =>
+      many(q, 'SELECT org_id, role FROM org_memberships WHERE user_id = $1 ORDER BY created_at', [userId], (r: { org_id: string; role: OrgRole }) => ({
+        orgId: r.org_id,
+        role: r.role,
+      })),
+    // Byte order (COLLATE "C"), as SQLite's BINARY: the database's own collation may sort "alpha" before "Beta".
+    activeOrganizationsOfUser: (userId: string): Promise<ActiveOrgMembership[]> =>
+      many(
+        q,
+        `SELECT m.org_id, m.role, o.name FROM org_memberships m JOIN organizations o ON o.id = m.org_id AND o.suspended_at IS NULL
+          WHERE m.user_id = $1 AND m.disabled_at IS NULL ORDER BY o.name COLLATE "C", o.id COLLATE "C"`,
+        [userId],
+        (r: { org_id: string; role: OrgRole; name: string }) => ({ orgId: r.org_id, role: r.role, name: r.name }),
+      ),
+    insertDomain: (domain: Domain): Promise<void> => insert(q, 'domains', domainToRow(domain)),
+    updateDomain: (id: string, name: string, approvalPolicy: Record<string, unknown>): Promise<void> =>
+      write(q, 'UPDATE domains SET name = $1, approval_policy = $2 WHERE id = $3', [name, json(approvalPolicy), id]),
+    domain: (id: string) => one(q, 'SELECT * FROM domains WHERE id = $1', [id], domainFromRow),
+    domainsOfOrganization: (orgId: string) =>
+      many(q, 'SELECT * FROM domains WHERE org_id = $1 ORDER BY created_at, id COLLATE "C"', [orgId], domainFromRow),
+    setDomainRole: (domainId: string, userId: string, domainRole: DomainRole, now: number): Promise<void> =>
+      write(
+        q,
+        `INSERT INTO domain_memberships (domain_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (domain_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+        [domainId, userId, domainRole, now],
+      ),
+    removeDomainMember: (domainId: string, userId: string): Promise<void> =>
+      write(q, 'DELETE FROM domain_memberships WHERE domain_id = $1 AND user_id = $2', [domainId, userId]),
+    domainRole: async (domainId: string, userId: string): Promise<DomainRole | null> =>
+      (await one(q, 'SELECT role FROM domain_memberships WHERE domain_id = $1 AND user_id = $2', [domainId, userId], role<DomainRole>)) ?? null,
+    domainRolesOfUser: (userId: string, orgId: string): Promise<DomainMembership[]> =>
+      many(
+        q,
+        `SELECT dm.domain_id, dm.role FROM domain_memberships dm JOIN domains d ON d.id = dm.domain_id
+          WHERE dm.user_id = $1 AND d.org_id = $2`,
+        [userId, orgId],
+        (r: { domain_id: string; role: DomainRole }) => ({ domainId: r.domain_id, role: r.role }),
+      ),
+    manifestRef: (scope: string, ref: string): Promise<ManifestRef | undefined> =>
+      one(q, 'SELECT entity, entity_id FROM manifest_refs WHERE scope = $1 AND ref = $2', [scope, ref], (r: { entity: string; entity_id: string }) => ({
+        entity: r.entity,
+        entityId: r.entity_id,
+      })),
+    putManifestRef: (scope: string, ref: string, entity: string, entityId: string): Promise<void> =>
+      write(
+        q,
+        `INSERT INTO manifest_refs (scope, ref, entity, entity_id) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (scope, ref) DO UPDATE SET entity = EXCLUDED.entity, entity_id = EXCLUDED.entity_id`,
+        [scope, ref, entity, entityId],
+      ),
+    /** True for a database nothing was ever applied to or provisioned in (no organization, user, partner, integration or ref). */
+    isEmpty: async (): Promise<boolean> =>
+      !(await scalar<boolean>(
+        q,
+        `SELECT EXISTS (SELECT 1 FROM organizations) OR EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM partners)
+           OR EXISTS (SELECT 1 FROM integrations) OR EXISTS (SELECT 1 FROM manifest_refs) AS held`,
+        [],
+      )),
+  };
+}

@@ -1,0 +1,101 @@
+// PostgreSQL repositories bound to one transaction's client: isolation, rollback, a failed statement, racing single-statement writes.
+import t, { type Test } from 'tap';
+import { isUniqueViolation } from '../../../storage/port/errors.js';
+import { connectPostgres, type PostgresPool } from '../../../storage/postgres/connection.js';
+import { migratePostgres } from '../../../storage/postgres/migrate.js';
+import { createPostgresRepositories } from '../../../storage/postgres/repos/index.js';
+import { usePostgres } from '../../helpers/postgres.js';
+import { organization, partner, user } from '../contract/seed.js';
+
+const pg = await usePostgres(t);
+
+async function migrated(t: Test): Promise<PostgresPool> {
+  const pool = await connectPostgres({ url: await pg.database(t), applicationName: 'switchyard-repos-tx' });
+  t.teardown(() => pool.end());
+  await migratePostgres(pool);
+  return pool;
+}
+
+/** One pooled client in an open transaction, with the repositories bound to it; rolled back if the test leaves it open. */
+async function transaction(t: Test, pool: PostgresPool) {
+  const client = await pool.connect();
+  await client.query('BEGIN');
+  let open = true;
+  t.teardown(async () => {
+    if (open) await client.query('ROLLBACK');
+    client.release();
+  });
+  return {
+    client,
+    repos: createPostgresRepositories(client),
+    end: async (how: 'COMMIT' | 'ROLLBACK') => {
+      open = false;
+      await client.query(how);
+    },
+  };
+}
+
+/** Resolves once `n` backends of this database wait on a lock: the racing statements really met the row locks. */
+async function lockWaiters(pool: PostgresPool, n: number): Promise<void> {
+  for (;;) {
+    const { rows } = await pool.query<{ n: number }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    if (rows[0]!.n >= n) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+t.test('writes through a transaction\'s repos are seen inside it, by others only after COMMIT, never after ROLLBACK', { skip: pg.skip }, async (t) => {
+  const pool = await migrated(t);
+  const outside = createPostgresRepositories(pool);
+  const tx = await transaction(t, pool);
+  await tx.repos.tenancy.insertOrganization(organization('org-1'));
+  t.ok(await tx.repos.tenancy.organization('org-1'), 'read your own write');
+  t.equal(await outside.tenancy.organization('org-1'), undefined, 'not visible before commit');
+  await tx.end('COMMIT');
+  t.ok(await outside.tenancy.organization('org-1'), 'visible after commit');
+
+  const tx2 = await transaction(t, pool);
+  await tx2.repos.tenancy.insertUser(user('u-1'));
+  await tx2.end('ROLLBACK');
+  t.equal(await outside.tenancy.user('u-1'), undefined, 'rolled back');
+});
+
+t.test('a refused statement aborts the PostgreSQL transaction (unlike SQLite); a savepoint keeps the rest', { skip: pg.skip }, async (t) => {
+  const pool = await migrated(t);
+  await createPostgresRepositories(pool).tenancy.insertUser(user('u-1'));
+  const tx = await transaction(t, pool);
+  t.ok(isUniqueViolation(await tx.repos.tenancy.insertUser(user('u-1')).catch((e: unknown) => e)));
+  await t.rejects(tx.repos.tenancy.user('u-1'), { code: '25P02' }, 'every later statement fails until ROLLBACK');
+  await tx.end('ROLLBACK');
+
+  const tx2 = await transaction(t, pool);
+  await tx2.repos.tenancy.insertOrganization(organization('org-1'));
+  await tx2.client.query('SAVEPOINT unit');
+  t.ok(isUniqueViolation(await tx2.repos.tenancy.insertUser(user('u-1')).catch((e: unknown) => e)));
+  await tx2.client.query('ROLLBACK TO SAVEPOINT unit');
+  await tx2.end('COMMIT');
+  t.ok(await createPostgresRepositories(pool).tenancy.organization('org-1'), 'the write before the savepoint committed');
+});
+
+t.test('single-statement guarded writes hold under concurrent transactions: quota spent once, invitation used once', { skip: pg.skip }, async (t) => {
+  const pool = await migrated(t);
+  const repos = createPostgresRepositories(pool);
+  await repos.partners.insertPartner(partner('p-1', { quotaTotal: 1 }));
+  await repos.tenancy.insertUser(user('u-1'));
+  await repos.provisioning.insertInvitation({ id: 'inv-1', userId: 'u-1', tokenHash: Buffer.from('h'), expiresAt: 100, usedAt: null, createdAt: 1 });
+  const [a, b] = [await transaction(t, pool), await transaction(t, pool)];
+  t.equal(await a.repos.partners.spendQuota('p-1'), true);
+  t.equal(await a.repos.provisioning.useInvitation('inv-1', 10), true);
+  // b's UPDATE blocks on the partner row a changed; once a commits, it re-checks its WHERE on the committed row.
+  const spent = b.repos.partners.spendQuota('p-1');
+  const used = b.repos.provisioning.useInvitation('inv-1', 11);
+  await lockWaiters(pool, 1);
+  await a.end('COMMIT');
+  t.equal(await spent, false, 'the last customer of the quota went to one transaction');
+  t.equal(await used, false, 'the invitation was redeemed once');
+  await b.end('COMMIT');
+  t.equal((await repos.partners.partner('p-1'))!.quotaUsed, 1);
+  t.equal((await repos.provisioning.invitationByHash(Buffer.from('h')))!.usedAt, 10);
+});
