@@ -21,7 +21,7 @@ function recordUnits(store: Store): Unit[] {
   const units: Unit[] = [];
   const changes = store.db.prepare('SELECT total_changes()').pluck();
   const submit = store.writer.submit.bind(store.writer);
-  (store.writer as { submit: typeof submit }).submit = <T>(work: StorageUnit<unknown, T>, options?: SubmitOptions) =>
+  (store.writer as { submit: typeof submit }).submit = <T>(work: StorageUnit<Store['repos'], T>, options?: SubmitOptions) =>
     submit((tx) => {
       const before = changes.get() as number;
       const value = work(tx);
