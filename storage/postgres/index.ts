@@ -3,3 +3,4 @@ export { connectPostgres, describeTarget, openPostgres, PostgresUnreachableError
 export { FutureSchemaError, migratePostgres, MIGRATION_LOCK_KEY, schemaVersion } from './migrate.js';
 export { POSTGRES_MIGRATIONS, type PostgresMigration } from './migrations/index.js';
 export { assertFenced, createLeases, StaleLeaseError, type Lease, type Leases } from './leases.js';
+export { createPostgresUnitWriter, type PostgresUnitWriterOptions, type PostgresUnitWriterStats } from './unit-of-work.js';
