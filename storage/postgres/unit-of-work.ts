@@ -98,23 +98,31 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     const outcomes: Outcome[] = [];
     let client: pg.PoolClient | null = null;
     let ended = false;
+    // A checked-out client's connection error (the server ended the backend between two queries) is emitted on the
+    // client, which the pool only watches while idle: unobserved it would crash the process. The next query fails.
+    const swallow = (): void => {};
     try {
       client = await pool.connect();
+      client.on('error', swallow);
       const repos = bindRepos(client);
       await control(client, 'BEGIN');
+      // The cap counts unit time only: waiting for a client (or opening one) delays no commit already in this batch.
+      const opened = performance.now();
       const alone = batch.length === 1;
-      while (outcomes.length < batch.length && (outcomes.length === 0 || performance.now() - started < maxBatchMs)) {
+      while (outcomes.length < batch.length && (outcomes.length === 0 || performance.now() - opened < maxBatchMs)) {
         outcomes.push(await runUnit(client, repos, batch[outcomes.length]!, !alone));
         // A lone unit that failed was rolled back with its transaction: nothing is left to commit.
         if (alone && !outcomes[0]!.ok) ended = true;
       }
     } catch (error) {
+      client?.off('error', swallow);
       client?.release(true);
       for (const unit of batch) unit.reject(new BatchRolledBackError((error as Error).cause ?? error));
       return [];
     }
     const ran = batch.slice(0, outcomes.length);
     const commitError = ended ? null : await commit(client);
+    client.off('error', swallow);
     client.release(commitError !== null);
     const seconds = (performance.now() - started) / 1000;
     stats.batches += 1;
