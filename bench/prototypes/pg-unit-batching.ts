@@ -25,7 +25,8 @@ interface Mode {
   maxInFlight: number;
 }
 const MODES: Mode[] = [
-  { name: 'batched (≤256/tx, 4 in flight)', maxBatch: 256, maxInFlight: 4 },
+  { name: 'batched (≤64/tx), 4 in flight', maxBatch: 64, maxInFlight: 4 },
+  { name: 'batched (≤64/tx), 8 in flight', maxBatch: 64, maxInFlight: 8 },
   { name: 'one tx per unit, 4 in flight', maxBatch: 1, maxInFlight: 4 },
   { name: 'one tx per unit, 8 in flight', maxBatch: 1, maxInFlight: 8 },
 ];

@@ -2,8 +2,8 @@
 /*
  * The port's UnitWriter (storage/port/unit.ts) over a pg pool. A batch is what was queued when the writer next
  * runs (setImmediate after a submit, or as soon as a client is free), up to maxBatch units and maxBatchMs of unit
- * time; up to maxInFlight batches run at once, each on its own client. A unit runs inside SAVEPOINT ... RELEASE, so
- * a failing unit is rolled back alone and rejects only its caller; a batch of one needs no savepoint. Failures of
+ * time; up to maxInFlight batches run at once, each on its own client. Each unit runs after a savepoint, so a
+ * failing unit is rolled back alone (ROLLBACK TO) and rejects only its caller; a batch of one needs no savepoint. Failures of
  * the transaction itself reject every unit it ran with an error saying whether anything may have committed.
  * Decision "Asynchronous units of work (issue 16 item 1)" holds the measurements behind the defaults.
  */
@@ -75,18 +75,20 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     }
   };
 
-  /** One unit, in its savepoint unless it is alone in its transaction. */
+  /**
+   * One unit, after the savepoint named `unit` (unless it is alone in its transaction). Savepoints are not released:
+   * the one taken after a unit both checks that the unit left the transaction usable (a unit that caught a failed
+   * statement and returned leaves it aborted: that SAVEPOINT fails) and is the next unit's, one round trip per unit
+   * instead of SAVEPOINT + RELEASE. ROLLBACK TO keeps the savepoint, so after a failure it serves the next unit too.
+   */
   async function runUnit(client: pg.PoolClient, repos: R, unit: Pending, savepoint: boolean): Promise<Outcome> {
     const outbox: Array<() => void> = [];
     const tx: UnitContext<R> = { repos, afterCommit: (publish) => void outbox.push(publish) };
-    if (savepoint) await control(client, 'SAVEPOINT unit');
     try {
       const value = await (unit.work as Unit<R, unknown>)(tx);
-      // A unit that caught a failed statement and returned anyway leaves the transaction aborted: RELEASE fails.
-      if (savepoint) await client.query('RELEASE SAVEPOINT unit');
+      if (savepoint) await client.query('SAVEPOINT unit');
       return { ok: true, value, outbox };
     } catch (error) {
-      if (error instanceof TransactionLost) throw error;
       await control(client, savepoint ? 'ROLLBACK TO SAVEPOINT unit' : 'ROLLBACK');
       return { ok: false, value: error, outbox: [] };
     }
@@ -105,10 +107,10 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
       client = await pool.connect();
       client.on('error', swallow);
       const repos = bindRepos(client);
-      await control(client, 'BEGIN');
+      const alone = batch.length === 1;
+      await control(client, alone ? 'BEGIN' : 'BEGIN; SAVEPOINT unit');
       // The cap counts unit time only: waiting for a client (or opening one) delays no commit already in this batch.
       const opened = performance.now();
-      const alone = batch.length === 1;
       while (outcomes.length < batch.length && (outcomes.length === 0 || performance.now() - opened < maxBatchMs)) {
         outcomes.push(await runUnit(client, repos, batch[outcomes.length]!, !alone));
         // A lone unit that failed was rolled back with its transaction: nothing is left to commit.
