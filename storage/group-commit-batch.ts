@@ -96,7 +96,8 @@ export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOption
     current = mine;
     let value: unknown;
     try {
-      value = unit.work(contextFor(mine));
+      // A unit declaring no parameter (every caller written before the port) cannot use a context: none is built.
+      value = unit.work.length === 0 ? (unit.work as () => unknown)() : unit.work(contextFor(mine));
     } catch (error) {
       current = null;
       throw error;

@@ -16,7 +16,11 @@ export interface PostgresUnitWriterOptions<R> {
   pool: PostgresPool;
   /** The repositories a unit sees, bound to the batch's client (so they run inside its transaction). */
   bindRepos: (client: pg.PoolClient) => R;
-  /** Units per transaction at most (1: one transaction per unit). */
+  /**
+   * Units per transaction at most (1: one transaction per unit). 64 because each writing unit's savepoint takes a
+   * subtransaction id and a backend caches only 64 of them per transaction: past that, every other session's
+   * snapshot checks go through pg_subtrans (the "suboverflowed" cliff).
+   */
   maxBatch?: number;
   /** Stop adding units to a batch once its units have run this long (ms): a long batch delays every commit in it. */
   maxBatchMs?: number;
@@ -56,7 +60,7 @@ const MAX_RETRY_AFTER_S = 60;
 
 export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R>): UnitWriter<R> & { readonly stats: PostgresUnitWriterStats } {
   const { pool, bindRepos } = options;
-  const maxBatch = options.maxBatch ?? 256;
+  const maxBatch = options.maxBatch ?? 64;
   const maxBatchMs = options.maxBatchMs ?? 20;
   const maxInFlight = options.maxInFlight ?? 4;
   const maxQueued = options.maxQueued ?? 10_000;
