@@ -10,6 +10,7 @@
 import type { SqliteDatabase } from './database.js';
 import type { UnitContext } from './port/unit.js';
 import { UnitSpannedLoopTurnError } from './port/unit-errors.js';
+import { isThenable, loop } from './maybe-async.js';
 import { journalOf, type JournalFrame } from './tx-journal.js';
 
 type Outbox = Array<() => void>;
@@ -43,18 +44,6 @@ export interface BatchRunnerOptions {
   repos?: unknown;
   /** Told at once when a unit is found pending on the next loop turn (the unit is refused when it settles). */
   onSpannedTurn?: (error: UnitSpannedLoopTurnError) => void;
-}
-
-export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
-
-/** Calls `step` until it returns false: synchronous while every step is, a promise from the first step that is not. */
-function loop(step: () => boolean | PromiseLike<boolean>): void | Promise<void> {
-  for (;;) {
-    const more = step();
-    if (isThenable(more)) return Promise.resolve(more).then((again) => (again ? loop(step) : undefined));
-    if (!more) return;
-  }
 }
 
 export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOptions = {}): BatchRunner {

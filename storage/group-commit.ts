@@ -1,6 +1,7 @@
-// Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction; each unit's outbox runs after it.
+// Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction (sync or async units, the port's UnitWriter); each unit's outbox runs after it.
 import type { SqliteDatabase } from './database.js';
-import { createBatchRunner, isThenable, type BatchUnit, type Outcome } from './group-commit-batch.js';
+import { createBatchRunner, type BatchUnit, type Outcome } from './group-commit-batch.js';
+import { isThenable } from './maybe-async.js';
 import type { Unit, UnitSubmitOptions, UnitWriter, UnitWriterStats } from './port/unit.js';
 import type { UnitSpannedLoopTurnError } from './port/unit-errors.js';
 
