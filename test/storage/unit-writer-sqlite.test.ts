@@ -1,5 +1,6 @@
 // The SQLite group-commit writer as the storage port's UnitWriter: async units in the batch transaction, the loop-turn sentinel.
 import t, { type Test } from 'tap';
+import { createPacer } from '../../runtime/execution/pacer.js';
 import { createGroupCommitWriter, type GroupCommitOptions } from '../../storage/group-commit.js';
 import { UnitSpannedLoopTurnError } from '../../storage/port/unit-errors.js';
 import { openStore, type Store } from '../../storage/store.js';
@@ -132,4 +133,24 @@ t.test('closing the store while an async unit runs closes the handle after its b
   t.equal(await done, 'committed');
   await new Promise((resolve) => setImmediate(resolve));
   t.notOk(store.db.open, 'closed once the batch was done');
+});
+
+t.test("with the runtime's pacer, an async unit's batch commits in the pacer's slice and its callers resume through it", async (t) => {
+  const { writer, committed } = notes(t);
+  writer.paceWith(createPacer());
+  const values = await Promise.all([
+    writer.submit(async (tx) => {
+      await tx.repos.add('a');
+      return 'a';
+    }),
+    writer.submit((tx) => {
+      tx.repos.add('b');
+      return 'b';
+    }),
+  ]);
+  t.same(values, ['a', 'b']);
+  t.same(await committed(), ['a', 'b']);
+  // The writer goes on after an async batch: the next one is woken through the pacer too.
+  t.equal(await writer.submit(async (tx) => tx.repos.count()), 2);
+  t.equal(writer.stats.batches, 2);
 });
