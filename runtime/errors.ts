@@ -1,4 +1,5 @@
 // The one application error type and the frozen code -> HTTP status catalog (docs/errors.md lists it).
+import { BatchRolledBackError, WriterOverloadedError } from '../storage/port/unit-errors.js';
 
 export const ERROR_STATUS = Object.freeze({
   VALIDATION: 400,
@@ -79,4 +80,23 @@ export function forbidden(message = 'You do not have permission to do this.'): A
 
 export function validation(message: string, details?: Record<string, unknown>): AppError {
   return new AppError('VALIDATION', message, details);
+}
+
+/**
+ * A storage refusal the client can simply retry, as the 503 + Retry-After it should see (storage/ imports nothing
+ * from runtime/, so its errors are plain ones); null for anything else. A full writer queue wrote nothing; a batch
+ * rolled back before COMMIT wrote nothing either. An unknown commit outcome stays INTERNAL: retrying is not safe.
+ */
+export function storageRefusal(error: unknown): AppError | null {
+  if (error instanceof WriterOverloadedError) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The service is saturated: its storage writer is full. Retry after the time given.', undefined, {
+      retryAfterSeconds: error.retryAfterSeconds,
+    });
+  }
+  if (error instanceof BatchRolledBackError) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database connection failed before the write committed; nothing was written. Retry.', undefined, {
+      retryAfterSeconds: 1,
+    });
+  }
+  return null;
 }

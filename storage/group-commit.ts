@@ -1,10 +1,14 @@
-// Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction; each unit's outbox runs after it.
+// Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction (sync or async units, the port's UnitWriter); each unit's outbox runs after it.
 import type { SqliteDatabase } from './database.js';
 import { createBatchRunner, type BatchUnit, type Outcome } from './group-commit-batch.js';
+import { isThenable } from './maybe-async.js';
+import type { Unit, UnitSubmitOptions, UnitWriter, UnitWriterStats } from './port/unit.js';
+import type { UnitSpannedLoopTurnError } from './port/unit-errors.js';
 
+/** A synchronous unit that reaches its repositories itself (the callers written before the storage port). */
 export type UnitOfWork<T> = () => T;
 
-export interface SubmitOptions {
+export interface SubmitOptions extends UnitSubmitOptions {
   /**
    * False for a unit whose checks all run before its first write (accepts validated up front, the materializer):
    * consecutive such units share one savepoint instead of one each. Should one throw anyway, their savepoint is
@@ -19,11 +23,11 @@ interface Pending extends BatchUnit {
   reject: (error: unknown) => void;
 }
 
-export interface GroupCommitStats {
-  batches: number;
-  units: number;
+export interface GroupCommitStats extends UnitWriterStats {
   /** Seconds spent running batch transactions, commit (and fsync) included. */
   seconds: number;
+  /** Units refused because they were still pending on the next loop turn (they awaited I/O inside the transaction). */
+  spannedTurns: number;
   /** [units, seconds] of recent batches, for a metrics scrape to drain; stops growing at SAMPLE_LIMIT. */
   samples: Array<[number, number]>;
 }
@@ -45,11 +49,17 @@ export interface Pacer {
   wake(): void;
 }
 
-export interface GroupCommitWriter {
-  /** Runs `work` inside the next batch transaction; resolves only after that transaction commits. */
-  submit<T>(work: UnitOfWork<T>, options?: SubmitOptions): Promise<T>;
-  /** Commits whatever is queued now (used at shutdown). */
-  flush(): void;
+export interface GroupCommitWriter<R = unknown> extends UnitWriter<R> {
+  /**
+   * Runs `work` inside the next batch transaction; resolves only after that transaction commits. `work` is a plain
+   * `() => T` or a port unit `(tx) => T | Promise<T>`; an async one must settle within microtasks (no real I/O).
+   */
+  submit<T>(work: Unit<R, T>, options?: SubmitOptions): Promise<T>;
+  /**
+   * Commits whatever is queued now (used at shutdown): synchronous, unless a batch is running an async unit or
+   * one of the queued units is async; then a promise that settles once all of it committed.
+   */
+  flush(): void | Promise<void>;
   /**
    * The unit of work's outbox: called while a unit runs, `publish` runs once that unit's transaction has committed
    * (units in commit order, each unit's calls in order), before its caller resumes; never if the unit rolls back.
@@ -66,7 +76,11 @@ export interface GroupCommitWriter {
  * unit rolls back only itself and rejects only its own caller. A request is answered after its commit: a 202
  * means durable.
  */
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<R = unknown> {
+  /** Handed to every unit as `tx.repos` (the store's repositories on this connection). */
+  repos?: R;
+  /** A unit awaited I/O across a loop turn (default: a process warning); the unit is refused either way. */
+  onSpannedTurn?: (error: UnitSpannedLoopTurnError) => void;
   maxBatch?: number;
   /** Stop adding units to a batch once it has run this long (ms, before its COMMIT); the rest go in the next. */
   maxBatchMs?: number;
@@ -74,7 +88,7 @@ export interface GroupCommitOptions {
   onPublishError?: (error: unknown) => void;
 }
 
-export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommitOptions = {}): GroupCommitWriter {
+export function createGroupCommitWriter<R = unknown>(db: SqliteDatabase, options: GroupCommitOptions<R> = {}): GroupCommitWriter<R> {
   // A batch blocks the loop while it runs (PERF-NOTES: ~290 units took 18-35 ms): a batch bounded in units and in
   // time per turn of the loop, the rest in the next, so HTTP is served between them.
   const maxBatch = options.maxBatch ?? 512;
@@ -82,9 +96,18 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
   let pacer: Pacer | null = null;
   let queue: Pending[] = [];
   let scheduled = false;
-  const stats: GroupCommitStats = { batches: 0, units: 0, seconds: 0, samples: [] };
+  /** The batch running async units, until it committed: no other batch starts meanwhile (one connection). */
+  let inFlight: Promise<void> | null = null;
+  const stats: GroupCommitStats = { batches: 0, units: 0, seconds: 0, spannedTurns: 0, samples: [] };
   const onPublishError = options.onPublishError ?? ((error: unknown) => process.emitWarning(`group-commit outbox callback failed: ${String(error)}`));
-  const runner = createBatchRunner(db);
+  const onSpannedTurn = options.onSpannedTurn ?? ((error) => process.emitWarning(error.message, 'UnitSpannedLoopTurn'));
+  const runner = createBatchRunner(db, {
+    repos: options.repos,
+    onSpannedTurn: (error) => {
+      stats.spannedTurns += 1;
+      onSpannedTurn(error);
+    },
+  });
 
   function publishCommitted(outcomes: readonly Outcome[]): void {
     for (const outcome of outcomes) {
@@ -109,13 +132,32 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
     ran.forEach((unit, i) => (through === null ? resume(unit, outcomes[i]!) : through.run(() => resume(unit, outcomes[i]!))));
   }
 
-  /** Commits queued units: one batch per event-loop turn when scheduled, everything when `all` (shutdown). */
-  function commit(all: boolean, budgetMs = maxBatchMs): void {
+  /** Books a batch that ran (committed, its failed units rolled back): stats, outbox, callers. */
+  function finish(batch: Pending[], outcomes: readonly Outcome[], started: number, all: boolean): void {
+    // Units the time cap left out go back to the head of the queue, ahead of anything submitted since.
+    const ran = outcomes.length < batch.length ? batch.splice(0, outcomes.length) : batch;
+    if (ran !== batch) queue = batch.concat(queue);
+    const seconds = (performance.now() - started) / 1000;
+    stats.batches += 1;
+    stats.units += ran.length;
+    stats.seconds += seconds;
+    if (stats.samples.length < SAMPLE_LIMIT) stats.samples.push([ran.length, seconds]);
+    publishCommitted(outcomes);
+    settle(ran, outcomes, all);
+  }
+
+  /**
+   * Commits queued units: one batch per event-loop turn when scheduled, everything when `all` (shutdown). A batch
+   * whose units are all synchronous commits before this returns; one with an async unit commits when it settles,
+   * and then the writer carries on (the promise returned, for flush).
+   */
+  function commit(all: boolean, budgetMs = maxBatchMs): void | Promise<void> {
     scheduled = false;
+    if (inFlight !== null) return all ? inFlight.then(() => commit(true)) : undefined;
     while (queue.length > 0) {
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
       if (batch === queue) queue = [];
-      let outcomes: Outcome[];
+      let outcomes: Outcome[] | Promise<Outcome[]>;
       const started = performance.now();
       try {
         outcomes = runner.run(batch, started + budgetMs);
@@ -123,20 +165,24 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
         for (const unit of batch) unit.reject(error);
         continue;
       }
-      // Units the time cap left out go back to the head of the queue, ahead of anything submitted since.
-      const ran = outcomes.length < batch.length ? batch.splice(0, outcomes.length) : batch;
-      if (ran !== batch) queue = batch.concat(queue);
-      const seconds = (performance.now() - started) / 1000;
-      stats.batches += 1;
-      stats.units += ran.length;
-      stats.seconds += seconds;
-      if (stats.samples.length < SAMPLE_LIMIT) stats.samples.push([ran.length, seconds]);
-      publishCommitted(outcomes);
-      settle(ran, outcomes, all);
+      if (isThenable(outcomes)) return (inFlight = landed(outcomes, batch, started, all));
+      finish(batch, outcomes, started, all);
       if (!all && queue.length > 0) return wakeUp();
     }
   }
-  const scheduledCommit = (): void => commit(false);
+  /** The end of a batch that went async: book it, then go on as the synchronous path would have. */
+  async function landed(outcomes: Promise<Outcome[]>, batch: Pending[], started: number, all: boolean): Promise<void> {
+    try {
+      finish(batch, await outcomes, started, all);
+    } catch (error) {
+      for (const unit of batch) unit.reject(error);
+    } finally {
+      inFlight = null;
+    }
+    if (all) return commit(true);
+    if (queue.length > 0) wakeUp();
+  }
+  const scheduledCommit = (): void => void commit(false);
   /** The next batch on the next loop turn: the pacer's turn when there is one, else an immediate of its own. */
   function wakeUp(): void {
     if (pacer !== null) return pacer.wake();
@@ -144,14 +190,14 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
     scheduled = true;
     setImmediate(scheduledCommit);
   }
-  const flush = (): void => commit(true);
+  const flush = (): void | Promise<void> => commit(true);
 
   return {
     stats,
     flush,
     paceWith(next) {
       pacer = next;
-      next.openSlicesWith((budgetMs) => commit(false, budgetMs));
+      next.openSlicesWith((budgetMs) => void commit(false, budgetMs));
       if (queue.length > 0) next.wake();
     },
     afterCommit(publish) {
@@ -159,9 +205,9 @@ export function createGroupCommitWriter(db: SqliteDatabase, options: GroupCommit
       if (outbox === null) throw new Error('afterCommit is only valid inside a unit of work run by the group-commit writer.');
       outbox.push(publish);
     },
-    submit<T>(work: UnitOfWork<T>, options?: SubmitOptions): Promise<T> {
+    submit<T>(work: Unit<R, T>, options?: SubmitOptions): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, bare: options?.savepoint === false, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({ work: work as BatchUnit['work'], bare: options?.savepoint === false, resolve: resolve as (v: unknown) => void, reject });
         wakeUp();
       });
     },

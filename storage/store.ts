@@ -17,7 +17,8 @@ export interface Store {
   readonly repos: Repositories;
   /** Memoizes a read until the next write to a table it may depend on (storage/read-cache.ts). */
   readonly cache: Pick<ReadCache, 'cached' | 'generation'>;
-  readonly writer: GroupCommitWriter;
+  /** Commits units of work in batches; a port unit gets `tx.repos` = `repos` (same connection). */
+  readonly writer: GroupCommitWriter<Repositories>;
   /** Runs `work` synchronously in one transaction now (bootstrap paths, not request paths). */
   transaction<T>(work: () => T): T;
   integrityCheck(): string;
@@ -35,7 +36,7 @@ export function openStore(options: StoreOptions): Store {
   const cache = createReadCache(raw);
   const db = cache.db;
   const repos = createRepositories(raw, cache);
-  const writer = createGroupCommitWriter(db);
+  const writer = createGroupCommitWriter<Repositories>(db, { repos });
   let closed = false;
   return {
     path: options.path,
@@ -51,9 +52,14 @@ export function openStore(options: StoreOptions): Store {
     close() {
       if (closed) return;
       closed = true;
-      writer.flush();
-      if (options.path !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
-      db.close();
+      const shut = (): void => {
+        if (options.path !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
+        db.close();
+      };
+      // An async unit still running keeps its transaction open: the handle closes once its batch has committed.
+      const flushed = writer.flush();
+      if (flushed === undefined) shut();
+      else void flushed.then(shut, shut);
     },
   };
 }

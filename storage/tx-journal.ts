@@ -14,6 +14,17 @@ export interface TxJournal {
   onRollback(undo: () => void): void;
   /** Runs `work` in a frame (call it around the transaction or savepoint that `work` is). */
   frame<T>(work: () => T): T;
+  /**
+   * Opens a frame that outlives the call (an asynchronous unit, a batch opened with BEGIN): close it with `keep`
+   * once its savepoint is released or its transaction committed, or `undo` once rolled back. Frames nest: close the
+   * innermost first.
+   */
+  open(): JournalFrame;
+}
+
+export interface JournalFrame {
+  keep(): void;
+  undo(): void;
 }
 
 const journals = new WeakMap<SqliteDatabase, TxJournal>();
@@ -30,6 +41,14 @@ export function journalOf(db: SqliteDatabase): TxJournal {
 
 function createJournal(): TxJournal {
   const frames: Array<Array<() => void>> = [];
+  const keep = (undos: Array<() => void>): void => {
+    frames.pop();
+    frames[frames.length - 1]?.push(...undos);
+  };
+  const undo = (undos: Array<() => void>): void => {
+    frames.pop();
+    for (let i = undos.length - 1; i >= 0; i--) undos[i]!();
+  };
   return {
     get framed() {
       return frames.length > 0;
@@ -42,14 +61,17 @@ function createJournal(): TxJournal {
       frames.push(undos);
       try {
         const result = work();
-        frames.pop();
-        frames[frames.length - 1]?.push(...undos);
+        keep(undos);
         return result;
       } catch (error) {
-        frames.pop();
-        for (let i = undos.length - 1; i >= 0; i--) undos[i]!();
+        undo(undos);
         throw error;
       }
+    },
+    open() {
+      const undos: Array<() => void> = [];
+      frames.push(undos);
+      return { keep: () => keep(undos), undo: () => undo(undos) };
     },
   };
 }

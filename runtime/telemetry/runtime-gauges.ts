@@ -78,6 +78,7 @@ function registerGroupCommit(registers: Registry[], stats: GroupCommitWriter['st
   total('switchyard_group_commit_batches_total', 'Group-commit transactions.', () => stats.batches);
   total('switchyard_group_commit_units_total', 'Units of work committed (requests and runtime writes sharing the transactions).', () => stats.units);
   total('switchyard_group_commit_seconds_total', 'Time spent in group-commit transactions, fsync included.', () => stats.seconds);
+  total('switchyard_group_commit_spanned_turns_total', 'Units of work refused for awaiting I/O inside the write transaction (a bug to fix).', () => stats.spannedTurns);
   // Registered (so collected) before the batch-size histogram it feeds: both show the same batches in one scrape.
   new Histogram({
     name: 'switchyard_group_commit_duration_seconds',

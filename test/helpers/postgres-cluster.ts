@@ -95,8 +95,11 @@ export interface Cluster {
   stop(): void;
 }
 
-/** Starts a cluster, or returns why it cannot (the tests then skip with that reason). */
-export async function startCluster(binDir: string): Promise<Cluster | string> {
+/**
+ * Starts a cluster, or returns why it cannot (the tests then skip with that reason). `settings` (`name=value`) come
+ * after the test defaults and win over them (a bench turns fsync back on).
+ */
+export async function startCluster(binDir: string, settings: readonly string[] = []): Promise<Cluster | string> {
   const run = runner();
   if (typeof run === 'string') return run;
   const exec = (argv: string[]) => {
@@ -118,7 +121,7 @@ export async function startCluster(binDir: string): Promise<Cluster | string> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     // fsync off and no full-page writes: a test cluster never survives a crash, so durability only costs time here.
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${settings.map((setting) => ` -c ${setting}`).join('')}`;
     const start = exec([join(binDir, 'pg_ctl'), '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);
     if (start.status === 0) {
       let stopped = false;

@@ -44,6 +44,7 @@ t.test('a fire, its turns (with a tool call) and its webhook delivery are counte
   t.equal(m.value('switchyard_group_commit_duration_seconds_count'), batches);
   t.ok(m.value('switchyard_group_commit_units_total')! >= batches);
   t.ok(m.value('switchyard_group_commit_seconds_total')! > 0);
+  t.equal(m.value('switchyard_group_commit_spanned_turns_total'), 0, 'no unit held the write transaction across a loop turn');
   // Actors: stored unfinished ones are either resident or passivated.
   const active = m.sum('switchyard_actors_active');
   t.equal(m.value('switchyard_actors_passivated'), Math.max(0, active - m.value('switchyard_actors_resident')!));

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import type { SubmitOptions, UnitOfWork } from '../../../storage/group-commit.js';
+import type { SubmitOptions } from '../../../storage/group-commit.js';
+import type { Unit as StorageUnit } from '../../../storage/port/unit.js';
 import type { Store } from '../../../storage/store.js';
 import { bearer, call } from '../../helpers/http.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -20,10 +21,10 @@ function recordUnits(store: Store): Unit[] {
   const units: Unit[] = [];
   const changes = store.db.prepare('SELECT total_changes()').pluck();
   const submit = store.writer.submit.bind(store.writer);
-  (store.writer as { submit: typeof submit }).submit = <T>(work: UnitOfWork<T>, options?: SubmitOptions) =>
-    submit(() => {
+  (store.writer as { submit: typeof submit }).submit = <T>(work: StorageUnit<Store['repos'], T>, options?: SubmitOptions) =>
+    submit((tx) => {
       const before = changes.get() as number;
-      const value = work();
+      const value = work(tx);
       units.push({ rows: (changes.get() as number) - before, savepoint: options?.savepoint !== false });
       return value;
     }, options);

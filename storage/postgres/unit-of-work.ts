@@ -1,0 +1,222 @@
+// PostgreSQL unit writer: units submitted in one loop turn share one transaction on one pooled client, a savepoint each.
+/*
+ * The port's UnitWriter (storage/port/unit.ts) over a pg pool. A batch is what was queued when the writer next
+ * runs (setImmediate after a submit, or as soon as a client is free), up to maxBatch units and maxBatchMs of unit
+ * time; up to maxInFlight batches run at once, each on its own client. Each unit runs after a savepoint, so a
+ * failing unit is rolled back alone (ROLLBACK TO) and rejects only its caller; a batch of one needs no savepoint. Failures of
+ * the transaction itself reject every unit it ran with an error saying whether anything may have committed.
+ * Decision "Asynchronous units of work (issue 16 item 1)" holds the measurements behind the defaults.
+ */
+import pg from 'pg';
+import type { PostgresPool } from './connection.js';
+import type { Unit, UnitContext, UnitSubmitOptions, UnitWriter, UnitWriterStats } from '../port/unit.js';
+import { BatchRolledBackError, CommitOutcomeUnknownError, WriterOverloadedError } from '../port/unit-errors.js';
+
+export interface PostgresUnitWriterOptions<R> {
+  pool: PostgresPool;
+  /** The repositories a unit sees, bound to the batch's client (so they run inside its transaction). */
+  bindRepos: (client: pg.PoolClient) => R;
+  /**
+   * Units per transaction at most (1: one transaction per unit). 64 because each writing unit's savepoint takes a
+   * subtransaction id and a backend caches only 64 of them per transaction: past that, every other session's
+   * snapshot checks go through pg_subtrans (the "suboverflowed" cliff).
+   */
+  maxBatch?: number;
+  /** Stop adding units to a batch once its units have run this long (ms): a long batch delays every commit in it. */
+  maxBatchMs?: number;
+  /** Batches (clients) at once; keep it below the pool's size so reads still get a client. */
+  maxInFlight?: number;
+  /** Units waiting for a batch at most; past it submit rejects with WriterOverloadedError (nothing written). */
+  maxQueued?: number;
+  /** An outbox callback threw (the commit stands; the unit's caller still gets its value). */
+  onPublishError?: (error: unknown) => void;
+}
+
+export interface PostgresUnitWriterStats extends UnitWriterStats {
+  /** Units waiting for a batch now. */
+  queued: number;
+  /** Batches running now. */
+  inFlight: number;
+  /** Submits refused with WriterOverloadedError. */
+  refused: number;
+}
+
+interface Pending {
+  readonly work: Unit<unknown, unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface Outcome {
+  readonly ok: boolean;
+  readonly value: unknown;
+  readonly outbox: Array<() => void>;
+}
+
+/** The transaction itself failed before COMMIT (a control statement, the connection): nothing of the batch committed. */
+class TransactionLost extends Error {}
+
+const MAX_RETRY_AFTER_S = 60;
+
+export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R>): UnitWriter<R> & { readonly stats: PostgresUnitWriterStats } {
+  const { pool, bindRepos } = options;
+  const maxBatch = options.maxBatch ?? 64;
+  const maxBatchMs = options.maxBatchMs ?? 20;
+  const maxInFlight = options.maxInFlight ?? 4;
+  const maxQueued = options.maxQueued ?? 10_000;
+  const onPublishError = options.onPublishError ?? ((error: unknown) => process.emitWarning(`unit-of-work outbox callback failed: ${String(error)}`));
+  let queue: Pending[] = [];
+  let scheduled = false;
+  const idle: Array<() => void> = [];
+  const stats: PostgresUnitWriterStats = { batches: 0, units: 0, seconds: 0, queued: 0, inFlight: 0, refused: 0 };
+
+  /** Control statements: any failure means the transaction is gone (aborted server-side or the connection lost). */
+  const control = async (client: pg.PoolClient, sql: string): Promise<pg.QueryResult> => {
+    try {
+      return await client.query(sql);
+    } catch (error) {
+      throw new TransactionLost('transaction lost', { cause: error });
+    }
+  };
+
+  /**
+   * One unit, after the savepoint named `unit` (unless it is alone in its transaction). Savepoints are not released:
+   * the one taken after a unit both checks that the unit left the transaction usable (a unit that caught a failed
+   * statement and returned leaves it aborted: that SAVEPOINT fails) and is the next unit's, one round trip per unit
+   * instead of SAVEPOINT + RELEASE. ROLLBACK TO keeps the savepoint, so after a failure it serves the next unit too.
+   */
+  async function runUnit(client: pg.PoolClient, repos: R, unit: Pending, savepoint: boolean): Promise<Outcome> {
+    const outbox: Array<() => void> = [];
+    const tx: UnitContext<R> = { repos, afterCommit: (publish) => void outbox.push(publish) };
+    try {
+      const value = await (unit.work as Unit<R, unknown>)(tx);
+      if (savepoint) await client.query('SAVEPOINT unit');
+      return { ok: true, value, outbox };
+    } catch (error) {
+      await control(client, savepoint ? 'ROLLBACK TO SAVEPOINT unit' : 'ROLLBACK');
+      return { ok: false, value: error, outbox: [] };
+    }
+  }
+
+  /** Runs a batch; returns the units the time cap left out. */
+  async function runBatch(batch: Pending[]): Promise<Pending[]> {
+    const started = performance.now();
+    const outcomes: Outcome[] = [];
+    let client: pg.PoolClient | null = null;
+    let ended = false;
+    // A checked-out client's connection error (the server ended the backend between two queries) is emitted on the
+    // client, which the pool only watches while idle: unobserved it would crash the process. The next query fails.
+    const swallow = (): void => {};
+    try {
+      client = await pool.connect();
+      client.on('error', swallow);
+      const repos = bindRepos(client);
+      const alone = batch.length === 1;
+      await control(client, alone ? 'BEGIN' : 'BEGIN; SAVEPOINT unit');
+      // The cap counts unit time only: waiting for a client (or opening one) delays no commit already in this batch.
+      const opened = performance.now();
+      while (outcomes.length < batch.length && (outcomes.length === 0 || performance.now() - opened < maxBatchMs)) {
+        outcomes.push(await runUnit(client, repos, batch[outcomes.length]!, !alone));
+        // A lone unit that failed was rolled back with its transaction: nothing is left to commit.
+        if (alone && !outcomes[0]!.ok) ended = true;
+      }
+    } catch (error) {
+      client?.off('error', swallow);
+      client?.release(true);
+      for (const unit of batch) unit.reject(new BatchRolledBackError((error as Error).cause ?? error));
+      return [];
+    }
+    const ran = batch.slice(0, outcomes.length);
+    const commitError = ended ? null : await commit(client);
+    client.off('error', swallow);
+    client.release(commitError !== null);
+    const seconds = (performance.now() - started) / 1000;
+    stats.batches += 1;
+    stats.units += ran.length;
+    stats.seconds += seconds;
+    if (commitError !== null) {
+      // A unit that failed on its own was rolled back whatever COMMIT did; the others share the commit's fate.
+      ran.forEach((unit, i) => unit.reject(outcomes[i]!.ok ? commitError : outcomes[i]!.value));
+    } else {
+      for (const outcome of outcomes) publish(outcome.outbox);
+      ran.forEach((unit, i) => (outcomes[i]!.ok ? unit.resolve(outcomes[i]!.value) : unit.reject(outcomes[i]!.value)));
+    }
+    return batch.slice(outcomes.length);
+  }
+
+  /**
+   * COMMIT; null once committed. An ERROR answer means rolled back (a deferred constraint, a serialization failure;
+   * so does the ROLLBACK tag PostgreSQL answers to COMMIT of an aborted transaction). No answer, or a FATAL one (the
+   * backend terminated: that may happen after the commit record is durable), means the outcome is unknown.
+   */
+  async function commit(client: pg.PoolClient): Promise<Error | null> {
+    try {
+      const result = await client.query('COMMIT');
+      return result.command === 'ROLLBACK' ? new BatchRolledBackError('COMMIT of an aborted transaction rolled it back') : null;
+    } catch (error) {
+      return error instanceof pg.DatabaseError && error.severity === 'ERROR' ? new BatchRolledBackError(error) : new CommitOutcomeUnknownError(error);
+    }
+  }
+
+  function publish(outbox: ReadonlyArray<() => void>): void {
+    for (const callback of outbox) {
+      try {
+        callback();
+      } catch (error) {
+        onPublishError(error);
+      }
+    }
+  }
+
+  function dispatch(): void {
+    scheduled = false;
+    while (queue.length > 0 && stats.inFlight < maxInFlight) {
+      const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
+      if (batch === queue) queue = [];
+      stats.inFlight += 1;
+      void runBatch(batch).then((left) => {
+        stats.inFlight -= 1;
+        // Units the time cap left out go back to the head of the queue, ahead of anything submitted since.
+        if (left.length > 0) queue = left.concat(queue);
+        stats.queued = queue.length;
+        if (queue.length > 0) wakeUp();
+        else if (stats.inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
+      });
+    }
+    stats.queued = queue.length;
+  }
+
+  function wakeUp(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(dispatch);
+  }
+
+  /** Seconds until the queue should have room, from the units per second the batches have been committing. */
+  function retryAfter(): number {
+    const perSecond = stats.seconds > 0 ? (stats.units / stats.seconds) * maxInFlight : 1;
+    return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(queue.length / perSecond)));
+  }
+
+  return {
+    stats,
+    submit<T>(work: Unit<R, T>, _options?: UnitSubmitOptions): Promise<T> {
+      // `savepoint: false` is not used here: every unit has its own savepoint (the safe reading of the option).
+      if (queue.length >= maxQueued) {
+        stats.refused += 1;
+        return Promise.reject(new WriterOverloadedError(queue.length, retryAfter()));
+      }
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ work: work as Unit<unknown, unknown>, resolve: resolve as (value: unknown) => void, reject });
+        stats.queued = queue.length;
+        wakeUp();
+      });
+    },
+    flush() {
+      if (queue.length === 0 && stats.inFlight === 0) return Promise.resolve();
+      const done = new Promise<void>((resolve) => idle.push(resolve));
+      dispatch();
+      return done;
+    },
+  };
+}
