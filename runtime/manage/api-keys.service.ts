@@ -11,7 +11,7 @@ import { hashSecret, hintOf, mintSecret } from '../auth/secrets.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
-import { keysetPage } from '../paging/keyset-page.js';
+import { byCreation, keysetPage } from '../paging/keyset-page.js';
 
 /** Unrevoked keys one person may hold in one organization. */
 export const ACTIVE_KEYS_PER_USER = 50;
@@ -51,7 +51,6 @@ export const apiKeyView = (key: ApiKey): ApiKeyView => ({
 });
 
 /** Keys page by (createdAt, id), oldest first. */
-const positionOf = (key: ApiKey) => ({ createdAt: key.createdAt, id: key.id });
 
 export function createApiKeyService(deps: { store: Store; clock: Clock }): ApiKeyService {
   const { store, clock } = deps;
@@ -82,13 +81,13 @@ export function createApiKeyService(deps: { store: Store; clock: Clock }): ApiKe
     },
 
     listOwn(caller, options) {
-      const page = keysetPage(options.cursor, options.limit, (after, n) => credentials.apiKeysOfUserPage(caller.userId, caller.orgId, after, n), positionOf);
+      const page = keysetPage(options.cursor, options.limit, (after, n) => credentials.apiKeysOfUserPage(caller.userId, caller.orgId, after, n), byCreation);
       return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
     },
 
     listOrganization(caller, query) {
       if (!isOrganizationAdmin(store.repos, caller)) throw forbidden('Only organization owners and admins see every key.');
-      const page = keysetPage(query.cursor, query.limit, (after, n) => credentials.apiKeysOfOrganizationPage(caller.orgId, query.userId ?? null, after, n), positionOf);
+      const page = keysetPage(query.cursor, query.limit, (after, n) => credentials.apiKeysOfOrganizationPage(caller.orgId, query.userId ?? null, after, n), byCreation);
       return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
     },
 

@@ -12,7 +12,7 @@ import { requireDomainPermission } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { keysetPage, revisionPage } from '../paging/keyset-page.js';
+import { byCreation, keysetPage, revisionPage } from '../paging/keyset-page.js';
 
 export interface AutomationSummary {
   id: string;
@@ -108,7 +108,7 @@ export function createAutomationManager(deps: { store: Store; clock: Clock }): A
         query.cursor,
         query.limit,
         (after, n) => repos.automations.automationsOfOrganizationPage(caller.orgId, caller.userId, filter, after, n),
-        (row) => ({ createdAt: row.createdAt, id: row.id }),
+        byCreation,
       );
       return { automations: page.rows.map(automationSummary), nextCursor: page.nextCursor };
     },

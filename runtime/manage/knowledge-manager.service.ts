@@ -12,7 +12,7 @@ import { toIso, type Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { articleView, type ArticleView } from '../knowledge/knowledge-authoring.service.js';
-import { keysetPage } from '../paging/keyset-page.js';
+import { byCreation, keysetPage } from '../paging/keyset-page.js';
 
 /** A list entry: no bodies (a draft holds up to 2,000,000 characters); GET the article for them. */
 export interface ArticleSummary {
@@ -65,7 +65,7 @@ export function createKnowledgeManager(deps: { store: Store; clock: Clock }): Kn
         query.cursor,
         query.limit,
         (after, n) => knowledge.articlesOfBasePage(base.id, query.published ?? null, after, n),
-        (article) => ({ createdAt: article.createdAt, id: article.id }),
+        byCreation,
       );
       return { articles: page.rows.map(summary), nextCursor: page.nextCursor };
     },

@@ -20,7 +20,7 @@ import { nextRunAfter, scheduleConfigOf } from '../triggers/schedule-next.js';
 import type { ScheduleTicks } from '../triggers/schedule-ticks.js';
 import { triggerOfCaller, type TriggerCaller } from '../triggers/trigger-access.js';
 import { triggerView, type TriggerView } from '../triggers/trigger-view.js';
-import { keysetPage } from '../paging/keyset-page.js';
+import { byCreation, keysetPage } from '../paging/keyset-page.js';
 import { FIELD_TYPES, type UpdateTriggerInput } from './trigger-update.schema.js';
 
 export interface SubscriberSummary {
@@ -163,7 +163,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
         query.cursor,
         query.limit,
         (after, n) => repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
-        (row) => ({ createdAt: row.createdAt, id: row.id }),
+        byCreation,
       );
       const triggers = page.rows.map((row) => viewOf(row, repos.triggers.subscribers(row.id).map((s) => s.automationId), baseUrl));
       return { triggers, nextCursor: page.nextCursor };

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { customerOf } from '../partners/customer-of.js';
 import { customerStatus, customerSummaryOf, type CustomerStatus, type CustomerSummary } from '../partners/customer-status.js';
 import { supportGrantView, type SupportGrantView } from '../partners/support-grants.service.js';
-import { viewPage, type Page, type PageQuery } from '../paging/keyset-page.js';
+import { byCreation, viewPage, type Page, type PageQuery } from '../paging/keyset-page.js';
 
 export type { CustomerSummary } from '../partners/customer-status.js';
 
@@ -19,7 +19,7 @@ export function createCustomersService(deps: { store: Store; clock: Clock }): Cu
   const { repos, writer } = deps.store;
   return {
     list: (partnerId, query) =>
-      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), (org) => ({ createdAt: org.createdAt, id: org.id }), customerSummaryOf),
+      viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), byCreation, customerSummaryOf),
 
     async setSuspended(partnerId, orgId, suspended) {
       await writer.submit(() => {
@@ -33,7 +33,7 @@ export function createCustomersService(deps: { store: Store; clock: Clock }): Cu
 
     supportGrants(partnerId, orgId, query) {
       const org = customerOf(repos, partnerId, orgId);
-      return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), (row) => ({ createdAt: row.createdAt, id: row.id }), supportGrantView);
+      return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), byCreation, supportGrantView);
     },
   };
 }

@@ -22,15 +22,15 @@ export interface PageOf<R> {
   nextCursor: string | null;
 }
 
+/** Where a record sorted by (createdAt, id) sits: the position of most lists. */
+export const byCreation = (record: { readonly createdAt: number; readonly id: string }): KeysetPosition => ({ createdAt: record.createdAt, id: record.id });
+
 /** `fetch(after, n)` returns up to n rows after the position; `positionOf` says where a row sits in the order. */
 export function keysetPage<R>(
   cursor: string | undefined,
   limit: number,
   fetch: (after: KeysetPosition | null, n: number) => R[],
-  positionOf: (row: R) => KeysetPosition = (row) => {
-    const { created_at: createdAt, id } = row as { created_at: number; id: string };
-    return { createdAt, id };
-  },
+  positionOf: (row: R) => KeysetPosition,
 ): PageOf<R> {
   const rows = fetch(cursor ? decodePosition(cursor) : null, limit + 1);
   const page = rows.slice(0, limit);
