@@ -4,7 +4,7 @@ import { hashSecret, hintOf, mintSecret } from './auth/secrets.js';
 import { newId } from './ids.js';
 import type { ApplyManifestResult } from './manifest/apply.js';
 import { GLOBAL_SCOPE } from './manifest/ref-book.js';
-import type { Store } from '../storage/store.js';
+import type { Storage } from '../storage/port/storage.js';
 
 /** Refs of examples/demo.workspace.json this banner relies on. */
 const DEMO_REFS = { org: 'demo', user: 'demo-owner', trigger: 'demo-trigger' } as const;
@@ -20,7 +20,7 @@ export interface DemoSeed {
 }
 
 interface Seedable {
-  readonly store: Store;
+  readonly store: Storage;
   applyManifest(manifest: unknown): Promise<ApplyManifestResult>;
 }
 
@@ -48,7 +48,7 @@ export async function seedDemo(service: Seedable, manifest: unknown): Promise<De
  * The demo workspace an earlier seedDemo left in this database, or null. A workspace that merely uses the same
  * refs is not the demo: only seedDemo mints a key named DEMO_KEY_NAME.
  */
-export function seededDemo(store: Store): DemoWorkspace | null {
+export function seededDemo(store: Storage): DemoWorkspace | null {
   const { tenancy, credentials } = store.repos;
   const org = tenancy.manifestRef(GLOBAL_SCOPE, DEMO_REFS.org);
   const user = tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.user);
@@ -60,7 +60,7 @@ export function seededDemo(store: Store): DemoWorkspace | null {
 }
 
 /** Mints a new demo key for the demo owner and revokes the one the previous start printed. */
-export async function mintDemoKey(store: Store, demo: DemoWorkspace): Promise<DemoSeed> {
+export async function mintDemoKey(store: Storage, demo: DemoWorkspace): Promise<DemoSeed> {
   const { orgId, userId, triggerId } = demo;
   const apiKey = mintSecret('sv_');
   const { credentials } = store.repos;

@@ -1,5 +1,5 @@
 // Builds the runtime services over one store: the composition root below the HTTP layer.
-import type { Store } from '../storage/store.js';
+import type { Storage } from '../storage/port/storage.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createAuthoringService } from './authoring/authoring.service.js';
 import { createSignInService } from './auth/sign-in.js';
@@ -30,7 +30,7 @@ export interface RuntimeDeps {
   config: ServiceConfig;
   clock: Clock;
   logger: Logger;
-  store: Store;
+  store: Storage;
   keyRing: KeyRing;
   /** Operations signals (metrics registry, tracer); default: a new one on the global tracer provider. */
   telemetry?: Telemetry;

@@ -1,5 +1,5 @@
 // The runtime services every route handler receives; built once per service instance.
-import type { Store } from '../storage/store.js';
+import type { Storage } from '../storage/port/storage.js';
 import type { TokenBuckets } from './rate-limit.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { SignInService } from './auth/sign-in.js';
@@ -26,7 +26,7 @@ export interface CoreServices {
   config: ServiceConfig;
   clock: Clock;
   logger: Logger;
-  store: Store;
+  store: Storage;
   auth: Authenticator;
   /** Master keys that wrap every sealed secret (caller grants, connection secrets). */
   keyRing: KeyRing;

@@ -1,6 +1,6 @@
 // Resolves bearer secrets and console cookies to principals; every check sees current state (cached reads drop on any write).
 import type { ApiKey } from '../../storage/records/credentials.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { UserPrincipal } from './principal.js';
 import { hashSecret, isWellFormed, sameHash, type SecretKind } from './secrets.js';
@@ -27,7 +27,7 @@ function hashOf(secret: string, kind: SecretKind): Buffer | null {
   return isWellFormed(secret, kind) ? hashSecret(secret) : null;
 }
 
-export function createAuthenticator(store: Store, clock: Clock): Authenticator {
+export function createAuthenticator(store: Storage, clock: Clock): Authenticator {
   const { credentials, tenancy } = store.repos;
 
   /**

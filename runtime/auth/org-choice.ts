@@ -1,5 +1,5 @@
 // A console session's organization: which ones the signed-in person may pick, and switching to one of them.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { OrgRole } from '../../storage/repos/tenancy.repo.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -37,7 +37,7 @@ export interface OrgChoiceService {
   select(account: ConsoleAccount, orgId: string): Promise<{ secret: string; orgId: string; userId: string; expiresAt: number }>;
 }
 
-export function createOrgChoiceService(deps: { store: Store; clock: Clock }): OrgChoiceService {
+export function createOrgChoiceService(deps: { store: Storage; clock: Clock }): OrgChoiceService {
   const { store, clock } = deps;
   const { tenancy, credentials } = store.repos;
   const list = (account: ConsoleAccount): OrganizationChoice[] =>

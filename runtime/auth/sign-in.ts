@@ -1,5 +1,5 @@
 // Console sign-in, sign-out and the short-lived user token minted from a console session.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { HOUR, toIso, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -19,7 +19,7 @@ export interface SignInService {
 
 const unauthorized = (): AppError => new AppError('UNAUTHORIZED', 'Sign in to the console first.');
 
-export function createSignInService(deps: { store: Store; clock: Clock; auth: Authenticator; sessionTtlMs: number }): SignInService {
+export function createSignInService(deps: { store: Storage; clock: Clock; auth: Authenticator; sessionTtlMs: number }): SignInService {
   const { store, clock, auth, sessionTtlMs } = deps;
   const { tenancy, credentials } = store.repos;
 

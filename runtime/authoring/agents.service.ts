@@ -1,6 +1,6 @@
 // Owns authoring agents (SPEC "Authoring"): create, read, PATCH setup, verify and publish through the agent-revision machine.
 import type { Automation } from '../../storage/records/automations.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { AppError, validation } from '../errors.js';
 import { newId } from '../ids.js';
@@ -56,7 +56,7 @@ export interface AgentAuthoring {
 }
 
 export interface AgentAuthoringDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   /** The catalog visible to an organization (global integrations, its own, and the built-ins). */
   catalogFor(orgId: string): ToolCatalog;

@@ -1,5 +1,5 @@
 // Composes the authoring services (SPEC "Authoring"): integration catalog view, agents, knowledge, selections.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { createKnowledgeAuthoring, type KnowledgeAuthoring } from '../knowledge/knowledge-authoring.service.js';
@@ -24,7 +24,7 @@ export interface AuthoringService {
 }
 
 export interface AuthoringDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
 }
 

@@ -1,5 +1,5 @@
 // The flow engine behind the session dispatcher (kind 'flow'): admits starts on published flows and runs them.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { notFound, validation } from '../errors.js';
 import type { SessionEventBus } from '../events/index.js';
@@ -23,7 +23,7 @@ import { createFlowVersions, type FlowVersions } from './flow-versions.js';
 import type { FlowCatalog } from './validate-flow.js';
 
 export interface FlowEngineDeps {
-  readonly store: Pick<Store, 'repos' | 'writer'>;
+  readonly store: Pick<Storage, 'repos' | 'writer'>;
   readonly clock: Clock;
   readonly logger: Pick<Logger, 'error'>;
   readonly bus: Pick<SessionEventBus, 'append' | 'publish'>;

@@ -1,5 +1,5 @@
 // Owns the dependencies a flow run is built from (plain objects; no module-level state).
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { CallerGrants } from '../turns/caller-grants.js';
@@ -11,7 +11,7 @@ import type { FlowVersions } from './flow-versions.js';
 import type { FlowCatalog } from './validate-flow.js';
 
 export interface FlowRunnerDeps {
-  readonly store: Pick<Store, 'repos' | 'writer'>;
+  readonly store: Pick<Storage, 'repos' | 'writer'>;
   readonly clock: Clock;
   readonly logger: Pick<Logger, 'error'>;
   readonly trail: FlowTrail;

@@ -1,7 +1,7 @@
 // Owns deciding a flow's run approval (partner `POST /worker/approvals/runs/:runId`): record, then resume or reject the run.
 import type { Execution } from '../../storage/records/executions.js';
 import type { Session } from '../../storage/records/sessions.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { AppError, notFound, validation } from '../errors.js';
 import { assertMayDecide } from '../sessions/approval-access.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
@@ -28,7 +28,7 @@ export interface RunApprovalAnswer {
 }
 
 export interface RunApprovalDeps {
-  readonly store: Pick<Store, 'repos' | 'writer'>;
+  readonly store: Pick<Storage, 'repos' | 'writer'>;
   readonly trail: FlowTrail;
   /** After commit: an approved run is resumed, a rejected one lets the session's queue move on. */
   readonly dispatcher: Pick<SessionDispatcher, 'dispatch'>;

@@ -1,6 +1,6 @@
 // Owns authoring knowledge (SPEC "Knowledge resources"): modules, draft articles, publishing (FTS5 index), module membership.
 import type { Article, KnowledgeBase, KnowledgeModule, ModuleKind } from '../../storage/records/knowledge.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { domainOf, hasKnowledgeAuthority, managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
@@ -68,7 +68,7 @@ export interface KnowledgeAuthoring {
 }
 
 export interface KnowledgeAuthoringDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
 }
 

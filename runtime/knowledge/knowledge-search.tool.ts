@@ -1,5 +1,5 @@
 // Owns the built-in `knowledge.search` tool: bm25-ranked published articles of the agent's selection (a flow: its domain's), best passage each.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { KnowledgeSnippet } from '../models/model.js';
 import { KNOWLEDGE_INTEGRATION, KNOWLEDGE_INTEGRATION_ID } from '../tools/builtin-knowledge.integration.js';
 import type { ToolResult } from '../tools/tool-result.js';
@@ -22,7 +22,7 @@ export interface KnowledgeHit {
 /** Which agent is searching: its organization, domain and id (the selection is read live, not frozen in a revision). */
 export type AgentScope = Pick<ToolCallScope, 'orgId' | 'domainId' | 'automationId'>;
 
-export type KnowledgeRepos = Pick<Store['repos'], 'automations' | 'knowledge'>;
+export type KnowledgeRepos = Pick<Storage['repos'], 'automations' | 'knowledge'>;
 
 /** The selection's published articles matching `query`, best first; empty for selection `none` or a query without terms. */
 export function searchAgentKnowledge(repos: KnowledgeRepos, scope: AgentScope, query: string, limit = DEFAULT_RESULTS): KnowledgeHit[] {
@@ -41,7 +41,7 @@ export const SEARCH_CACHE_ENTRIES = 1_000;
  * modules the selection resolves to now, the query's terms and the limit, so those are the key: identical messages
  * (a trigger with a fixed prompt, a burst of the same question) search once.
  */
-export function createAgentKnowledgeSearch(store: Pick<Store, 'repos' | 'cache'>): AgentKnowledgeSearch {
+export function createAgentKnowledgeSearch(store: Pick<Storage, 'repos' | 'cache'>): AgentKnowledgeSearch {
   const { repos } = store;
   const cachedHits = store.cache.cached(
     (orgId: string, moduleIds: readonly string[], query: string, limit: number) => hitsIn(repos, orgId, moduleIds, query, limit),
@@ -89,7 +89,7 @@ function selectionIsNone(repos: KnowledgeRepos, automationId: string): boolean {
  * The tool provider the turn engine registers (runtime/turns/tool-providers.ts). `knowledge.search` is offered when
  * the procedure references it or the agent's selection is not `none`; it runs with the service's own authority.
  */
-export function createKnowledgeToolProvider(deps: { store: Pick<Store, 'repos' | 'cache'>; search?: AgentKnowledgeSearch }): ToolProvider {
+export function createKnowledgeToolProvider(deps: { store: Pick<Storage, 'repos' | 'cache'>; search?: AgentKnowledgeSearch }): ToolProvider {
   const { repos } = deps.store;
   const search = deps.search ?? createAgentKnowledgeSearch(deps.store);
   return {
@@ -127,7 +127,7 @@ function takeRunHits(scope: ToolCallScope, query: string, limit: number): readon
 }
 
 /** Up-front knowledge for the system prompt: the best passages for the turn's message (none for selection `none`). */
-export function createKnowledgeSource(deps: { store: Pick<Store, 'repos' | 'cache'>; search?: AgentKnowledgeSearch }): KnowledgeSource {
+export function createKnowledgeSource(deps: { store: Pick<Storage, 'repos' | 'cache'>; search?: AgentKnowledgeSearch }): KnowledgeSource {
   const search = deps.search ?? createAgentKnowledgeSearch(deps.store);
   const limit = Math.max(PROMPT_SNIPPETS, DEFAULT_RESULTS);
   return {

@@ -1,6 +1,6 @@
 // Owns an agent's knowledge selection (SPEC PUT …/knowledge-selection): normalized, deduplicated, visible modules only.
 import type { KnowledgeMode } from '../../storage/records/automations.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { editableAutomation, type Author } from '../authoring/authoring-access.js';
 import { notFound, validation } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -21,7 +21,7 @@ export function normalizeModuleIds(ids: readonly string[]): string[] {
   return [...new Set(ids.map((id) => id.toLowerCase()))];
 }
 
-export function createKnowledgeSelections(deps: { store: Pick<Store, 'repos' | 'writer'> }): KnowledgeSelections {
+export function createKnowledgeSelections(deps: { store: Pick<Storage, 'repos' | 'writer'> }): KnowledgeSelections {
   const { repos, writer } = deps.store;
   const { automations, knowledge } = repos;
 

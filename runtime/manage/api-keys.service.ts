@@ -5,7 +5,7 @@
  * as SHA-256 hashes with a display hint ("sv_…" and the last four characters); the secret exists only in the 201.
  */
 import type { ApiKey } from '../../storage/records/credentials.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { isOrganizationAdmin } from '../authoring/authoring-access.js';
 import { hashSecret, hintOf, mintSecret } from '../auth/secrets.js';
 import { toIso, type Clock } from '../clock.js';
@@ -52,7 +52,7 @@ export const apiKeyView = (key: ApiKey): ApiKeyView => ({
 
 /** Keys page by (createdAt, id), oldest first. */
 
-export function createApiKeyService(deps: { store: Store; clock: Clock }): ApiKeyService {
+export function createApiKeyService(deps: { store: Storage; clock: Clock }): ApiKeyService {
   const { store, clock } = deps;
   const { credentials } = store.repos;
 

@@ -7,7 +7,7 @@
  * Reading needs any role in the automation's domain; changing it needs edit_automation there.
  */
 import type { Automation, AutomationKind } from '../../storage/records/automations.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { requireDomainPermission } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
@@ -74,7 +74,7 @@ export const automationSummary = (row: Automation): AutomationSummary => ({
   updatedAt: toIso(row.updatedAt),
 });
 
-export function createAutomationManager(deps: { store: Store; clock: Clock }): AutomationManager {
+export function createAutomationManager(deps: { store: Storage; clock: Clock }): AutomationManager {
   const { store, clock } = deps;
   const { repos } = store;
 

@@ -6,7 +6,7 @@
  * articles only, and publishing again brings it back where it was (docs/decisions.md "Unpublished articles").
  */
 import type { Article } from '../../storage/records/knowledge.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
 import { notFound } from '../errors.js';
@@ -43,7 +43,7 @@ const summary = (row: Article): ArticleSummary => ({
   updatedAt: toIso(row.updatedAt),
 });
 
-export function createKnowledgeManager(deps: { store: Store; clock: Clock }): KnowledgeManager {
+export function createKnowledgeManager(deps: { store: Storage; clock: Clock }): KnowledgeManager {
   const { store, clock } = deps;
   const { repos } = store;
   const { knowledge } = repos;

@@ -1,5 +1,5 @@
 // Builds the management services (triggers, automations, API keys, knowledge clean-up) the management routes call.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { ScheduleTicks } from '../triggers/schedule-ticks.js';
 import { createApiKeyService, type ApiKeyService } from './api-keys.service.js';
@@ -16,7 +16,7 @@ export interface ManageServices {
   };
 }
 
-export function createManageServices(deps: { store: Store; clock: Clock; scheduleTicks: ScheduleTicks }): ManageServices {
+export function createManageServices(deps: { store: Storage; clock: Clock; scheduleTicks: ScheduleTicks }): ManageServices {
   return {
     manage: {
       triggers: createTriggerManager(deps),

@@ -7,7 +7,7 @@
  */
 import type { Automation } from '../../storage/records/automations.js';
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { requireDomainPermission } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
@@ -55,7 +55,7 @@ export interface TriggerManager {
 }
 
 export interface TriggerManagerDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   scheduleTicks: ScheduleTicks;
 }

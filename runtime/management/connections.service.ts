@@ -1,5 +1,5 @@
 // An organization's connections (issue 13 item 6): list, add, rotate, remove; secret material sealed, never returned.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Connection } from '../../storage/records/integrations.js';
 import { toIso, type Clock } from '../clock.js';
 import { notFound, validation } from '../errors.js';
@@ -36,7 +36,7 @@ const view = (connection: Connection): ConnectionView => ({
   rotatedAt: connection.rotatedAt === null ? null : toIso(connection.rotatedAt),
 });
 
-export function createConnectionsService(deps: { store: Store; clock: Clock; keyRing: KeyRing }): ConnectionsService {
+export function createConnectionsService(deps: { store: Storage; clock: Clock; keyRing: KeyRing }): ConnectionsService {
   const { repos, writer } = deps.store;
   const { management, integrations } = repos;
 

@@ -1,5 +1,5 @@
 // A partner's view of its customers (issue 13 item 6): paged list, suspend/resume, the support grants they gave.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { customerOf } from '../partners/customer-of.js';
 import { customerStatus, customerSummaryOf, type CustomerStatus, type CustomerSummary } from '../partners/customer-status.js';
@@ -15,7 +15,7 @@ export interface CustomersService {
   supportGrants(partnerId: string, orgId: string, query: PageQuery): Page<SupportGrantView>;
 }
 
-export function createCustomersService(deps: { store: Store; clock: Clock }): CustomersService {
+export function createCustomersService(deps: { store: Storage; clock: Clock }): CustomersService {
   const { repos, writer } = deps.store;
   return {
     list: (partnerId, query) =>

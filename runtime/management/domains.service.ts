@@ -1,5 +1,5 @@
 // Domains of an organization (issue 13 item 6): list, create (the creator owns it), rename.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Domain } from '../../storage/records/tenancy.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -20,7 +20,7 @@ export interface DomainsService {
 
 const view = (row: Domain): DomainView => ({ domainId: row.id, name: row.name, createdAt: toIso(row.createdAt) });
 
-export function createDomainsService(deps: { store: Store; clock: Clock }): DomainsService {
+export function createDomainsService(deps: { store: Storage; clock: Clock }): DomainsService {
   const { repos, writer } = deps.store;
   const { tenancy, management } = repos;
 

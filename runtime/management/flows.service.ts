@@ -6,7 +6,7 @@
  * (422 VALIDATION with the issues), so nothing unpublishable is ever kept. Authoring rule: `edit_automation` in
  * the flow's domain (as for agents; organization Owner/Admin status does not grant it).
  */
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Automation, FlowVersion } from '../../storage/records/automations.js';
 import { domainOf, editableAutomation, requireDomainPermission, type Author } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
@@ -34,7 +34,7 @@ export interface FlowsService {
   publish(author: Author, flowId: string, input: { version: number }): Promise<FlowView>;
 }
 
-export function createFlowsService(deps: { store: Store; clock: Clock }): FlowsService {
+export function createFlowsService(deps: { store: Storage; clock: Clock }): FlowsService {
   const { repos, writer } = deps.store;
   const { automations } = repos;
 

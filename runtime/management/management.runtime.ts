@@ -1,5 +1,5 @@
 // Composes the management services (issue 13 item 6): partner customers, members, domains, connections, flows.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { KeyRing } from '../vault/index.js';
 import { createConnectionsService, type ConnectionsService } from './connections.service.js';
@@ -16,7 +16,7 @@ export interface ManagementRuntime {
   readonly flows: FlowsService;
 }
 
-export function createManagementRuntime(deps: { store: Store; clock: Clock; keyRing: KeyRing }): ManagementRuntime {
+export function createManagementRuntime(deps: { store: Storage; clock: Clock; keyRing: KeyRing }): ManagementRuntime {
   return {
     customers: createCustomersService(deps),
     members: createMembersService(deps),

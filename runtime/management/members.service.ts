@@ -5,7 +5,7 @@
  * link is returned once, in the invite answer. Disabling a member sets `org_memberships.disabled_at`: the key
  * query, the token and console checks and every role lookup refuse that person in this organization at once.
  */
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Member } from '../../storage/records/management.js';
 import type { DomainRole, OrgRole } from '../../storage/repos/tenancy.repo.js';
 import { hashSecret, mintSecret } from '../auth/secrets.js';
@@ -55,7 +55,7 @@ export interface MembersService {
   setDisabled(manager: Manager, userId: string, disabled: boolean): Promise<MemberView>;
 }
 
-export function createMembersService(deps: { store: Store; clock: Clock }): MembersService {
+export function createMembersService(deps: { store: Storage; clock: Clock }): MembersService {
   const { repos, writer } = deps.store;
   const { tenancy, management } = repos;
 

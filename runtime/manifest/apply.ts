@@ -1,5 +1,5 @@
 // Owns applying a workspace manifest: passwords hashed first, then everything written in one transaction.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { KeyRing } from '../vault/key-ring.js';
 import type { ApplyContext } from './apply-context.js';
@@ -31,7 +31,7 @@ export interface ApplyManifestResult {
  * Idempotent by ref (manifest_refs). Throws ManifestError, with nothing applied, for a bad manifest.
  */
 export async function applyManifest(
-  store: Store,
+  store: Storage,
   manifest: unknown,
   deps: ApplyManifestDeps,
 ): Promise<ApplyManifestResult> {
@@ -65,6 +65,6 @@ export interface ManifestApplier {
 }
 
 /** The applier as a service: store and key ring bound once (CLI `apply`, `start --manifest`, embedding API). */
-export function createManifestApplier(deps: ApplyManifestDeps & { readonly store: Store }): ManifestApplier {
+export function createManifestApplier(deps: ApplyManifestDeps & { readonly store: Storage }): ManifestApplier {
   return { apply: (manifest) => applyManifest(deps.store, manifest, deps) };
 }

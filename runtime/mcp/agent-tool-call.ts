@@ -5,7 +5,7 @@
  * stream. Only the origin differs (`mcp`). The call then waits for the turn to finish or park (turn-watch.ts).
  */
 import type { z } from 'zod';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { SessionEventBus } from '../events/index.js';
@@ -19,7 +19,7 @@ import { refusalResult, turnResult, type AgentToolResult, type TurnIds } from '.
 import { watchTurn } from './turn-watch.js';
 
 export interface AgentToolCallDeps {
-  store: Pick<Store, 'repos'>;
+  store: Pick<Storage, 'repos'>;
   clock: Clock;
   bus: SessionEventBus;
   conversations: ConversationService;

@@ -1,5 +1,5 @@
 // Composes the MCP endpoint's runtime: protocol sessions, the agent tool catalog and tool calls, and their shutdown.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { ServiceConfig } from '../config.js';
 import type { SessionEventBus } from '../events/index.js';
@@ -14,7 +14,7 @@ import type { AgentToolResult } from './tool-result.js';
 export interface McpRuntimeDeps {
   config: Pick<ServiceConfig, 'mcpAllowedOrigins' | 'mcpSessionIdleMs' | 'mcpMaxSessions' | 'mcpMaxSessionsPerKey' | 'mcpCallWaitMs' | 'mcpToolsPageSize'>;
   clock: Clock;
-  store: Pick<Store, 'repos'>;
+  store: Pick<Storage, 'repos'>;
   bus: SessionEventBus;
   sessions: Pick<SessionsRuntime, 'conversations'>;
 }

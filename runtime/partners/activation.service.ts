@@ -1,5 +1,5 @@
 // Redeeming an owner's activation link: sets the first password once, then signs the owner in (unless direct login is off).
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { hashPassword } from '../auth/passwords.js';
 import { hashSecret, isWellFormed, sameHash } from '../auth/secrets.js';
 import type { SignInService } from '../auth/sign-in.js';
@@ -17,7 +17,7 @@ export interface ActivationService {
   activate(input: { token: string; password: string }): Promise<ActivationResult>;
 }
 
-export function createActivationService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock; signIn: SignInService }): ActivationService {
+export function createActivationService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock; signIn: SignInService }): ActivationService {
   const { store, clock, signIn } = deps;
   const { provisioning, tenancy } = store.repos;
 

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import type { Repositories } from '../../storage/repos/index.js';
 import type { Automation } from '../../storage/records/automations.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
@@ -51,7 +51,7 @@ export interface EntitlementsService {
   clearOverride(principal: PartnerPrincipal, orgId: string, automationId: string): Promise<EntitlementView>;
 }
 
-export function createEntitlementsService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): EntitlementsService {
+export function createEntitlementsService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock }): EntitlementsService {
   const { store, clock } = deps;
   const { automations, entitlements } = store.repos;
 

@@ -1,5 +1,5 @@
 // Minting one-hour `svt_` leases: app leases for { orgId, appId }, worker leases that act as one vouched person.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { hashSecret, mintSecret } from '../auth/secrets.js';
 import { HOUR, toIso, type Clock } from '../clock.js';
@@ -26,7 +26,7 @@ export interface LeasesService {
   mintWorkerLease(principal: PartnerPrincipal, input: { orgId: string; appId: string; partnerSubject: string }): Promise<MintedLease>;
 }
 
-export function createLeasesService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): LeasesService {
+export function createLeasesService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock }): LeasesService {
   const { store, clock } = deps;
   const { partners, leases, workers } = store.repos;
 

@@ -1,5 +1,5 @@
 // Resolves `svp_` partner keys and `svt_` leases to principals; every check rereads current state.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { LeasePrincipal, PartnerPrincipal } from '../auth/principal.js';
 import { hashSecret, isWellFormed, sameHash } from '../auth/secrets.js';
 import type { Clock } from '../clock.js';
@@ -14,7 +14,7 @@ export interface PartnerAuthenticator {
   lease(secret: string): LeasePrincipal | null;
 }
 
-export function createPartnerAuthenticator(store: Pick<Store, 'repos'>, clock: Clock): PartnerAuthenticator {
+export function createPartnerAuthenticator(store: Pick<Storage, 'repos'>, clock: Clock): PartnerAuthenticator {
   const { partners, leases, tenancy, workers } = store.repos;
   return {
     partnerKey(secret) {

@@ -1,5 +1,5 @@
 // Composes the partner API: credentials, provisioning (claims, onboarding, activation), leases, workers, entitlements, support, worker approvals.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { ActorRegistry } from '../actors/index.js';
 import type { SignInService } from '../auth/sign-in.js';
 import type { Clock } from '../clock.js';
@@ -17,7 +17,7 @@ import { createWorkerApprovalsService, type RunDecider, type TurnDecider, type W
 import { createWorkersService, type WorkersService } from './workers.service.js';
 
 export interface PartnersRuntimeDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Logger;
   keyRing: KeyRing;

@@ -20,7 +20,7 @@ import {
   type StoredResponse,
 } from '../../machines/provisioning-claim.machine.js';
 import type { ProvisioningClaimState } from '../../storage/repos/provisioning.repo.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { ActorKindHandle, ActorRegistry, ActorStep } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -68,7 +68,7 @@ export const outcomeUnknownError = (): AppError =>
   );
 
 export function createProvisioningClaims(deps: {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   registry: ActorRegistry;
   scheduler: Scheduler;

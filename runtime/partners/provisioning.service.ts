@@ -10,7 +10,7 @@
  * requests get IDEMPOTENCY_OUTCOME_UNKNOWN. The original request answers PROVISIONING_FAILED with the
  * onboarding state, so the partner can reconcile the organization that exists.
  */
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { hashSecret, mintSecret } from '../auth/secrets.js';
 import type { Clock } from '../clock.js';
@@ -55,7 +55,7 @@ export interface ProvisioningService {
 }
 
 export function createProvisioningService(deps: {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   keyRing: KeyRing;
   logger: Pick<Logger, 'warn' | 'error'>;

@@ -7,7 +7,7 @@
  * There is no collection route: a partner cannot enumerate what was shared.
  */
 import * as z from 'zod';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { SupportGrant } from '../../storage/records/support-grants.js';
 import type { LeasePrincipal, UserPrincipal } from '../auth/principal.js';
 import { HOUR, toIso, type Clock } from '../clock.js';
@@ -64,7 +64,7 @@ export const supportGrantView = (row: SupportGrant): SupportGrantView => ({
   revokedAt: row.revokedAt === null ? null : toIso(row.revokedAt),
 });
 
-export function createSupportGrantsService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): SupportGrantsService {
+export function createSupportGrantsService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock }): SupportGrantsService {
   const { store, clock } = deps;
   const { repos } = store;
 

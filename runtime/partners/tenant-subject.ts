@@ -5,7 +5,7 @@
  * The resulting principal is an ordinary user principal of that person in that organization: the same
  * visibility, execute, drive and approval rules apply as on /api/v1, rereading current memberships.
  */
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { UserPrincipal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
 import { activeCustomerOf } from './customer-of.js';
@@ -21,7 +21,7 @@ export interface TenantCaller {
  * The person `subject` names in `orgId`, or the neutral 404 for anything amiss: an organization outside the
  * platform, an unknown or revoked subject, a disabled person. A missing or repeated header is the same 404.
  */
-export function resolveTenantSubject(store: Pick<Store, 'repos'>, caller: TenantCaller, orgId: string, subject: string | undefined): UserPrincipal {
+export function resolveTenantSubject(store: Pick<Storage, 'repos'>, caller: TenantCaller, orgId: string, subject: string | undefined): UserPrincipal {
   const { repos } = store;
   // A suspended customer: a CONFLICT saying so to its partner (which knows the customer), not the neutral 404.
   activeCustomerOf(repos, caller.partnerId, orgId);

@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import type { Approval } from '../../storage/records/approvals.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { LeasePrincipal } from '../auth/principal.js';
 import { toIso } from '../clock.js';
 import { notFound } from '../errors.js';
@@ -73,7 +73,7 @@ export function workerCaller(lease: LeasePrincipal): Caller {
 }
 
 export function createWorkerApprovalsService(deps: {
-  store: Pick<Store, 'repos'>;
+  store: Pick<Storage, 'repos'>;
   turns: TurnDecider;
   /** The flow runtime's run approvals. */
   runs: RunDecider;

@@ -8,7 +8,7 @@
  * approver standing, an existing member keeps theirs.
  */
 import * as z from 'zod';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { WorkerMapping } from '../../storage/records/workers.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { toIso, type Clock } from '../clock.js';
@@ -64,7 +64,7 @@ export interface WorkersService {
   revoke(principal: PartnerPrincipal, orgId: string, mappingId: string): Promise<void>;
 }
 
-export function createWorkersService(deps: { store: Pick<Store, 'repos' | 'writer'>; clock: Clock }): WorkersService {
+export function createWorkersService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock }): WorkersService {
   const { store, clock } = deps;
   const { tenancy, workers, leases } = store.repos;
 

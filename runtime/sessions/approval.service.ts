@@ -1,5 +1,5 @@
 // Turn approval (SPEC conversations rule 5, "States and transitions" approval rows): who may decide, then the turn's decision.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { validation } from '../errors.js';
 import { approvalConflict, type DecisionAnswer, type DecisionRequest, type TurnApprovals } from '../turns/turn-approval.js';
 import { assertMayDecide } from './approval-access.js';
@@ -8,7 +8,7 @@ import { visibleSession, type Caller } from './session-access.js';
 export type { DecisionRequest } from '../turns/turn-approval.js';
 
 export interface ApprovalServiceDeps {
-  store: Pick<Store, 'repos'>;
+  store: Pick<Storage, 'repos'>;
   /** What a decision does to the turn (turns/turn-approval.ts). */
   decisions: TurnApprovals;
 }

@@ -1,13 +1,13 @@
 // Cancel a session's queued, running or suspended execution (issue 13 item 1): who may, which one, and the repeat answer.
 import { CANCELLED } from '../../machines/session-turn.machine.js';
 import type { Execution } from '../../storage/records/executions.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { AppError, notFound } from '../errors.js';
 import { alreadySettled, type ExecutionCancel } from '../turns/execution-cancel.js';
 import { participation, visibleSession, type Caller } from './session-access.js';
 
 export interface CancelServiceDeps {
-  store: Pick<Store, 'repos'>;
+  store: Pick<Storage, 'repos'>;
   /** Settles and aborts the execution (turns/execution-cancel.ts). */
   executions: ExecutionCancel;
 }

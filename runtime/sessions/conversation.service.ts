@@ -1,5 +1,5 @@
 // Open a session on an agent and append messages to it (SPEC conversations rules 1-2), answering only after commit.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { Admission } from '../execution/admission.js';
 import { notFound } from '../errors.js';
@@ -26,7 +26,7 @@ export interface MessageRequest {
 }
 
 export interface ConversationDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   bus: SessionEventBus;
   grants: CallerGrants;

@@ -4,7 +4,7 @@
  * membership removed or a session deleted since the request arrived wins. A change that changes nothing is
  * answered as done and announces nothing (idempotent retries).
  */
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Session, SessionOutcome } from '../../storage/records/sessions.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -22,7 +22,7 @@ export interface SessionPatch {
 type Change = SessionEventOf<'session.changed'>['change'];
 
 export interface LifecycleDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   bus: SessionEventBus;
 }

@@ -1,7 +1,7 @@
 // SessionStarter: plans a new session's rows (session, first execution, message or input, sealed grant, snapshot).
 import { isAutomationEntitled } from '../partners/entitlements.js';
 import type { Automation } from '../../storage/records/automations.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
@@ -15,7 +15,7 @@ import { pendingStartOf, sessionRowOf } from './pending-starts.js';
 import type { PendingStart } from '../execution/materializer.js';
 
 export interface StarterDeps {
-  store: Pick<Store, 'repos'>;
+  store: Pick<Storage, 'repos'>;
   clock: Clock;
   dispatcher: SessionDispatcher;
   grants: CallerGrants;

@@ -1,5 +1,5 @@
 // Composes agent conversations on the turns runtime: starter, conversations, approvals and cancels (access), read models.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { SessionFile } from '../../storage/records/sessions.js';
 import type { Clock } from '../clock.js';
 import type { Admission } from '../execution/admission.js';
@@ -22,7 +22,7 @@ import { sessionView, streamSnapshot, type SessionView } from './session-view.js
 
 export interface SessionsRuntimeDeps {
   clock: Clock;
-  store: Store;
+  store: Storage;
   bus: SessionEventBus;
   /** Bounds the execution queue: run entry points are refused past it. */
   admission: Admission;

@@ -2,7 +2,7 @@
 // and wrappers the runtime hooks in at its composition root (one line per hook).
 import type { TracerProvider } from '@opentelemetry/api';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/index.js';
 import type { Logger } from '../logger.js';
@@ -21,7 +21,7 @@ import { createTurnSignals } from './turn-signals.js';
 import { createWebhookSignals, type WebhookAttemptRecord } from './webhook-signals.js';
 
 export interface TelemetryOptions {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Logger;
   /** Where spans go; default the global provider (a no-op until the embedding app or an SDK setup registers one). */

@@ -12,7 +12,7 @@
  * retries concurrently.
  */
 import type { EventDelivery } from '../../storage/records/event-deliveries.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { parseBoundedJson } from '../bounded-json.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_CONFIG } from '../config.js';
@@ -52,7 +52,7 @@ export interface EventDeliveryService {
 }
 
 export interface EventDeliveryDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   keyRing: KeyRing;
   fire: Pick<FireService, 'fanOut'>;

@@ -7,7 +7,7 @@
  * master-key rotation only rewraps it, so fingerprints of claims taken before the rotation still match.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
@@ -27,7 +27,7 @@ export interface FireFingerprintInput {
 
 export type FireFingerprinter = (request: FireFingerprintInput) => string;
 
-export function createFireFingerprinter(deps: { store: Store; keyRing: KeyRing; clock: Clock; logger: Logger }): FireFingerprinter {
+export function createFireFingerprinter(deps: { store: Storage; keyRing: KeyRing; clock: Clock; logger: Logger }): FireFingerprinter {
   const key = loadOrMintKey(deps);
   return (request) =>
     createHmac('sha256', key)
@@ -36,7 +36,7 @@ export function createFireFingerprinter(deps: { store: Store; keyRing: KeyRing; 
       .digest('hex');
 }
 
-function loadOrMintKey(deps: { store: Store; keyRing: KeyRing; clock: Clock; logger: Logger }): Buffer {
+function loadOrMintKey(deps: { store: Storage; keyRing: KeyRing; clock: Clock; logger: Logger }): Buffer {
   const { store, keyRing, clock } = deps;
   const repo = store.repos.serviceKeys;
   return store.transaction(() => {

@@ -17,7 +17,7 @@ import type { NewClaim } from '../../storage/records/fire-claims.js';
 import type { RunSource } from '../../storage/records/trigger-runs.js';
 import { isClaimConflict } from '../../storage/repos/fire-claims.repo.js';
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { UserPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { errorMessage } from '../actors/actor-failure.js';
@@ -87,7 +87,7 @@ export interface FireService {
 }
 
 export interface FireServiceDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Logger;
   keyRing: KeyRing;

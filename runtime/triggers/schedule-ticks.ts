@@ -15,7 +15,7 @@
  */
 import type { UnitOfWork } from '../../storage/group-commit.js';
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Scheduler } from '../scheduler/index.js';
@@ -41,7 +41,7 @@ export interface ScheduleTicks {
 }
 
 export interface ScheduleTicksDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'warn'>;
   scheduler: Scheduler;

@@ -1,7 +1,7 @@
 // Owns POST /triggers (console): permission, subscriber and per-type checks, then one atomic commit of the trigger,
 // its subscriptions and (schedule) its first tick.
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { domainOf, requireDomainPermission } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
 import { AppError, notFound, validation } from '../errors.js';
@@ -29,7 +29,7 @@ export interface TriggerAdmin {
 }
 
 export interface TriggerAdminDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   keyRing: KeyRing;
   scheduleTicks: ScheduleTicks;

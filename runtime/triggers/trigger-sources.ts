@@ -1,5 +1,5 @@
 // Builds what creates and feeds triggers besides API fires: POST /triggers, schedule ticks, inbound event deliveries.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Scheduler } from '../scheduler/index.js';
@@ -16,7 +16,7 @@ export interface TriggerSourceServices {
 }
 
 export interface TriggerSourcesDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Logger;
   keyRing: KeyRing;

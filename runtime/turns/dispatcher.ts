@@ -5,7 +5,7 @@
  * every earlier execution has settled. The queue lives in SQLite (executions.status), so `dispatch` only says
  * "look at this session again": it is idempotent, survives restarts (boot calls `recover`), and needs no payload.
  */
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Admission } from '../execution/admission.js';
 import type { Pacer } from '../execution/pacer.js';
 import { AppError } from '../errors.js';
@@ -32,7 +32,7 @@ export interface SessionDispatcher {
 }
 
 export interface DispatcherDeps {
-  store: Pick<Store, 'repos'>;
+  store: Pick<Storage, 'repos'>;
   logger: Pick<Logger, 'error' | 'warn'>;
   /** Executions running at once across all sessions (default 256); the rest wait their turn, queued in SQLite. */
   maxConcurrentRuns?: number;

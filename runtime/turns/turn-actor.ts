@@ -5,7 +5,7 @@ import {
   type SessionTurnEvent,
 } from '../../machines/session-turn.machine.js';
 import type { ExecutionsRepo } from '../../storage/repos/executions.repo.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { ActorFailure, ActorKindHandle, ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/index.js';
@@ -37,7 +37,7 @@ export function registerTurnActors(registry: ActorRegistry, executions: Pick<Exe
 
 
 export interface UnrestorableTurnDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   bus: SessionEventBus;
   grants: Pick<CallerGrants, 'discard'>;

@@ -1,5 +1,5 @@
 // What the agent turn engine is built from (plain dependencies; no module-level state).
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/index.js';
 import type { Logger } from '../logger.js';
@@ -15,7 +15,7 @@ import type { ToolProviderRegistry } from '../tools/tool-providers.js';
 import type { CatalogSource } from './turn-tools.js';
 
 export interface TurnDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'warn' | 'info'>;
   bus: SessionEventBus;

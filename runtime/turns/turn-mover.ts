@@ -5,7 +5,7 @@
  * written by turn-effects alone, and nothing is written when the machine refuses the event.
  */
 import type { SessionTurnEvent } from '../../machines/session-turn.machine.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
@@ -15,7 +15,7 @@ import type { TurnActors } from './turn-actor.js';
 import { applyTurnStep, type TurnStep, type TurnStepFacts } from './turn-effects.js';
 
 export interface TurnMoverDeps {
-  store: Pick<Store, 'repos' | 'writer'>;
+  store: Pick<Storage, 'repos' | 'writer'>;
   bus: SessionEventBus;
   grants: CallerGrants;
   clock: Clock;

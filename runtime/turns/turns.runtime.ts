@@ -1,5 +1,5 @@
 // Composes what drives executions: turn actors, grants, the dispatcher and agent engine, approval windows, decisions, cancels.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { ServiceConfig } from '../config.js';
@@ -28,7 +28,7 @@ export interface TurnsRuntimeDeps {
   config: ServiceConfig;
   clock: Clock;
   logger: Logger;
-  store: Store;
+  store: Storage;
   keyRing: KeyRing;
   bus: SessionEventBus;
   registry: ActorRegistry;
@@ -46,7 +46,7 @@ export interface TurnsRuntimeDeps {
 
 /** What another engine (flows) is built from: the same grants, approval windows, tool providers and HTTP executor. */
 export interface EngineDeps {
-  readonly store: Store;
+  readonly store: Storage;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly bus: SessionEventBus;

@@ -11,7 +11,7 @@
  * A crash between a settlement's commit and its check is caught at boot by `reconcile`: runs of organizations with
  * endpoints, created since the oldest endpoint (at most RECONCILE_WINDOW_MS ago), that were never announced.
  */
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/index.js';
 import type { Logger } from '../logger.js';
@@ -37,7 +37,7 @@ export interface RunSettlement {
 }
 
 export interface RunSettlementDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Pick<Logger, 'error'>;
   bus: Pick<SessionEventBus, 'observe'>;

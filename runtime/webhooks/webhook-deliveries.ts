@@ -11,7 +11,7 @@
  */
 import type { UnitOfWork } from '../../storage/group-commit.js';
 import type { WebhookDeliveryStatus } from '../../storage/records/webhooks.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
@@ -33,7 +33,7 @@ export interface WebhookDeliveries {
 }
 
 export interface WebhookDeliveriesDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Pick<Logger, 'warn'>;
   keyRing: KeyRing;

@@ -4,7 +4,7 @@
  * owner or admin authority (403 otherwise); another organization's endpoint id is the uniform 404.
  */
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../storage/records/webhooks.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { toIso } from '../clock.js';
 import { forbidden, notFound } from '../errors.js';
@@ -59,7 +59,7 @@ export interface WebhookEndpoints {
 }
 
 export interface WebhookEndpointsDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   keyRing: KeyRing;
   deliveries: WebhookDeliveries;

@@ -1,5 +1,5 @@
 // Builds the outbound webhook services: deliveries (durable timers), endpoint registration, run settlement notices.
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/index.js';
 import type { Logger } from '../logger.js';
@@ -18,7 +18,7 @@ export interface WebhookServices {
 }
 
 export interface WebhookServicesDeps {
-  store: Store;
+  store: Storage;
   clock: Clock;
   logger: Logger;
   keyRing: KeyRing;
