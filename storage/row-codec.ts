@@ -17,6 +17,8 @@ export interface RowCodec {
   json(value: unknown): unknown;
   /** A JSON column that must hold an object: anything else (unreadable, null, an array) reads as `{}`. */
   jsonObject(value: unknown): Record<string, unknown>;
+  /** A JSON column that must hold an array: anything else reads as `[]`. */
+  jsonArray<T>(value: unknown): T[];
   /** A value to store in a JSON column: always text (pg would send a JavaScript array as a PostgreSQL array). */
   toJson(value: unknown): string;
 }
@@ -29,6 +31,10 @@ export const sqliteCodec: RowCodec = {
   toBool: (value) => (value ? 1 : 0),
   json: (value) => (typeof value === 'string' ? jsonColumn(value) : undefined),
   jsonObject: (value) => jsonObjectColumn(typeof value === 'string' ? value : null),
+  jsonArray: <T>(value: unknown) => {
+    const parsed = typeof value === 'string' ? jsonColumn(value) : undefined;
+    return Array.isArray(parsed) ? (parsed as T[]) : [];
+  },
   toJson: (value) => JSON.stringify(value),
 };
 
@@ -37,5 +43,6 @@ export const postgresCodec: RowCodec = {
   toBool: (value) => value,
   json: (value) => value,
   jsonObject: (value) => (isObject(value) ? value : {}),
+  jsonArray: <T>(value: unknown) => (Array.isArray(value) ? (value as T[]) : []),
   toJson: (value) => JSON.stringify(value),
 };

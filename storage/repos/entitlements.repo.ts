@@ -2,20 +2,10 @@
 import type { SqliteDatabase } from '../database.js';
 import type { EntitlementOverride } from '../records/entitlements.js';
 import { mapOptional } from '../row-mapping.js';
+import { entitlementRows, type EntitlementOverrideRow } from '../rows/entitlements.js';
+import { sqliteCodec } from '../row-codec.js';
 
-interface EntitlementOverrideRow {
-  org_id: string;
-  automation_id: string;
-  enabled: number;
-  updated_at: number;
-}
-
-const fromRow = (r: EntitlementOverrideRow): EntitlementOverride => ({
-  orgId: r.org_id,
-  automationId: r.automation_id,
-  enabled: r.enabled === 1,
-  updatedAt: r.updated_at,
-});
+const { fromRow } = entitlementRows(sqliteCodec);
 
 export function createEntitlementsRepo(db: SqliteDatabase) {
   const s = {

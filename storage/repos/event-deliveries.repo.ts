@@ -2,38 +2,9 @@
 import type { SqliteDatabase } from '../database.js';
 import type { EventDelivery, EventDeliveryStatus } from '../records/event-deliveries.js';
 import { mapOptional } from '../row-mapping.js';
+import { eventDeliveryFromRow as fromRow, eventDeliveryToRow as toRow, type EventDeliveryRow } from '../rows/event-deliveries.js';
 
 export type { EventDeliveryStatus } from '../records/event-deliveries.js';
-
-interface EventDeliveryRow {
-  trigger_id: string;
-  message_id: string;
-  org_id: string;
-  status: EventDeliveryStatus;
-  reason: string | null;
-  run_id: string | null;
-  received_at: number;
-}
-
-const fromRow = (r: EventDeliveryRow): EventDelivery => ({
-  triggerId: r.trigger_id,
-  messageId: r.message_id,
-  orgId: r.org_id,
-  status: r.status,
-  reason: r.reason,
-  runId: r.run_id,
-  receivedAt: r.received_at,
-});
-
-const toRow = (d: EventDelivery): EventDeliveryRow => ({
-  trigger_id: d.triggerId,
-  message_id: d.messageId,
-  org_id: d.orgId,
-  status: d.status,
-  reason: d.reason,
-  run_id: d.runId,
-  received_at: d.receivedAt,
-});
 
 export function createEventDeliveriesRepo(db: SqliteDatabase) {
   const s = {

@@ -2,47 +2,9 @@
 import type { SqliteDatabase } from '../database.js';
 import type { Lease, LeaseKind } from '../records/leases.js';
 import { mapOptional } from '../row-mapping.js';
+import { leaseFromRow as fromRow, leaseToRow as toRow } from '../rows/leases.js';
 
 export type { LeaseKind } from '../records/leases.js';
-
-interface LeaseRow {
-  id: string;
-  partner_id: string;
-  org_id: string;
-  app_id: string;
-  kind: LeaseKind;
-  partner_subject: string | null;
-  mapping_id: string | null;
-  token_hash: Buffer;
-  created_at: number;
-  expires_at: number;
-}
-
-const fromRow = (r: LeaseRow): Lease => ({
-  id: r.id,
-  partnerId: r.partner_id,
-  orgId: r.org_id,
-  appId: r.app_id,
-  kind: r.kind,
-  partnerSubject: r.partner_subject,
-  mappingId: r.mapping_id,
-  tokenHash: r.token_hash,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-});
-
-const toRow = (l: Lease): LeaseRow => ({
-  id: l.id,
-  partner_id: l.partnerId,
-  org_id: l.orgId,
-  app_id: l.appId,
-  kind: l.kind,
-  partner_subject: l.partnerSubject,
-  mapping_id: l.mappingId,
-  token_hash: l.tokenHash,
-  created_at: l.createdAt,
-  expires_at: l.expiresAt,
-});
 
 export function createLeasesRepo(db: SqliteDatabase) {
   const s = {

@@ -1,11 +1,11 @@
 // Management reads and writes (issue 13 item 6): customer pages and suspension, members, domains, connections.
 import type { SqliteDatabase } from '../database.js';
-import type { Member } from '../records/management.js';
-import type { OrgRole } from '../records/tenancy.js';
 import { mapOptional } from '../row-mapping.js';
-import { organizationFromRow } from './tenancy.repo.js';
+import { tenancyRows } from '../rows/tenancy.js';
 import { connectionFromRow } from './integrations.repo.js';
-import { supportGrantFromRow } from './support-grants.repo.js';
+import { supportGrantFromRow } from '../rows/support-grants.js';
+import { managementRows, type MemberRow } from '../rows/management.js';
+import { sqliteCodec } from '../row-codec.js';
 
 /** Keyset position: rows strictly after (created_at, id). */
 export interface PageAfter {
@@ -13,28 +13,8 @@ export interface PageAfter {
   id: string;
 }
 
-interface MemberRow {
-  user_id: string;
-  email: string;
-  name: string;
-  role: OrgRole;
-  created_at: number;
-  disabled_at: number | null;
-  /** 0 until the person redeemed an invitation (no password yet). */
-  has_password: number;
-  user_disabled: number;
-}
-
-const memberFromRow = (r: MemberRow): Member => ({
-  userId: r.user_id,
-  email: r.email,
-  name: r.name,
-  role: r.role,
-  createdAt: r.created_at,
-  disabledAt: r.disabled_at,
-  hasPassword: r.has_password === 1,
-  userDisabled: r.user_disabled === 1,
-});
+const { memberFromRow } = managementRows(sqliteCodec);
+const { organizationFromRow } = tenancyRows(sqliteCodec);
 
 export function createManagementRepo(db: SqliteDatabase) {
   const s = {

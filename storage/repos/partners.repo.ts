@@ -1,107 +1,11 @@
 // Partner platforms: the partner record (grant, quota, template), its `svp_` keys (hashed), apps and templates.
 import type { SqliteDatabase } from '../database.js';
 import type { Partner, PartnerApp, PartnerKey, PartnerTemplate } from '../records/partners.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
+import { mapOptional } from '../row-mapping.js';
+import { partnerRows, type PartnerKeyRow, type PartnerAppRow, type PartnerTemplateRow } from '../rows/partners.js';
+import { sqliteCodec } from '../row-codec.js';
 
-interface PartnerRow {
-  id: string;
-  name: string;
-  suspended: number;
-  provisioning_enabled: number;
-  quota_total: number;
-  quota_used: number;
-  template_id: string | null;
-  created_at: number;
-}
-
-interface PartnerKeyRow {
-  id: string;
-  partner_id: string;
-  key_hash: Buffer;
-  hint: string;
-  provisioning_enabled: number;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface PartnerAppRow {
-  id: string;
-  partner_id: string;
-  name: string;
-  created_at: number;
-}
-
-interface PartnerTemplateRow {
-  id: string;
-  partner_id: string;
-  ref: string;
-  suspended: number;
-  /** JSON: the template as declared (agents, flows, domainName). */
-  definition: string;
-  created_at: number;
-}
-
-const partnerFromRow = (r: PartnerRow): Partner => ({
-  id: r.id,
-  name: r.name,
-  suspended: r.suspended === 1,
-  provisioningEnabled: r.provisioning_enabled === 1,
-  quotaTotal: r.quota_total,
-  quotaUsed: r.quota_used,
-  templateId: r.template_id,
-  createdAt: r.created_at,
-});
-
-const partnerToRow = (p: Partner): PartnerRow => ({
-  id: p.id,
-  name: p.name,
-  suspended: p.suspended ? 1 : 0,
-  provisioning_enabled: p.provisioningEnabled ? 1 : 0,
-  quota_total: p.quotaTotal,
-  quota_used: p.quotaUsed,
-  template_id: p.templateId,
-  created_at: p.createdAt,
-});
-
-const keyFromRow = (r: PartnerKeyRow): PartnerKey => ({
-  id: r.id,
-  partnerId: r.partner_id,
-  keyHash: r.key_hash,
-  hint: r.hint,
-  provisioningEnabled: r.provisioning_enabled === 1,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
-
-const keyToRow = (k: PartnerKey): PartnerKeyRow => ({
-  id: k.id,
-  partner_id: k.partnerId,
-  key_hash: k.keyHash,
-  hint: k.hint,
-  provisioning_enabled: k.provisioningEnabled ? 1 : 0,
-  created_at: k.createdAt,
-  revoked_at: k.revokedAt,
-});
-
-const appFromRow = (r: PartnerAppRow): PartnerApp => ({ id: r.id, partnerId: r.partner_id, name: r.name, createdAt: r.created_at });
-
-const templateFromRow = (r: PartnerTemplateRow): PartnerTemplate => ({
-  id: r.id,
-  partnerId: r.partner_id,
-  ref: r.ref,
-  suspended: r.suspended === 1,
-  definition: jsonColumn(r.definition),
-  createdAt: r.created_at,
-});
-
-const templateToRow = (t: PartnerTemplate): PartnerTemplateRow => ({
-  id: t.id,
-  partner_id: t.partnerId,
-  ref: t.ref,
-  suspended: t.suspended ? 1 : 0,
-  definition: JSON.stringify(t.definition),
-  created_at: t.createdAt,
-});
+const { partnerFromRow, partnerToRow, keyFromRow, keyToRow, appFromRow, templateFromRow, templateToRow } = partnerRows(sqliteCodec);
 
 export function createPartnersRepo(db: SqliteDatabase) {
   const s = {

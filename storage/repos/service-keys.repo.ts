@@ -2,16 +2,7 @@
 import type { SqliteDatabase } from '../database.js';
 import type { SealedServiceKey } from '../records/service-keys.js';
 import { mapOptional } from '../row-mapping.js';
-
-interface SealedServiceKeyRow {
-  name: string;
-  /** runtime/vault/sealed-secret.ts output; opens only with the master key ring and the row's AAD. */
-  sealed: Buffer;
-  created_at: number;
-  updated_at: number;
-}
-
-const fromRow = (r: SealedServiceKeyRow): SealedServiceKey => ({ name: r.name, sealed: r.sealed, createdAt: r.created_at, updatedAt: r.updated_at });
+import { serviceKeyFromRow as fromRow } from '../rows/service-keys.js';
 
 export function createServiceKeysRepo(db: SqliteDatabase) {
   const s = {

@@ -2,40 +2,7 @@
 import type { SqliteDatabase } from '../database.js';
 import type { SupportGrant } from '../records/support-grants.js';
 import { mapOptional } from '../row-mapping.js';
-
-interface SupportGrantRow {
-  id: string;
-  org_id: string;
-  partner_id: string;
-  session_id: string;
-  created_by: string | null;
-  created_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-}
-
-/** Exported for the management repo's grant pages (storage-internal). */
-export const supportGrantFromRow = (r: SupportGrantRow): SupportGrant => ({
-  id: r.id,
-  orgId: r.org_id,
-  partnerId: r.partner_id,
-  sessionId: r.session_id,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-});
-
-const toRow = (g: SupportGrant): SupportGrantRow => ({
-  id: g.id,
-  org_id: g.orgId,
-  partner_id: g.partnerId,
-  session_id: g.sessionId,
-  created_by: g.createdBy,
-  created_at: g.createdAt,
-  expires_at: g.expiresAt,
-  revoked_at: g.revokedAt,
-});
+import { supportGrantFromRow, supportGrantToRow as toRow } from '../rows/support-grants.js';
 
 export function createSupportGrantsRepo(db: SqliteDatabase) {
   const s = {

@@ -1,97 +1,13 @@
 // Organizations, users, memberships and domains.
 import type { SqliteDatabase } from '../database.js';
-import { jsonObjectColumn, mapOptional } from '../row-mapping.js';
-import type {
-  ActiveOrgMembership, Domain, DomainMembership, DomainRole, ManifestRef, Organization, OrgMembership, OrgRole, User,
-} from '../records/tenancy.js';
+import { mapOptional } from '../row-mapping.js';
+import type { ActiveOrgMembership, Domain, DomainMembership, DomainRole, ManifestRef, Organization, OrgMembership, OrgRole, User } from '../records/tenancy.js';
+import { tenancyRows, type DomainRow } from '../rows/tenancy.js';
+import { sqliteCodec } from '../row-codec.js';
 
 export type { OrgRole, DomainRole } from '../records/tenancy.js';
 
-interface OrganizationRow {
-  id: string;
-  name: string;
-  partner_id: string | null;
-  client_segment: string | null;
-  direct_login_disabled: number;
-  rollout_flags: string;
-  created_at: number;
-  /** Set while its partner suspended it (migration 0190). */
-  suspended_at: number | null;
-}
-
-interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  password_hash: string | null;
-  disabled: number;
-  created_at: number;
-}
-
-interface DomainRow {
-  id: string;
-  org_id: string;
-  name: string;
-  approval_policy: string;
-  created_at: number;
-}
-
-/** Exported for the management repo's customer pages (storage-internal). */
-export const organizationFromRow = (r: OrganizationRow): Organization => ({
-  id: r.id,
-  name: r.name,
-  partnerId: r.partner_id,
-  clientSegment: r.client_segment,
-  directLoginDisabled: r.direct_login_disabled === 1,
-  rolloutFlags: jsonObjectColumn(r.rollout_flags),
-  createdAt: r.created_at,
-  suspendedAt: r.suspended_at ?? null,
-});
-
-/** The insert's parameters: a new organization is never suspended, so `suspendedAt` is not written. */
-const organizationToRow = (o: Organization): Omit<OrganizationRow, 'suspended_at'> => ({
-  id: o.id,
-  name: o.name,
-  partner_id: o.partnerId,
-  client_segment: o.clientSegment,
-  direct_login_disabled: o.directLoginDisabled ? 1 : 0,
-  rollout_flags: JSON.stringify(o.rolloutFlags),
-  created_at: o.createdAt,
-});
-
-const userFromRow = (r: UserRow): User => ({
-  id: r.id,
-  email: r.email,
-  name: r.name,
-  passwordHash: r.password_hash,
-  disabled: r.disabled === 1,
-  createdAt: r.created_at,
-});
-
-const userToRow = (u: User): UserRow => ({
-  id: u.id,
-  email: u.email,
-  name: u.name,
-  password_hash: u.passwordHash,
-  disabled: u.disabled ? 1 : 0,
-  created_at: u.createdAt,
-});
-
-const domainFromRow = (r: DomainRow): Domain => ({
-  id: r.id,
-  orgId: r.org_id,
-  name: r.name,
-  approvalPolicy: jsonObjectColumn(r.approval_policy),
-  createdAt: r.created_at,
-});
-
-const domainToRow = (d: Domain): DomainRow => ({
-  id: d.id,
-  org_id: d.orgId,
-  name: d.name,
-  approval_policy: JSON.stringify(d.approvalPolicy),
-  created_at: d.createdAt,
-});
+const { organizationToRow, userFromRow, userToRow, domainFromRow, domainToRow, organizationFromRow } = tenancyRows(sqliteCodec);
 
 export function createTenancyRepo(db: SqliteDatabase) {
   const s = {

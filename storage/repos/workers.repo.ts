@@ -1,48 +1,11 @@
 // Worker mappings: a partner's named worker (partnerSubject) vouched into a customer organization as one person.
 import type { SqliteDatabase } from '../database.js';
 import type { WorkerDomainRole, WorkerMapping } from '../records/workers.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
+import { mapOptional } from '../row-mapping.js';
+import { workerRows, type WorkerMappingRow } from '../rows/workers.js';
+import { sqliteCodec } from '../row-codec.js';
 
-interface WorkerMappingRow {
-  id: string;
-  partner_id: string;
-  org_id: string;
-  partner_subject: string;
-  user_id: string;
-  /** JSON: `[{ domainId, role }]` as vouched. */
-  domain_roles: string;
-  /** 1 when the mapping created the person. */
-  provisioned_user: number;
-  created_at: number;
-  updated_at: number | null;
-  revoked_at: number | null;
-}
-
-const fromRow = (r: WorkerMappingRow): WorkerMapping => ({
-  id: r.id,
-  partnerId: r.partner_id,
-  orgId: r.org_id,
-  partnerSubject: r.partner_subject,
-  userId: r.user_id,
-  domainRoles: (jsonColumn(r.domain_roles) ?? []) as WorkerDomainRole[],
-  provisionedUser: r.provisioned_user === 1,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  revokedAt: r.revoked_at,
-});
-
-const toRow = (m: WorkerMapping): WorkerMappingRow => ({
-  id: m.id,
-  partner_id: m.partnerId,
-  org_id: m.orgId,
-  partner_subject: m.partnerSubject,
-  user_id: m.userId,
-  domain_roles: JSON.stringify(m.domainRoles),
-  provisioned_user: m.provisionedUser ? 1 : 0,
-  created_at: m.createdAt,
-  updated_at: m.updatedAt,
-  revoked_at: m.revokedAt,
-});
+const { fromRow, toRow } = workerRows(sqliteCodec);
 
 export function createWorkersRepo(db: SqliteDatabase) {
   const s = {

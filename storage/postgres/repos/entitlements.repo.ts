@@ -1,20 +1,10 @@
 // Entitlement overrides on PostgreSQL (storage/repos/entitlements.repo.ts's functions, async).
 import type { EntitlementOverride } from '../../records/entitlements.js';
 import { many, one, run, write, type Queryable } from './sql.js';
+import { entitlementRows } from '../../rows/entitlements.js';
+import { postgresCodec } from '../../row-codec.js';
 
-interface EntitlementOverrideRow {
-  org_id: string;
-  automation_id: string;
-  enabled: boolean;
-  updated_at: number;
-}
-
-const fromRow = (r: EntitlementOverrideRow): EntitlementOverride => ({
-  orgId: r.org_id,
-  automationId: r.automation_id,
-  enabled: r.enabled,
-  updatedAt: r.updated_at,
-});
+const { fromRow } = entitlementRows(postgresCodec);
 
 export function createPostgresEntitlementsRepo(q: Queryable) {
   return {

@@ -1,36 +1,7 @@
 // Inbound event deliveries on PostgreSQL (storage/repos/event-deliveries.repo.ts's functions, async).
-import type { EventDelivery, EventDeliveryStatus } from '../../records/event-deliveries.js';
+import type { EventDelivery } from '../../records/event-deliveries.js';
 import { insert, many, one, type Queryable } from './sql.js';
-
-interface EventDeliveryRow {
-  trigger_id: string;
-  message_id: string;
-  org_id: string;
-  status: EventDeliveryStatus;
-  reason: string | null;
-  run_id: string | null;
-  received_at: number;
-}
-
-const fromRow = (r: EventDeliveryRow): EventDelivery => ({
-  triggerId: r.trigger_id,
-  messageId: r.message_id,
-  orgId: r.org_id,
-  status: r.status,
-  reason: r.reason,
-  runId: r.run_id,
-  receivedAt: r.received_at,
-});
-
-const toRow = (d: EventDelivery) => ({
-  trigger_id: d.triggerId,
-  message_id: d.messageId,
-  org_id: d.orgId,
-  status: d.status,
-  reason: d.reason,
-  run_id: d.runId,
-  received_at: d.receivedAt,
-});
+import { eventDeliveryFromRow as fromRow, eventDeliveryToRow as toRow } from '../../rows/event-deliveries.js';
 
 export function createPostgresEventDeliveriesRepo(q: Queryable) {
   return {

@@ -1,32 +1,10 @@
 // Management pages on PostgreSQL (storage/repos/management.repo.ts's record-speaking functions, async); connections wait.
-import type { Member } from '../../records/management.js';
-import type { OrgRole } from '../../records/tenancy.js';
 import type { PageAfter } from '../../repos/management.repo.js';
-import { supportGrantFromRow } from './support-grants.repo.js';
-import { organizationFromRow } from './tenancy.repo.js';
+import { supportGrantFromRow } from '../../rows/support-grants.js';
+import { tenancyRows } from '../../rows/tenancy.js';
 import { many, one, scalar, write, type Queryable } from './sql.js';
-
-interface MemberRow {
-  user_id: string;
-  email: string;
-  name: string;
-  role: OrgRole;
-  created_at: number;
-  disabled_at: number | null;
-  has_password: boolean;
-  user_disabled: boolean;
-}
-
-const memberFromRow = (r: MemberRow): Member => ({
-  userId: r.user_id,
-  email: r.email,
-  name: r.name,
-  role: r.role,
-  createdAt: r.created_at,
-  disabledAt: r.disabled_at,
-  hasPassword: r.has_password,
-  userDisabled: r.user_disabled,
-});
+import { managementRows } from '../../rows/management.js';
+import { postgresCodec } from '../../row-codec.js';
 
 /**
  * Keyset paging on (created_at, key), strictly after `after`; `$n` is the position parameter, `$n+1` the key. The key
@@ -41,6 +19,9 @@ const page = (position: PageAfter | null, limit: number) => [position?.createdAt
 const MEMBER_COLUMNS = `m.user_id, u.email, u.name, m.role, m.created_at, m.disabled_at,
   (u.password_hash IS NOT NULL) AS has_password, u.disabled AS user_disabled
   FROM org_memberships m JOIN users u ON u.id = m.user_id`;
+
+const { memberFromRow } = managementRows(postgresCodec);
+const { organizationFromRow } = tenancyRows(postgresCodec);
 
 export function createPostgresManagementRepo(q: Queryable) {
   return {

@@ -1,111 +1,13 @@
 // Partner platforms, their `svp_` keys, apps and templates on PostgreSQL (storage/repos/partners.repo.ts's functions, async).
 import type { Partner, PartnerApp, PartnerKey, PartnerTemplate } from '../../records/partners.js';
 import { insert, json, many, one, run, write, type Queryable } from './sql.js';
-
-interface PartnerRow {
-  id: string;
-  name: string;
-  suspended: boolean;
-  provisioning_enabled: boolean;
-  quota_total: number;
-  quota_used: number;
-  template_id: string | null;
-  created_at: number;
-}
-
-interface PartnerKeyRow {
-  id: string;
-  partner_id: string;
-  key_hash: Buffer;
-  hint: string;
-  provisioning_enabled: boolean;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface PartnerAppRow {
-  id: string;
-  partner_id: string;
-  name: string;
-  created_at: number;
-}
-
-interface PartnerTemplateRow {
-  id: string;
-  partner_id: string;
-  ref: string;
-  suspended: boolean;
-  /** json (verbatim, key order kept), parsed by pg. */
-  definition: unknown;
-  created_at: number;
-}
-
-const partnerFromRow = (r: PartnerRow): Partner => ({
-  id: r.id,
-  name: r.name,
-  suspended: r.suspended,
-  provisioningEnabled: r.provisioning_enabled,
-  quotaTotal: r.quota_total,
-  quotaUsed: r.quota_used,
-  templateId: r.template_id,
-  createdAt: r.created_at,
-});
-
-const partnerToRow = (p: Partner) => ({
-  id: p.id,
-  name: p.name,
-  suspended: p.suspended,
-  provisioning_enabled: p.provisioningEnabled,
-  quota_total: p.quotaTotal,
-  quota_used: p.quotaUsed,
-  template_id: p.templateId,
-  created_at: p.createdAt,
-});
-
-const keyFromRow = (r: PartnerKeyRow): PartnerKey => ({
-  id: r.id,
-  partnerId: r.partner_id,
-  keyHash: r.key_hash,
-  hint: r.hint,
-  provisioningEnabled: r.provisioning_enabled,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
-
-const keyToRow = (k: PartnerKey) => ({
-  id: k.id,
-  partner_id: k.partnerId,
-  key_hash: k.keyHash,
-  hint: k.hint,
-  provisioning_enabled: k.provisioningEnabled,
-  created_at: k.createdAt,
-  revoked_at: k.revokedAt,
-});
-
-const appFromRow = (r: PartnerAppRow): PartnerApp => ({ id: r.id, partnerId: r.partner_id, name: r.name, createdAt: r.created_at });
-
-const appToRow = (a: PartnerApp) => ({ id: a.id, partner_id: a.partnerId, name: a.name, created_at: a.createdAt });
-
-const templateFromRow = (r: PartnerTemplateRow): PartnerTemplate => ({
-  id: r.id,
-  partnerId: r.partner_id,
-  ref: r.ref,
-  suspended: r.suspended,
-  definition: r.definition,
-  createdAt: r.created_at,
-});
-
-const templateToRow = (t: PartnerTemplate) => ({
-  id: t.id,
-  partner_id: t.partnerId,
-  ref: t.ref,
-  suspended: t.suspended,
-  definition: json(t.definition),
-  created_at: t.createdAt,
-});
+import { partnerRows } from '../../rows/partners.js';
+import { postgresCodec } from '../../row-codec.js';
 
 /** Oldest first; ties by id in byte order, as SQLite's BINARY collation sorts them. */
 const CREATION_ORDER = 'ORDER BY created_at, id COLLATE "C"';
+
+const { partnerFromRow, partnerToRow, keyFromRow, keyToRow, appFromRow, appToRow, templateFromRow, templateToRow } = partnerRows(postgresCodec);
 
 export function createPostgresPartnersRepo(q: Queryable) {
   return {

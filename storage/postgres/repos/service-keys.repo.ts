@@ -1,17 +1,7 @@
 // Sealed service keys on PostgreSQL (storage/repos/service-keys.repo.ts's functions, async).
 import type { SealedServiceKey } from '../../records/service-keys.js';
 import { insertUnlessConflict, one, write, type Queryable } from './sql.js';
-
-interface SealedServiceKeyRow {
-  name: string;
-  sealed: Buffer;
-  created_at: number;
-  updated_at: number;
-}
-
-const fromRow = (r: SealedServiceKeyRow): SealedServiceKey => ({ name: r.name, sealed: r.sealed, createdAt: r.created_at, updatedAt: r.updated_at });
-
-const toRow = (k: SealedServiceKey) => ({ name: k.name, sealed: k.sealed, created_at: k.createdAt, updated_at: k.updatedAt });
+import { serviceKeyFromRow as fromRow, serviceKeyToRow as toRow } from '../../rows/service-keys.js';
 
 export function createPostgresServiceKeysRepo(q: Queryable) {
   return {

@@ -49,22 +49,22 @@ export async function write(q: Queryable, text: string, values: readonly unknown
 }
 
 /** Inserts one row from a `toRow` object (column → value); column names come from the repository's code, never from input. */
-export async function insert(q: Queryable, table: string, row: Record<string, unknown>): Promise<void> {
+export async function insert(q: Queryable, table: string, row: object): Promise<void> {
   await query(q, insertSql(table, row), Object.values(row));
 }
 
 /** Inserts one row unless it conflicts on `target` (`ON CONFLICT target DO NOTHING`); false when nothing was written. */
-export async function insertUnlessConflict(q: Queryable, table: string, row: Record<string, unknown>, target: string): Promise<boolean> {
+export async function insertUnlessConflict(q: Queryable, table: string, row: object, target: string): Promise<boolean> {
   return (await query(q, `${insertSql(table, row)} ON CONFLICT ${target} DO NOTHING`, Object.values(row))).rowCount > 0;
 }
 
 /** Inserts one row, or on a conflict on `target` overwrites the listed columns with the new row's values. */
-export async function upsert(q: Queryable, table: string, row: Record<string, unknown>, target: string, update: readonly string[]): Promise<void> {
+export async function upsert(q: Queryable, table: string, row: object, target: string, update: readonly string[]): Promise<void> {
   const set = update.map((column) => `${column} = EXCLUDED.${column}`).join(', ');
   await query(q, `${insertSql(table, row)} ON CONFLICT ${target} DO UPDATE SET ${set}`, Object.values(row));
 }
 
-function insertSql(table: string, row: Record<string, unknown>): string {
+function insertSql(table: string, row: object): string {
   const columns = Object.keys(row);
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
 }

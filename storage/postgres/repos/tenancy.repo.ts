@@ -1,95 +1,12 @@
 // Organizations, users, memberships and domains on PostgreSQL (storage/repos/tenancy.repo.ts's functions, async).
-import type {
-  ActiveOrgMembership, Domain, DomainMembership, DomainRole, ManifestRef, Organization, OrgMembership, OrgRole, User,
-} from '../../records/tenancy.js';
-import { insert, json, jsonObject, many, one, scalar, write, type Queryable } from './sql.js';
-
-interface OrganizationRow {
-  id: string;
-  name: string;
-  partner_id: string | null;
-  client_segment: string | null;
-  direct_login_disabled: boolean;
-  rollout_flags: unknown;
-  created_at: number;
-  suspended_at: number | null;
-}
-
-interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  password_hash: string | null;
-  disabled: boolean;
-  created_at: number;
-}
-
-interface DomainRow {
-  id: string;
-  org_id: string;
-  name: string;
-  approval_policy: unknown;
-  created_at: number;
-}
-
-/** Exported for the management repo's customer pages (storage-internal). */
-export const organizationFromRow = (r: OrganizationRow): Organization => ({
-  id: r.id,
-  name: r.name,
-  partnerId: r.partner_id,
-  clientSegment: r.client_segment,
-  directLoginDisabled: r.direct_login_disabled,
-  rolloutFlags: jsonObject(r.rollout_flags),
-  createdAt: r.created_at,
-  suspendedAt: r.suspended_at,
-});
-
-/** A new organization is never suspended, so `suspendedAt` is not written. */
-const organizationToRow = (o: Organization) => ({
-  id: o.id,
-  name: o.name,
-  partner_id: o.partnerId,
-  client_segment: o.clientSegment,
-  direct_login_disabled: o.directLoginDisabled,
-  rollout_flags: json(o.rolloutFlags),
-  created_at: o.createdAt,
-});
-
-const userFromRow = (r: UserRow): User => ({
-  id: r.id,
-  email: r.email,
-  name: r.name,
-  passwordHash: r.password_hash,
-  disabled: r.disabled,
-  createdAt: r.created_at,
-});
-
-const userToRow = (u: User) => ({
-  id: u.id,
-  email: u.email,
-  name: u.name,
-  password_hash: u.passwordHash,
-  disabled: u.disabled,
-  created_at: u.createdAt,
-});
-
-const domainFromRow = (r: DomainRow): Domain => ({
-  id: r.id,
-  orgId: r.org_id,
-  name: r.name,
-  approvalPolicy: jsonObject(r.approval_policy),
-  createdAt: r.created_at,
-});
-
-const domainToRow = (d: Domain) => ({
-  id: d.id,
-  org_id: d.orgId,
-  name: d.name,
-  approval_policy: json(d.approvalPolicy),
-  created_at: d.createdAt,
-});
+import type { ActiveOrgMembership, Domain, DomainMembership, DomainRole, ManifestRef, Organization, OrgMembership, OrgRole, User } from '../../records/tenancy.js';
+import { insert, json, many, one, scalar, write, type Queryable } from './sql.js';
+import { tenancyRows } from '../../rows/tenancy.js';
+import { postgresCodec } from '../../row-codec.js';
 
 const role = <R>(r: { role: R }) => r.role;
+
+const { organizationToRow, userFromRow, userToRow, domainFromRow, domainToRow, organizationFromRow } = tenancyRows(postgresCodec);
 
 export function createPostgresTenancyRepo(q: Queryable) {
   return {

@@ -1,46 +1,10 @@
 // Worker mappings on PostgreSQL (storage/repos/workers.repo.ts's functions, async).
 import type { WorkerDomainRole, WorkerMapping } from '../../records/workers.js';
-import { insert, json, jsonArray, many, one, run, type Queryable } from './sql.js';
+import { insert, json, many, one, run, type Queryable } from './sql.js';
+import { workerRows } from '../../rows/workers.js';
+import { postgresCodec } from '../../row-codec.js';
 
-interface WorkerMappingRow {
-  id: string;
-  partner_id: string;
-  org_id: string;
-  partner_subject: string;
-  user_id: string;
-  /** jsonb: `[{ domainId, role, approver }]` as vouched, parsed by pg. */
-  domain_roles: unknown;
-  provisioned_user: boolean;
-  created_at: number;
-  updated_at: number | null;
-  revoked_at: number | null;
-}
-
-const fromRow = (r: WorkerMappingRow): WorkerMapping => ({
-  id: r.id,
-  partnerId: r.partner_id,
-  orgId: r.org_id,
-  partnerSubject: r.partner_subject,
-  userId: r.user_id,
-  domainRoles: jsonArray<WorkerDomainRole>(r.domain_roles),
-  provisionedUser: r.provisioned_user,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  revokedAt: r.revoked_at,
-});
-
-const toRow = (m: WorkerMapping) => ({
-  id: m.id,
-  partner_id: m.partnerId,
-  org_id: m.orgId,
-  partner_subject: m.partnerSubject,
-  user_id: m.userId,
-  domain_roles: json(m.domainRoles),
-  provisioned_user: m.provisionedUser,
-  created_at: m.createdAt,
-  updated_at: m.updatedAt,
-  revoked_at: m.revokedAt,
-});
+const { fromRow, toRow } = workerRows(postgresCodec);
 
 export function createPostgresWorkersRepo(q: Queryable) {
   return {
