@@ -8,7 +8,7 @@ const { fromRow, toRow } = timerRows(postgresCodec);
 
 // Kinds and excluded ids travel as text[] parameters. `id <> ALL('{}')` is true, so no exclusion excludes nothing.
 // Both scheduler queries carry timers_due's predicate (fired_at IS NULL) and read it in due_at order: see
-// test/storage/contract/timers.test.ts for their plans over a few thousand rows.
+// test/storage/postgres/trigger-races.test.ts for their plans over a few thousand rows.
 const DUE_FILTER = 'fired_at IS NULL AND kind = ANY($1::text[]) AND id <> ALL($2::text[])';
 
 export function createPostgresTimersRepo(q: Queryable) {
