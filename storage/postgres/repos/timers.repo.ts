@@ -6,7 +6,7 @@ import { many, one, run, scalar, upsert, type Queryable } from './sql.js';
 
 const { fromRow, toRow } = timerRows(postgresCodec);
 
-// Kinds and excluded ids travel as text[] parameters. `id <> ALL('{}')` is true, so no exclusion excludes nothing.
+// Kinds and excluded ids travel as text[] parameters. `id <> ALL('{}')` is true, so an empty exclusion list excludes nothing.
 // Both scheduler queries carry timers_due's predicate (fired_at IS NULL) and read it in due_at order: see
 // test/storage/postgres/trigger-races.test.ts for their plans over a few thousand rows.
 const DUE_FILTER = 'fired_at IS NULL AND kind = ANY($1::text[]) AND id <> ALL($2::text[])';
