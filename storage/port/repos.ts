@@ -11,6 +11,11 @@ import type { ServiceKeysRepo } from '../repos/service-keys.repo.js';
 import type { SupportGrantsRepo } from '../repos/support-grants.repo.js';
 import type { TenancyRepo } from '../repos/tenancy.repo.js';
 import type { WorkersRepo } from '../repos/workers.repo.js';
+import type { TriggerRunsRepo } from '../repos/trigger-runs.repo.js';
+import type { FireClaimsRepo } from '../repos/fire-claims.repo.js';
+import type { TriggersRepo } from '../repos/triggers.repo.js';
+import type { AutomationsRepo } from '../repos/automations.repo.js';
+import type { TimersRepo } from '../repos/timers.repo.js';
 
 /**
  * A repository whose every function takes the same arguments as the synchronous (SQLite) one and resolves to the
@@ -40,4 +45,9 @@ export interface AsyncRepositories {
   management: AsyncRepo<ManagementPagesRepo>;
   gauges: AsyncRepo<GaugesRepo>;
   operations: AsyncRepo<OperationsRepo>;
+  triggerRuns: AsyncRepo<TriggerRunsRepo>;
+  fireClaims: AsyncRepo<FireClaimsRepo>;
+  triggers: AsyncRepo<TriggersRepo>;
+  automations: AsyncRepo<AutomationsRepo>;
+  timers: AsyncRepo<TimersRepo>;
 }

@@ -1,171 +1,22 @@
 // Automations: agents (draft setup, bindings, immutable revisions, knowledge selection) and flows (immutable versions).
 import type { SqliteDatabase } from '../database.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
+import { sqliteCodec } from '../row-codec.js';
+import { mapOptional } from '../row-mapping.js';
 import type {
-  AgentBinding, AgentDraft, AgentRevision, AgentRevisionSummary, Automation, AutomationKind, AutomationUpdate, BindingPolicy, FlowVersion,
-  FlowVersionSummary, KnowledgeMode, KnowledgeSelection,
+  AgentBinding, AgentDraft, AgentRevision, AgentRevisionSummary, Automation, AutomationKind, AutomationUpdate, FlowVersion, FlowVersionSummary,
+  KnowledgeSelection,
 } from '../records/automations.js';
+import {
+  automationRows, bindingFromRow, flowVersionSummaryFromRow, revisionSummaryFromRow, type AgentBindingRow, type AgentRevisionRow,
+  type AutomationRow, type FlowVersionRow,
+} from '../rows/automations.js';
 
 export type { AutomationKind, BindingPolicy, KnowledgeMode } from '../records/automations.js';
 
-interface AutomationRow {
-  id: string;
-  org_id: string;
-  domain_id: string;
-  kind: AutomationKind;
-  name: string;
-  description: string | null;
-  published_revision: number | null;
-  entitled_by_default: number;
-  created_by: string | null;
-  created_at: number;
-  updated_at: number;
-  archived_at: number | null;
-  archived_revision: number | null;
-}
-
-interface AgentSetupRow {
-  automation_id: string;
-  principles: string;
-  procedure: string;
-  model: string;
-  /** JSON array of tool wire ids. */
-  approval_tools: string;
-  updated_at: number;
-}
-
-interface AgentBindingRow {
-  automation_id: string;
-  integration_id: string;
-  policy: BindingPolicy;
-}
-
-interface AgentRevisionRow {
-  automation_id: string;
-  revision: number;
-  setup: string;
-  belt: string;
-  change_note: string | null;
-  published_by: string | null;
-  created_at: number;
-}
-
-interface FlowVersionRow {
-  automation_id: string;
-  version: number;
-  definition: string;
-  bindings: string;
-  created_at: number;
-}
-
-interface KnowledgeSelectionRow {
-  automation_id: string;
-  mode: KnowledgeMode;
-  module_ids: string;
-}
-
-/** The strings of a JSON array column; anything else reads as empty. */
-const stringList = (text: string): string[] => {
-  const parsed = jsonColumn(text);
-  return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
-};
-
-const automationFromRow = (r: AutomationRow): Automation => ({
-  id: r.id,
-  orgId: r.org_id,
-  domainId: r.domain_id,
-  kind: r.kind,
-  name: r.name,
-  description: r.description,
-  publishedRevision: r.published_revision,
-  entitledByDefault: r.entitled_by_default === 1,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  archivedAt: r.archived_at ?? null,
-  archivedRevision: r.archived_revision ?? null,
-});
-
-/** The insert's parameters: a new automation is never archived, so the archive columns are not written. */
-const automationToRow = (a: Automation): Omit<AutomationRow, 'archived_at' | 'archived_revision'> => ({
-  id: a.id,
-  org_id: a.orgId,
-  domain_id: a.domainId,
-  kind: a.kind,
-  name: a.name,
-  description: a.description,
-  published_revision: a.publishedRevision,
-  entitled_by_default: a.entitledByDefault ? 1 : 0,
-  created_by: a.createdBy,
-  created_at: a.createdAt,
-  updated_at: a.updatedAt,
-});
-
-const draftFromRow = (r: AgentSetupRow): AgentDraft => ({
-  automationId: r.automation_id,
-  principles: r.principles,
-  procedure: r.procedure,
-  model: r.model,
-  approvalTools: stringList(r.approval_tools),
-  updatedAt: r.updated_at,
-});
-
-const draftToRow = (d: AgentDraft): AgentSetupRow => ({
-  automation_id: d.automationId,
-  principles: d.principles,
-  procedure: d.procedure,
-  model: d.model,
-  approval_tools: JSON.stringify(d.approvalTools),
-  updated_at: d.updatedAt,
-});
-
-const bindingFromRow = (r: AgentBindingRow): AgentBinding => ({ automationId: r.automation_id, integrationId: r.integration_id, policy: r.policy });
-
-const revisionSummaryFromRow = (r: Omit<AgentRevisionRow, 'setup' | 'belt'>): AgentRevisionSummary => ({
-  automationId: r.automation_id,
-  revision: r.revision,
-  changeNote: r.change_note,
-  publishedBy: r.published_by,
-  createdAt: r.created_at,
-});
-
-const revisionFromRow = (r: AgentRevisionRow): AgentRevision => ({
-  ...revisionSummaryFromRow(r),
-  setup: jsonColumn(r.setup),
-  belt: jsonColumn(r.belt),
-});
-
-const revisionToRow = (r: AgentRevision): AgentRevisionRow => ({
-  automation_id: r.automationId,
-  revision: r.revision,
-  setup: JSON.stringify(r.setup),
-  belt: JSON.stringify(r.belt),
-  change_note: r.changeNote,
-  published_by: r.publishedBy,
-  created_at: r.createdAt,
-});
-
-const flowVersionSummaryFromRow = (r: Pick<FlowVersionRow, 'automation_id' | 'version' | 'created_at'>): FlowVersionSummary => ({
-  automationId: r.automation_id,
-  version: r.version,
-  createdAt: r.created_at,
-});
-
-const flowVersionFromRow = (r: FlowVersionRow): FlowVersion => ({
-  ...flowVersionSummaryFromRow(r),
-  definition: jsonColumn(r.definition),
-  bindings: jsonColumn(r.bindings),
-});
-
-const flowVersionToRow = (v: FlowVersion): FlowVersionRow => ({
-  automation_id: v.automationId,
-  version: v.version,
-  definition: JSON.stringify(v.definition),
-  bindings: JSON.stringify(v.bindings),
-  created_at: v.createdAt,
-});
-
-const selectionFromRow = (r: KnowledgeSelectionRow): KnowledgeSelection => ({ automationId: r.automation_id, mode: r.mode, moduleIds: stringList(r.module_ids) });
+const {
+  automationFromRow, automationToRow, updateToRow, draftFromRow, draftToRow, revisionFromRow, revisionToRow, flowVersionFromRow,
+  flowVersionToRow, selectionFromRow, selectionToRow,
+} = automationRows(sqliteCodec);
 
 export function createAutomationsRepo(db: SqliteDatabase) {
   const s = {
@@ -242,15 +93,7 @@ export function createAutomationsRepo(db: SqliteDatabase) {
 
   return {
     insertAutomation: (automation: Automation): void => void s.insert.run(automationToRow(automation)),
-    updateAutomation: (a: AutomationUpdate): void =>
-      void s.update.run({
-        id: a.id,
-        domain_id: a.domainId,
-        name: a.name,
-        description: a.description,
-        entitled_by_default: a.entitledByDefault ? 1 : 0,
-        updated_at: a.updatedAt,
-      }),
+    updateAutomation: (a: AutomationUpdate): void => void s.update.run(updateToRow(a)),
     setPublishedRevision: (id: string, revision: number | null, now: number): void => void s.setPublished.run(revision, now, id),
     automation: (id: string): Automation | undefined => mapOptional(s.byId.get(id), automationFromRow),
     /** Puts the published pointer aside; false when already archived. */
@@ -298,7 +141,7 @@ export function createAutomationsRepo(db: SqliteDatabase) {
     flowVersion: (automationId: string, version: number): FlowVersion | undefined => mapOptional(s.flowVersion.get(automationId, version), flowVersionFromRow),
     latestFlowVersion: (automationId: string): FlowVersion | undefined => mapOptional(s.latestFlowVersion.get(automationId), flowVersionFromRow),
     upsertKnowledgeSelection: (selection: KnowledgeSelection): void =>
-      void s.upsertSelection.run({ automation_id: selection.automationId, mode: selection.mode, module_ids: JSON.stringify(selection.moduleIds) }),
+      void s.upsertSelection.run(selectionToRow(selection)),
     knowledgeSelection: (automationId: string): KnowledgeSelection | undefined => mapOptional(s.selection.get(automationId), selectionFromRow),
   };
 }

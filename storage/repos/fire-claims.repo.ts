@@ -6,59 +6,32 @@
  * run stays in Run history.
  */
 import type { SqliteDatabase } from '../database.js';
+import { ConstraintViolationError } from '../port/errors.js';
 import { mapOptional } from '../row-mapping.js';
 import type { FireClaim } from '../records/fire-claims.js';
+import { CLAIM_COLUMNS, CLEAR_CLAIM, claimFromRow } from '../rows/fire-claims.js';
 
 export type { NewClaim } from '../records/fire-claims.js';
 
-interface FireClaimRow {
-  scope: string;
-  key: string;
-  fingerprint: Buffer;
-  state: 'completed';
-  status_code: number;
-  /** JSON text of the response body, passed through as stored. */
-  response: string;
-  run_id: string;
-  lease_until: number;
-  created_at: number;
-  expires_at: number;
-}
-
-const claimFromRow = (r: FireClaimRow): FireClaim => ({
-  scope: r.scope,
-  key: r.key,
-  fingerprint: r.fingerprint,
-  state: r.state,
-  statusCode: r.status_code,
-  response: r.response,
-  runId: r.run_id,
-  leaseUntil: r.lease_until,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-});
-
-/** True when `error` is the run insert meeting trigger_runs_claim: another run already holds the key. */
+/**
+ * True when `error` is the run insert meeting trigger_runs_claim: another run already holds the key. The same kind
+ * from either driver: SQLite names the indexed columns in its message, PostgreSQL's repository names the index.
+ */
 export function isClaimConflict(error: unknown): boolean {
+  if (error instanceof ConstraintViolationError) return error.kind === 'unique' && error.constraint === 'trigger_runs_claim';
   const { code, message } = error as { code?: unknown; message?: unknown };
   return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('trigger_runs.claim_key');
 }
 
-const CLEAR = 'claim_key = NULL, claim_fingerprint = NULL, claim_response = NULL, claim_expires_at = NULL';
-
 export function createFireClaimsRepo(db: SqliteDatabase) {
   const s = {
-    get: db.prepare(
-      `SELECT org_id AS scope, claim_key AS key, claim_fingerprint AS fingerprint, 'completed' AS state, 202 AS status_code,
-              claim_response AS response, id AS run_id, created_at AS lease_until, created_at, claim_expires_at AS expires_at
-       FROM trigger_runs WHERE org_id = ? AND claim_key = ?`,
-    ),
-    release: db.prepare(`UPDATE trigger_runs SET ${CLEAR} WHERE org_id = ? AND claim_key = ?`),
+    get: db.prepare(`SELECT ${CLAIM_COLUMNS} FROM trigger_runs WHERE org_id = ? AND claim_key = ?`),
+    release: db.prepare(`UPDATE trigger_runs SET ${CLEAR_CLAIM} WHERE org_id = ? AND claim_key = ?`),
     count: db.prepare('SELECT COUNT(*) FROM trigger_runs WHERE claim_key IS NOT NULL').pluck(),
     // Both on trigger_runs_claim_expiry: O(log n) however many claims are stored (test/storage/query-plans.test.ts).
     earliestExpiry: db.prepare('SELECT MIN(claim_expires_at) FROM trigger_runs WHERE claim_key IS NOT NULL').pluck(),
     sweep: db.prepare(
-      `UPDATE trigger_runs SET ${CLEAR} WHERE rowid IN
+      `UPDATE trigger_runs SET ${CLEAR_CLAIM} WHERE rowid IN
          (SELECT rowid FROM trigger_runs INDEXED BY trigger_runs_claim_expiry WHERE claim_key IS NOT NULL AND claim_expires_at <= ? ORDER BY claim_expires_at LIMIT ?)`,
     ),
   };

@@ -1,38 +1,11 @@
 // Durable timers (table timers): deadlines as due times, at most one unfired timer per (kind, target).
 import type { SqliteDatabase } from '../database.js';
-import type { NewTimer, Timer } from '../records/timers.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
+import type { NewTimer } from '../records/timers.js';
+import { sqliteCodec } from '../row-codec.js';
+import { mapOptional } from '../row-mapping.js';
+import { timerRows, type TimerRow } from '../rows/timers.js';
 
-interface TimerRow {
-  id: string;
-  kind: string;
-  target_id: string;
-  due_at: number;
-  /** JSON. */
-  payload: string;
-  created_at: number;
-  fired_at: number | null;
-}
-
-// On the scheduler's path (every due batch, every schedule and cancel): a payload is small, usually `{}`.
-const fromRow = (r: TimerRow): Timer => ({
-  id: r.id,
-  kind: r.kind,
-  targetId: r.target_id,
-  dueAt: r.due_at,
-  payload: jsonColumn(r.payload),
-  createdAt: r.created_at,
-  firedAt: r.fired_at,
-});
-
-const toRow = (t: NewTimer): Omit<TimerRow, 'fired_at'> => ({
-  id: t.id,
-  kind: t.kind,
-  target_id: t.targetId,
-  due_at: t.dueAt,
-  payload: JSON.stringify(t.payload),
-  created_at: t.createdAt,
-});
+const { fromRow, toRow } = timerRows(sqliteCodec);
 
 export function createTimersRepo(db: SqliteDatabase) {
   // Kinds and excluded ids travel as JSON arrays so one prepared statement serves any number of them.

@@ -1,109 +1,15 @@
 // Run history: one trigger_runs row per firing (subscriber results, claim and pending session starts inline), read newest first.
 import type { SqliteDatabase } from '../database.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
-import type {
-  NewTriggerRun, PendingRun, RunCursor, RunOutcome, RunSource, SubscriberResult, SubscriberResultView, SubscriberStatus, TriggerRun,
-} from '../records/trigger-runs.js';
+import { sqliteCodec } from '../row-codec.js';
+import { mapOptional } from '../row-mapping.js';
+import type { NewTriggerRun, PendingRun, RunCursor, SubscriberResultView, TriggerRun } from '../records/trigger-runs.js';
+import {
+  resultViewFromRow, triggerRunRows, type PendingRunRow, type SubscriberResultViewRow, type TriggerRunRow,
+} from '../rows/trigger-runs.js';
 
 export type { RunSource, RunOutcome, SubscriberStatus, RunCursor } from '../records/trigger-runs.js';
 
-interface TriggerRunRow {
-  id: string;
-  trigger_id: string;
-  org_id: string;
-  source: RunSource;
-  fired_by: string | null;
-  outcome: RunOutcome;
-  /** JSON array of integration ids. */
-  unused_credential_integrations: string;
-  idempotency_key: string | null;
-  created_at: number;
-}
-
-/** The insert's parameters: the run, its results, pending starts and claim columns (JSON as text). */
-interface NewTriggerRunRow extends TriggerRunRow {
-  results: string;
-  pending: string | null;
-  claim_key: string | null;
-  claim_fingerprint: Buffer | null;
-  claim_response: string | null;
-  claim_expires_at: number | null;
-}
-
-interface PendingRunRow {
-  id: string;
-  pending: string;
-}
-
-/** One result unnested from trigger_runs.results, with its automation's name and kind. */
-interface SubscriberResultViewRow {
-  run_id: string;
-  automation_id: string;
-  position: number;
-  status: SubscriberStatus;
-  code: string | null;
-  reason: string | null;
-  session_id: string | null;
-  automation_name: string | null;
-  automation_kind: string | null;
-}
-
-const stringArray = (text: string): string[] => {
-  const parsed = jsonColumn(text);
-  return Array.isArray(parsed) ? (parsed as string[]) : [];
-};
-
-const runFromRow = (r: TriggerRunRow): TriggerRun => ({
-  id: r.id,
-  triggerId: r.trigger_id,
-  orgId: r.org_id,
-  source: r.source,
-  firedBy: r.fired_by,
-  outcome: r.outcome,
-  unusedCredentialIntegrations: stringArray(r.unused_credential_integrations),
-  idempotencyKey: r.idempotency_key,
-  createdAt: r.created_at,
-});
-
-// The results column keeps this key order (the reader unnests it by name).
-const resultToJson = (r: SubscriberResult) => ({
-  automationId: r.automationId, position: r.position, status: r.status, code: r.code, reason: r.reason, sessionId: r.sessionId,
-});
-
-const runToRow = ({ results, claim, pending, ...run }: NewTriggerRun): NewTriggerRunRow => ({
-  id: run.id,
-  trigger_id: run.triggerId,
-  org_id: run.orgId,
-  source: run.source,
-  fired_by: run.firedBy,
-  outcome: run.outcome,
-  unused_credential_integrations: JSON.stringify(run.unusedCredentialIntegrations),
-  idempotency_key: run.idempotencyKey,
-  created_at: run.createdAt,
-  results: JSON.stringify(results.map(resultToJson)),
-  pending: pending == null ? null : JSON.stringify(pending),
-  claim_key: claim?.key ?? null,
-  claim_fingerprint: claim?.fingerprint ?? null,
-  claim_response: claim?.response ?? null,
-  claim_expires_at: claim?.expiresAt ?? null,
-});
-
-const pendingRunFromRow = (r: PendingRunRow): PendingRun => {
-  const parsed = jsonColumn(r.pending);
-  return { id: r.id, pending: Array.isArray(parsed) ? parsed : [] };
-};
-
-const resultViewFromRow = (r: SubscriberResultViewRow): SubscriberResultView => ({
-  runId: r.run_id,
-  automationId: r.automation_id,
-  position: r.position,
-  status: r.status,
-  code: r.code,
-  reason: r.reason,
-  sessionId: r.session_id,
-  automationName: r.automation_name,
-  automationKind: r.automation_kind,
-});
+const { fromRow: runFromRow, toRow: runToRow, pendingFromRow: pendingRunFromRow } = triggerRunRows(sqliteCodec);
 
 export function createTriggerRunsRepo(db: SqliteDatabase) {
   const s = {

@@ -1,56 +1,13 @@
 // Triggers (api, schedule, event) and their ordered subscriptions.
 import type { SqliteDatabase } from '../database.js';
-import { jsonObjectColumn, mapOptional } from '../row-mapping.js';
+import { mapOptional } from '../row-mapping.js';
+import { sqliteCodec } from '../row-codec.js';
 import type { Subscription, Trigger, TriggerType, TriggerUpdate } from '../records/triggers.js';
+import { subscriptionFromRow, triggerRows, type SubscriptionRow, type TriggerRow } from '../rows/triggers.js';
 
 export type { TriggerType } from '../records/triggers.js';
 
-interface TriggerRow {
-  id: string;
-  org_id: string;
-  domain_id: string;
-  type: TriggerType;
-  name: string;
-  active: number;
-  config: string;
-  endpoint_secret_sealed: Buffer | null;
-  created_by: string | null;
-  created_at: number;
-}
-
-interface SubscriptionRow {
-  trigger_id: string;
-  automation_id: string;
-  position: number;
-}
-
-const triggerFromRow = (r: TriggerRow): Trigger => ({
-  id: r.id,
-  orgId: r.org_id,
-  domainId: r.domain_id,
-  type: r.type,
-  name: r.name,
-  active: r.active === 1,
-  config: jsonObjectColumn(r.config),
-  endpointSecretSealed: r.endpoint_secret_sealed,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-});
-
-const triggerToRow = (t: Trigger): TriggerRow => ({
-  id: t.id,
-  org_id: t.orgId,
-  domain_id: t.domainId,
-  type: t.type,
-  name: t.name,
-  active: t.active ? 1 : 0,
-  config: JSON.stringify(t.config),
-  endpoint_secret_sealed: t.endpointSecretSealed,
-  created_by: t.createdBy,
-  created_at: t.createdAt,
-});
-
-const subscriptionFromRow = (r: SubscriptionRow): Subscription => ({ triggerId: r.trigger_id, automationId: r.automation_id, position: r.position });
+const { fromRow: triggerFromRow, toRow: triggerToRow, updateToRow } = triggerRows(sqliteCodec);
 
 export function createTriggersRepo(db: SqliteDatabase) {
   const s = {
@@ -84,16 +41,7 @@ export function createTriggersRepo(db: SqliteDatabase) {
 
   return {
     insertTrigger: (trigger: Trigger): void => void s.insert.run(triggerToRow(trigger)),
-    updateTrigger: (t: TriggerUpdate): void =>
-      void s.update.run({
-        id: t.id,
-        domain_id: t.domainId,
-        type: t.type,
-        name: t.name,
-        active: t.active ? 1 : 0,
-        config: JSON.stringify(t.config),
-        endpoint_secret_sealed: t.endpointSecretSealed,
-      }),
+    updateTrigger: (t: TriggerUpdate): void => void s.update.run(updateToRow(t)),
     /** One page of the triggers of an organization's domains `userId` is a member of, oldest first, after `after`. */
     triggersOfOrganizationPage: (
       orgId: string,

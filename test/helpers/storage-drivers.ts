@@ -62,6 +62,11 @@ function sqliteDriver(): StorageDriver {
         management: promised(r.management),
         gauges: promised(r.gauges),
         operations: promised(r.operations),
+        triggerRuns: promised(r.triggerRuns),
+        fireClaims: promised(r.fireClaims),
+        triggers: promised(r.triggers),
+        automations: promised(r.automations),
+        timers: promised(r.timers),
       };
       return { driver: 'sqlite', repos, exec: async (sql) => void store.db.exec(sql), blob: (hex) => `X'${hex}'` };
     },

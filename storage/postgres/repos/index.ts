@@ -13,6 +13,11 @@ import { createPostgresServiceKeysRepo } from './service-keys.repo.js';
 import { createPostgresSupportGrantsRepo } from './support-grants.repo.js';
 import { createPostgresTenancyRepo } from './tenancy.repo.js';
 import { createPostgresWorkersRepo } from './workers.repo.js';
+import { createPostgresTriggerRunsRepo } from './trigger-runs.repo.js';
+import { createPostgresFireClaimsRepo } from './fire-claims.repo.js';
+import { createPostgresTriggersRepo } from './triggers.repo.js';
+import { createPostgresAutomationsRepo } from './automations.repo.js';
+import { createPostgresTimersRepo } from './timers.repo.js';
 
 /** Cheap (closures, no statements prepared): a unit of work builds a set per transaction, bound to its client. */
 export function createPostgresRepositories(q: Queryable): AsyncRepositories {
@@ -29,5 +34,10 @@ export function createPostgresRepositories(q: Queryable): AsyncRepositories {
     management: createPostgresManagementRepo(q),
     gauges: createPostgresGaugesRepo(q),
     operations: createPostgresOperationsRepo(q),
+    triggerRuns: createPostgresTriggerRunsRepo(q),
+    fireClaims: createPostgresFireClaimsRepo(q),
+    triggers: createPostgresTriggersRepo(q),
+    automations: createPostgresAutomationsRepo(q),
+    timers: createPostgresTimersRepo(q),
   };
 }
