@@ -4,7 +4,7 @@ import type { Member } from '../records/management.js';
 import type { OrgRole } from '../records/tenancy.js';
 import { mapOptional } from '../row-mapping.js';
 import { organizationFromRow } from './tenancy.repo.js';
-import { connectionFromRow } from './integrations.repo.js';
+import { connectionFromRow } from '../rows/integrations.js';
 import { supportGrantFromRow } from './support-grants.repo.js';
 
 /** Keyset position: rows strictly after (created_at, id). */

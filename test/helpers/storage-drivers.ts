@@ -62,6 +62,10 @@ function sqliteDriver(): StorageDriver {
         management: promised(r.management),
         gauges: promised(r.gauges),
         operations: promised(r.operations),
+        credentials: promised(r.credentials),
+        webhooks: promised(r.webhooks),
+        integrations: promised(r.integrations),
+        knowledge: promised(r.knowledge),
       };
       return { driver: 'sqlite', repos, exec: async (sql) => void store.db.exec(sql), blob: (hex) => `X'${hex}'` };
     },
