@@ -142,6 +142,7 @@ contract(t, drivers, 'webhook run notices: announced once, unannounced runs sinc
   t.strictSame(await webhooks.unannouncedRuns('org-1', 0, 2), ['run-0', 'run-1'], 'the limit');
   t.equal(await webhooks.insertRunNotice('run-1', 'org-1', 300), true);
   t.equal(await webhooks.insertRunNotice('run-1', 'org-1', 301), false, 'already announced');
+  t.equal(constraintKind(await webhooks.insertRunNotice('run-none', 'org-1', 1).catch((e: unknown) => e)), 'foreign_key', 'only the duplicate is swallowed');
   t.strictSame(await webhooks.unannouncedRuns('org-1', 100, 10), ['run-B', 'run-a']);
   t.strictSame(await webhooks.unannouncedRuns('org-2', 0, 10), []);
 
