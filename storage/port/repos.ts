@@ -1,7 +1,10 @@
 // The storage port's repository types: each SQLite repository's functions, records in and out, returning promises.
+import type { CredentialsRepo } from '../repos/credentials.repo.js';
 import type { EntitlementsRepo } from '../repos/entitlements.repo.js';
 import type { EventDeliveriesRepo } from '../repos/event-deliveries.repo.js';
 import type { GaugesRepo } from '../repos/gauges.repo.js';
+import type { IntegrationsRepo } from '../repos/integrations.repo.js';
+import type { KnowledgeRepo } from '../repos/knowledge.repo.js';
 import type { LeasesRepo } from '../repos/leases.repo.js';
 import type { ManagementRepo } from '../repos/management.repo.js';
 import type { OperationsRepo } from '../repos/operations.repo.js';
@@ -10,6 +13,7 @@ import type { ProvisioningRepo } from '../repos/provisioning.repo.js';
 import type { ServiceKeysRepo } from '../repos/service-keys.repo.js';
 import type { SupportGrantsRepo } from '../repos/support-grants.repo.js';
 import type { TenancyRepo } from '../repos/tenancy.repo.js';
+import type { WebhooksRepo } from '../repos/webhooks.repo.js';
 import type { WorkersRepo } from '../repos/workers.repo.js';
 import type { TriggerRunsRepo } from '../repos/trigger-runs.repo.js';
 import type { FireClaimsRepo } from '../repos/fire-claims.repo.js';
@@ -25,12 +29,6 @@ export type AsyncRepo<R> = {
   [K in keyof R]: R[K] extends (...args: infer A) => infer T ? (...args: A) => Promise<Awaited<T>> : never;
 };
 
-/**
- * Management's pages that speak records. Its connection functions still return SQL rows (they wait for the
- * integrations repo's connection record) and join the port once converted.
- */
-export type ManagementPagesRepo = Omit<ManagementRepo, 'connection' | 'rotateConnection' | 'deleteConnection'>;
-
 /** The repositories both drivers implement so far; it grows as repositories are converted to records and ported. */
 export interface AsyncRepositories {
   tenancy: AsyncRepo<TenancyRepo>;
@@ -42,7 +40,7 @@ export interface AsyncRepositories {
   leases: AsyncRepo<LeasesRepo>;
   workers: AsyncRepo<WorkersRepo>;
   eventDeliveries: AsyncRepo<EventDeliveriesRepo>;
-  management: AsyncRepo<ManagementPagesRepo>;
+  management: AsyncRepo<ManagementRepo>;
   gauges: AsyncRepo<GaugesRepo>;
   operations: AsyncRepo<OperationsRepo>;
   triggerRuns: AsyncRepo<TriggerRunsRepo>;
@@ -50,4 +48,8 @@ export interface AsyncRepositories {
   triggers: AsyncRepo<TriggersRepo>;
   automations: AsyncRepo<AutomationsRepo>;
   timers: AsyncRepo<TimersRepo>;
+  credentials: AsyncRepo<CredentialsRepo>;
+  webhooks: AsyncRepo<WebhooksRepo>;
+  integrations: AsyncRepo<IntegrationsRepo>;
+  knowledge: AsyncRepo<KnowledgeRepo>;
 }

@@ -1,83 +1,14 @@
 // Personal API keys, user tokens and console sessions, looked up by the SHA-256 of the secret.
 import type { SqliteDatabase } from '../database.js';
-import type { ApiKey, ConsoleSession, NewApiKey, UserToken } from '../records/credentials.js';
+import type { ConsoleSession, NewApiKey, UserToken } from '../records/credentials.js';
 import { mapOptional } from '../row-mapping.js';
-
-interface ApiKeyRow {
-  id: string;
-  user_id: string;
-  org_id: string;
-  name: string;
-  key_hash: Buffer;
-  hint: string;
-  created_at: number;
-  revoked_at: number | null;
-  last_used_at: number | null;
-}
+import { apiKeyFromRow, apiKeyToRow, consoleSessionFromRow, tokenToRow, userTokenFromRow, type ApiKeyRow } from '../rows/credentials.js';
 
 /** Keyset position in a created-at ordered list (oldest first). */
 export interface CreatedCursor {
   createdAt: number;
   id: string;
 }
-
-/** user_tokens and console_sessions share their columns; a console session's organization may still be unchosen. */
-interface TokenRow<Org extends string | null> {
-  id: string;
-  user_id: string;
-  org_id: Org;
-  token_hash: Buffer;
-  created_at: number;
-  expires_at: number;
-}
-
-type UserTokenRow = TokenRow<string>;
-type ConsoleSessionRow = TokenRow<string | null>;
-
-// The key check runs on every `sv_` request but is cached (storage/repos/index.ts): this maps once per fill.
-const apiKeyFromRow = (r: ApiKeyRow): ApiKey => ({
-  id: r.id,
-  userId: r.user_id,
-  orgId: r.org_id,
-  name: r.name,
-  keyHash: r.key_hash,
-  hint: r.hint,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-  lastUsedAt: r.last_used_at,
-});
-
-const apiKeyToRow = (k: NewApiKey): Omit<ApiKeyRow, 'last_used_at'> => ({
-  id: k.id,
-  user_id: k.userId,
-  org_id: k.orgId,
-  name: k.name,
-  key_hash: k.keyHash,
-  hint: k.hint,
-  created_at: k.createdAt,
-  revoked_at: k.revokedAt,
-});
-
-const tokenFromRow = <Org extends string | null>(r: TokenRow<Org>) => ({
-  id: r.id,
-  userId: r.user_id,
-  orgId: r.org_id,
-  tokenHash: r.token_hash,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-});
-
-const tokenToRow = <Org extends string | null>(t: { id: string; userId: string; orgId: Org; tokenHash: Buffer; createdAt: number; expiresAt: number }): TokenRow<Org> => ({
-  id: t.id,
-  user_id: t.userId,
-  org_id: t.orgId,
-  token_hash: t.tokenHash,
-  created_at: t.createdAt,
-  expires_at: t.expiresAt,
-});
-
-const userTokenFromRow = (r: UserTokenRow): UserToken => tokenFromRow(r);
-const consoleSessionFromRow = (r: ConsoleSessionRow): ConsoleSession => tokenFromRow(r);
 
 export function createCredentialsRepo(db: SqliteDatabase) {
   const s = {

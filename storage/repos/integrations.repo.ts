@@ -1,70 +1,12 @@
 // Integration catalog (declarative definitions as JSON) and organizations' connections (secret material sealed).
 import type { SqliteDatabase } from '../database.js';
 import type { Connection, Integration } from '../records/integrations.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
+import { sqliteCodec } from '../row-codec.js';
+import { mapOptional } from '../row-mapping.js';
+import { connectionFromRow, connectionToRow, integrationFromRow, integrationToRow, type ConnectionRow, type IntegrationRow } from '../rows/integrations.js';
 
-interface IntegrationRow {
-  id: string;
-  org_id: string | null;
-  name: string;
-  description: string;
-  /** JSON: the integration definition (runtime/manifest/integration.schema.ts). */
-  manifest: string;
-  available: number;
-  updated_at: number;
-}
-
-interface ConnectionRow {
-  id: string;
-  org_id: string;
-  domain_id: string | null;
-  integration_id: string;
-  secret_sealed: Buffer | null;
-  created_at: number;
-  /** Set by a rotation (migration 0190). */
-  rotated_at: number | null;
-}
-
-const integrationFromRow = (r: IntegrationRow): Integration => ({
-  id: r.id,
-  orgId: r.org_id,
-  name: r.name,
-  description: r.description,
-  definition: jsonColumn(r.manifest),
-  available: r.available === 1,
-  updatedAt: r.updated_at,
-});
-
-const integrationToRow = (i: Integration): IntegrationRow => ({
-  id: i.id,
-  org_id: i.orgId,
-  name: i.name,
-  description: i.description,
-  manifest: JSON.stringify(i.definition),
-  available: i.available ? 1 : 0,
-  updated_at: i.updatedAt,
-});
-
-/** Exported for the management repo's connection pages (storage-internal). */
-export const connectionFromRow = (r: ConnectionRow): Connection => ({
-  id: r.id,
-  orgId: r.org_id,
-  domainId: r.domain_id,
-  integrationId: r.integration_id,
-  secretSealed: r.secret_sealed,
-  createdAt: r.created_at,
-  rotatedAt: r.rotated_at ?? null,
-});
-
-/** The insert's parameters: a new connection was never rotated, so `rotatedAt` is not written. */
-const connectionToRow = (c: Connection): Omit<ConnectionRow, 'rotated_at'> => ({
-  id: c.id,
-  org_id: c.orgId,
-  domain_id: c.domainId,
-  integration_id: c.integrationId,
-  secret_sealed: c.secretSealed,
-  created_at: c.createdAt,
-});
+// SQLite reads its 0/1 and JSON text through the codec.
+const toIntegration = (row: IntegrationRow) => integrationFromRow(row, sqliteCodec);
 
 export function createIntegrationsRepo(db: SqliteDatabase) {
   const s = {
@@ -89,12 +31,12 @@ export function createIntegrationsRepo(db: SqliteDatabase) {
     connectionsFor: db.prepare('SELECT * FROM connections WHERE org_id = ? AND integration_id = ? ORDER BY created_at, id'),
   };
   return {
-    upsertIntegration: (integration: Integration): void => void s.upsert.run(integrationToRow(integration)),
-    integration: (id: string) => mapOptional(s.byId.get(id), integrationFromRow),
+    upsertIntegration: (integration: Integration): void => void s.upsert.run(integrationToRow(integration, sqliteCodec)),
+    integration: (id: string) => mapOptional(s.byId.get(id), toIntegration),
     /** Integrations every organization sees (org_id NULL), available or not. */
-    globalIntegrations: () => (s.global.all() as IntegrationRow[]).map(integrationFromRow),
+    globalIntegrations: () => (s.global.all() as IntegrationRow[]).map(toIntegration),
     /** Available integrations an organization may use: global ones and its own. */
-    integrationsVisibleTo: (orgId: string): readonly Integration[] => (s.visibleTo.all(orgId) as IntegrationRow[]).map(integrationFromRow),
+    integrationsVisibleTo: (orgId: string): readonly Integration[] => (s.visibleTo.all(orgId) as IntegrationRow[]).map(toIntegration),
     insertConnection: (connection: Connection): void => void s.insertConnection.run(connectionToRow(connection)),
     updateConnection: (connection: Pick<Connection, 'id' | 'domainId' | 'integrationId' | 'secretSealed'>): void =>
       void s.updateConnection.run({

@@ -1,116 +1,14 @@
 // Knowledge bases, articles (published text kept in the FTS5 index), modules and their article memberships.
 import type { SqliteDatabase } from '../database.js';
-import type { Article, KnowledgeBase, KnowledgeModule, ModuleArticle, ModuleKind, ScoredArticle } from '../records/knowledge.js';
+import type { KnowledgeBase, KnowledgeModule } from '../records/knowledge.js';
 import { mapOptional } from '../row-mapping.js';
+import {
+  articleFromRow, articleToRow, baseFromRow, baseToRow, moduleArticleFromRow, moduleFromRow, moduleToRow, scoredArticleFromRow,
+  type ArticleRow, type KnowledgeBaseRow, type KnowledgeModuleRow, type NewArticle,
+} from '../rows/knowledge.js';
 
 export type { ModuleKind } from '../records/knowledge.js';
 
-interface KnowledgeBaseRow {
-  id: string;
-  org_id: string;
-  domain_id: string | null;
-  name: string;
-  created_at: number;
-}
-
-interface ArticleRow {
-  id: string;
-  base_id: string;
-  org_id: string;
-  title: string;
-  draft_body: string | null;
-  published_body: string | null;
-  published_at: number | null;
-  created_by: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface KnowledgeModuleRow {
-  id: string;
-  org_id: string;
-  kind: ModuleKind;
-  domain_id: string | null;
-  name: string;
-  description: string | null;
-  created_at: number;
-}
-
-interface ModuleArticleRow {
-  module_id: string;
-  article_id: string;
-  created_at: number;
-}
-
-const baseFromRow = (r: KnowledgeBaseRow): KnowledgeBase => ({
-  id: r.id,
-  orgId: r.org_id,
-  domainId: r.domain_id,
-  name: r.name,
-  createdAt: r.created_at,
-});
-
-const baseToRow = (b: KnowledgeBase): KnowledgeBaseRow => ({
-  id: b.id,
-  org_id: b.orgId,
-  domain_id: b.domainId,
-  name: b.name,
-  created_at: b.createdAt,
-});
-
-const articleFromRow = (r: ArticleRow): Article => ({
-  id: r.id,
-  baseId: r.base_id,
-  orgId: r.org_id,
-  title: r.title,
-  draftBody: r.draft_body,
-  publishedBody: r.published_body,
-  publishedAt: r.published_at,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-/** The insert's parameters: a new article is an unpublished draft, whatever its published fields say. */
-const articleToRow = (a: NewArticle): ArticleRow => ({
-  id: a.id,
-  base_id: a.baseId,
-  org_id: a.orgId,
-  title: a.title,
-  draft_body: a.draftBody,
-  published_body: null,
-  published_at: null,
-  created_by: a.createdBy,
-  created_at: a.createdAt,
-  updated_at: a.updatedAt,
-});
-
-const scoredArticleFromRow = (r: ArticleRow & { score: number }): ScoredArticle => ({ ...articleFromRow(r), score: r.score });
-
-const moduleFromRow = (r: KnowledgeModuleRow): KnowledgeModule => ({
-  id: r.id,
-  orgId: r.org_id,
-  kind: r.kind,
-  domainId: r.domain_id,
-  name: r.name,
-  description: r.description,
-  createdAt: r.created_at,
-});
-
-const moduleToRow = (m: KnowledgeModule): KnowledgeModuleRow => ({
-  id: m.id,
-  org_id: m.orgId,
-  kind: m.kind,
-  domain_id: m.domainId,
-  name: m.name,
-  description: m.description,
-  created_at: m.createdAt,
-});
-
-const moduleArticleFromRow = (r: ModuleArticleRow): ModuleArticle => ({ moduleId: r.module_id, articleId: r.article_id, createdAt: r.created_at });
-
-/** An article as inserted: published fields come only from publishArticle. */
-type NewArticle = Omit<Article, 'publishedBody' | 'publishedAt'>;
 
 export function createKnowledgeRepo(db: SqliteDatabase) {
   const s = {

@@ -2,7 +2,7 @@
 import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
 import { tenancyRows } from '../rows/tenancy.js';
-import { connectionFromRow } from './integrations.repo.js';
+import { connectionFromRow } from '../rows/integrations.js';
 import { supportGrantFromRow } from '../rows/support-grants.js';
 import { managementRows, type MemberRow } from '../rows/management.js';
 import { sqliteCodec } from '../row-codec.js';

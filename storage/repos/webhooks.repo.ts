@@ -3,155 +3,22 @@ import type { SqliteDatabase } from '../database.js';
 import type {
   OrganizationWithEndpoints, RunSubscriberState, WebhookAttempt, WebhookDelivery, WebhookDeliveryOutcome, WebhookDeliveryStatus, WebhookEndpoint,
 } from '../records/webhooks.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
+import { sqliteCodec } from '../row-codec.js';
+import { mapOptional } from '../row-mapping.js';
+import {
+  attemptFromRow, attemptToRow, deliveryFromRow, deliveryToRow, endpointFromRow, endpointToRow, outcomeToRow, runStateFromRow,
+  type RunSubscriberStateRow, type WebhookAttemptRow, type WebhookDeliveryRow, type WebhookEndpointRow,
+} from '../rows/webhooks.js';
 
 export type { WebhookDeliveryStatus } from '../records/webhooks.js';
-
-interface WebhookEndpointRow {
-  id: string;
-  org_id: string;
-  url: string;
-  secret_sealed: Buffer;
-  /** JSON array of event types the endpoint receives. */
-  events: string;
-  active: number;
-  created_by: string | null;
-  created_at: number;
-}
-
-interface WebhookDeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  payload: string;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  next_attempt_at: number | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-  run_id: string | null;
-}
-
-interface WebhookAttemptRow {
-  delivery_id: string;
-  attempt: number;
-  attempted_at: number;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-}
-
-interface RunSubscriberStateRow {
-  automation_id: string;
-  position: number;
-  start_status: 'started' | 'skipped' | 'failed';
-  code: string | null;
-  session_id: string | null;
-  execution_status: string | null;
-  error_code: string | null;
-  settled_at: number | null;
-}
 
 export interface DeliveryCursor {
   createdAt: number;
   id: string;
 }
 
-const endpointFromRow = (r: WebhookEndpointRow): WebhookEndpoint => {
-  const events = jsonColumn(r.events);
-  return {
-    id: r.id,
-    orgId: r.org_id,
-    url: r.url,
-    secretSealed: r.secret_sealed,
-    events: Array.isArray(events) ? (events as string[]) : [],
-    active: r.active === 1,
-    createdBy: r.created_by,
-    createdAt: r.created_at,
-  };
-};
-
-const endpointToRow = (e: WebhookEndpoint): WebhookEndpointRow => ({
-  id: e.id,
-  org_id: e.orgId,
-  url: e.url,
-  secret_sealed: e.secretSealed,
-  events: JSON.stringify(e.events),
-  active: e.active ? 1 : 0,
-  created_by: e.createdBy,
-  created_at: e.createdAt,
-});
-
-const deliveryFromRow = (r: WebhookDeliveryRow): WebhookDelivery => ({
-  id: r.id,
-  endpointId: r.endpoint_id,
-  eventType: r.event_type,
-  payload: r.payload,
-  status: r.status,
-  attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at,
-  lastStatus: r.last_status,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  runId: r.run_id,
-});
-
-const deliveryToRow = (d: WebhookDelivery): WebhookDeliveryRow => ({
-  id: d.id,
-  endpoint_id: d.endpointId,
-  event_type: d.eventType,
-  payload: d.payload,
-  status: d.status,
-  attempts: d.attempts,
-  next_attempt_at: d.nextAttemptAt,
-  last_status: d.lastStatus,
-  last_error: d.lastError,
-  created_at: d.createdAt,
-  updated_at: d.updatedAt,
-  run_id: d.runId,
-});
-
-const outcomeToRow = (o: WebhookDeliveryOutcome): Pick<WebhookDeliveryRow, 'id' | 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error' | 'updated_at'> => ({
-  id: o.id,
-  status: o.status,
-  attempts: o.attempts,
-  next_attempt_at: o.nextAttemptAt,
-  last_status: o.lastStatus,
-  last_error: o.lastError,
-  updated_at: o.updatedAt,
-});
-
-const attemptFromRow = (r: WebhookAttemptRow): WebhookAttempt => ({
-  deliveryId: r.delivery_id,
-  attempt: r.attempt,
-  attemptedAt: r.attempted_at,
-  statusCode: r.status_code,
-  error: r.error,
-  durationMs: r.duration_ms,
-});
-
-const attemptToRow = (a: WebhookAttempt): WebhookAttemptRow => ({
-  delivery_id: a.deliveryId,
-  attempt: a.attempt,
-  attempted_at: a.attemptedAt,
-  status_code: a.statusCode,
-  error: a.error,
-  duration_ms: a.durationMs,
-});
-
-const runStateFromRow = (r: RunSubscriberStateRow): RunSubscriberState => ({
-  automationId: r.automation_id,
-  position: r.position,
-  startStatus: r.start_status,
-  code: r.code,
-  sessionId: r.session_id,
-  executionStatus: r.execution_status,
-  errorCode: r.error_code,
-  settledAt: r.settled_at,
-});
+// SQLite reads its 0/1 and JSON text through the codec.
+const toEndpoint = (row: WebhookEndpointRow) => endpointFromRow(row, sqliteCodec);
 
 export function createWebhooksRepo(db: SqliteDatabase) {
   const s = {
@@ -206,10 +73,10 @@ export function createWebhooksRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertEndpoint: (endpoint: WebhookEndpoint): void => void s.insertEndpoint.run(endpointToRow(endpoint)),
-    endpoint: (id: string) => mapOptional(s.endpoint.get(id), endpointFromRow),
-    endpointsOfOrganization: (orgId: string) => (s.endpointsOfOrg.all(orgId) as WebhookEndpointRow[]).map(endpointFromRow),
-    activeEndpoints: (orgId: string) => (s.activeEndpoints.all(orgId) as WebhookEndpointRow[]).map(endpointFromRow),
+    insertEndpoint: (endpoint: WebhookEndpoint): void => void s.insertEndpoint.run(endpointToRow(endpoint, sqliteCodec)),
+    endpoint: (id: string) => mapOptional(s.endpoint.get(id), toEndpoint),
+    endpointsOfOrganization: (orgId: string) => (s.endpointsOfOrg.all(orgId) as WebhookEndpointRow[]).map(toEndpoint),
+    activeEndpoints: (orgId: string) => (s.activeEndpoints.all(orgId) as WebhookEndpointRow[]).map(toEndpoint),
     /** Cheap guard on hot paths: most organizations have no endpoint, and then nothing is tracked. */
     hasActiveEndpoints: (orgId: string): boolean => s.hasActive.get(orgId) !== undefined,
     /** Organizations with an active endpoint, and when their oldest one was registered. */

@@ -17,6 +17,8 @@ export interface DriverUnderTest {
    * yet (sessions, executions, triggers…). Booleans as `true`/`false` literals, JSON as text literals.
    */
   exec(sql: string): Promise<void>;
+  /** Rows of a literal query both engines accept, as the driver returns them (SQLite's JSON as text, PostgreSQL's parsed). */
+  select(sql: string): Promise<Array<Record<string, unknown>>>;
   /** A blob literal for `exec` (X'…' on SQLite, a '\x…' bytea literal on PostgreSQL). */
   blob(hex: string): string;
 }
@@ -67,8 +69,13 @@ function sqliteDriver(): StorageDriver {
         triggers: promised(r.triggers),
         automations: promised(r.automations),
         timers: promised(r.timers),
+        credentials: promised(r.credentials),
+        webhooks: promised(r.webhooks),
+        integrations: promised(r.integrations),
+        knowledge: promised(r.knowledge),
       };
-      return { driver: 'sqlite', repos, exec: async (sql) => void store.db.exec(sql), blob: (hex) => `X'${hex}'` };
+      const select = async (sql: string) => store.db.prepare(sql).all() as Array<Record<string, unknown>>;
+      return { driver: 'sqlite', repos, exec: async (sql) => void store.db.exec(sql), select, blob: (hex) => `X'${hex}'` };
     },
   };
 }
@@ -91,6 +98,7 @@ export async function useStorageDrivers(t: Test): Promise<StorageDriver[]> {
         driver: 'postgres',
         repos: createPostgresRepositories(pool),
         exec: async (sql) => void (await pool.query(sql)),
+        select: async (sql) => (await pool.query(sql)).rows as Array<Record<string, unknown>>,
         blob: (hex) => `'\\x${hex}'::bytea`,
       };
     },

@@ -1,9 +1,12 @@
 // Every PostgreSQL repository over one Queryable: a pool (each call autocommits) or one transaction's client.
 import type { AsyncRepositories } from '../../port/repos.js';
 import type { Queryable } from '../queryable.js';
+import { createPostgresCredentialsRepo } from './credentials.repo.js';
 import { createPostgresEntitlementsRepo } from './entitlements.repo.js';
 import { createPostgresEventDeliveriesRepo } from './event-deliveries.repo.js';
 import { createPostgresGaugesRepo } from './gauges.repo.js';
+import { createPostgresIntegrationsRepo } from './integrations.repo.js';
+import { createPostgresKnowledgeRepo } from './knowledge.repo.js';
 import { createPostgresLeasesRepo } from './leases.repo.js';
 import { createPostgresManagementRepo } from './management.repo.js';
 import { createPostgresOperationsRepo } from './operations.repo.js';
@@ -12,6 +15,7 @@ import { createPostgresProvisioningRepo } from './provisioning.repo.js';
 import { createPostgresServiceKeysRepo } from './service-keys.repo.js';
 import { createPostgresSupportGrantsRepo } from './support-grants.repo.js';
 import { createPostgresTenancyRepo } from './tenancy.repo.js';
+import { createPostgresWebhooksRepo } from './webhooks.repo.js';
 import { createPostgresWorkersRepo } from './workers.repo.js';
 import { createPostgresTriggerRunsRepo } from './trigger-runs.repo.js';
 import { createPostgresFireClaimsRepo } from './fire-claims.repo.js';
@@ -39,5 +43,9 @@ export function createPostgresRepositories(q: Queryable): AsyncRepositories {
     triggers: createPostgresTriggersRepo(q),
     automations: createPostgresAutomationsRepo(q),
     timers: createPostgresTimersRepo(q),
+    credentials: createPostgresCredentialsRepo(q),
+    webhooks: createPostgresWebhooksRepo(q),
+    integrations: createPostgresIntegrationsRepo(q),
+    knowledge: createPostgresKnowledgeRepo(q),
   };
 }

@@ -1,5 +1,6 @@
-// Management pages on PostgreSQL (storage/repos/management.repo.ts's record-speaking functions, async); connections wait.
+// Management reads and writes on PostgreSQL (storage/repos/management.repo.ts's functions, async): pages, members, domains, connections.
 import type { PageAfter } from '../../repos/management.repo.js';
+import { connectionFromRow } from '../../rows/integrations.js';
 import { supportGrantFromRow } from '../../rows/support-grants.js';
 import { tenancyRows } from '../../rows/tenancy.js';
 import { many, one, scalar, write, type Queryable } from './sql.js';
@@ -40,6 +41,11 @@ export function createPostgresManagementRepo(q: Queryable) {
     /** Another domain of the organization already named so (case-insensitive: SQLite's COLLATE NOCASE), or undefined. */
     domainNamed: (orgId: string, name: string) =>
       one(q, 'SELECT id FROM domains WHERE org_id = $1 AND lower(name) = lower($2)', [orgId, name], (r: { id: string }) => r.id),
+    connection: (id: string) => one(q, 'SELECT * FROM connections WHERE id = $1', [id], connectionFromRow),
+    /** Replaces the sealed material (bytea; never in clear) and records when. */
+    rotateConnection: (id: string, sealed: Buffer, at: number): Promise<void> =>
+      write(q, 'UPDATE connections SET secret_sealed = $1, rotated_at = $2 WHERE id = $3', [sealed, at, id]),
+    deleteConnection: (id: string): Promise<void> => write(q, 'DELETE FROM connections WHERE id = $1', [id]),
     supportGrantsOf: (orgId: string, partnerId: string, position: PageAfter | null, limit: number) =>
       many(
         q,
