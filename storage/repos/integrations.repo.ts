@@ -3,10 +3,10 @@ import type { SqliteDatabase } from '../database.js';
 import type { Connection, Integration } from '../records/integrations.js';
 import { sqliteCodec } from '../row-codec.js';
 import { mapOptional } from '../row-mapping.js';
-import { connectionFromRow, connectionToRow, integrationFromRow, integrationToRow, type ConnectionRow, type IntegrationRow } from '../rows/integrations.js';
+import { connectionFromRow, connectionToRow, integrationRows, type ConnectionRow, type IntegrationRow } from '../rows/integrations.js';
 
 // SQLite reads its 0/1 and JSON text through the codec.
-const toIntegration = (row: IntegrationRow) => integrationFromRow(row, sqliteCodec);
+const { integrationFromRow: toIntegration, integrationToRow } = integrationRows(sqliteCodec);
 
 export function createIntegrationsRepo(db: SqliteDatabase) {
   const s = {
@@ -31,7 +31,7 @@ export function createIntegrationsRepo(db: SqliteDatabase) {
     connectionsFor: db.prepare('SELECT * FROM connections WHERE org_id = ? AND integration_id = ? ORDER BY created_at, id'),
   };
   return {
-    upsertIntegration: (integration: Integration): void => void s.upsert.run(integrationToRow(integration, sqliteCodec)),
+    upsertIntegration: (integration: Integration): void => void s.upsert.run(integrationToRow(integration)),
     integration: (id: string) => mapOptional(s.byId.get(id), toIntegration),
     /** Integrations every organization sees (org_id NULL), available or not. */
     globalIntegrations: () => (s.global.all() as IntegrationRow[]).map(toIntegration),

@@ -6,7 +6,7 @@ import type {
 import { sqliteCodec } from '../row-codec.js';
 import { mapOptional } from '../row-mapping.js';
 import {
-  attemptFromRow, attemptToRow, deliveryFromRow, deliveryToRow, endpointFromRow, endpointToRow, outcomeToRow, runStateFromRow,
+  attemptFromRow, attemptToRow, deliveryFromRow, deliveryToRow, endpointRows, outcomeToRow, runStateFromRow,
   type RunSubscriberStateRow, type WebhookAttemptRow, type WebhookDeliveryRow, type WebhookEndpointRow,
 } from '../rows/webhooks.js';
 
@@ -18,7 +18,7 @@ export interface DeliveryCursor {
 }
 
 // SQLite reads its 0/1 and JSON text through the codec.
-const toEndpoint = (row: WebhookEndpointRow) => endpointFromRow(row, sqliteCodec);
+const { endpointFromRow: toEndpoint, endpointToRow } = endpointRows(sqliteCodec);
 
 export function createWebhooksRepo(db: SqliteDatabase) {
   const s = {
@@ -73,7 +73,7 @@ export function createWebhooksRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertEndpoint: (endpoint: WebhookEndpoint): void => void s.insertEndpoint.run(endpointToRow(endpoint, sqliteCodec)),
+    insertEndpoint: (endpoint: WebhookEndpoint): void => void s.insertEndpoint.run(endpointToRow(endpoint)),
     endpoint: (id: string) => mapOptional(s.endpoint.get(id), toEndpoint),
     endpointsOfOrganization: (orgId: string) => (s.endpointsOfOrg.all(orgId) as WebhookEndpointRow[]).map(toEndpoint),
     activeEndpoints: (orgId: string) => (s.activeEndpoints.all(orgId) as WebhookEndpointRow[]).map(toEndpoint),

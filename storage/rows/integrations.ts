@@ -27,24 +27,26 @@ export type ConnectionRow = {
   rotated_at: number | null;
 };
 
-export const integrationFromRow = (r: IntegrationRow, codec: RowCodec): Integration => ({
-  id: r.id,
-  orgId: r.org_id,
-  name: r.name,
-  description: r.description,
-  definition: codec.json(r.manifest),
-  available: codec.bool(r.available),
-  updatedAt: r.updated_at,
-});
-
-export const integrationToRow = (i: Integration, codec: RowCodec): IntegrationRow => ({
-  id: i.id,
-  org_id: i.orgId,
-  name: i.name,
-  description: i.description,
-  manifest: codec.toJson(i.definition),
-  available: codec.toBool(i.available),
-  updated_at: i.updatedAt,
+/** The integration mappings for one driver's codec (storage/row-codec.ts). */
+export const integrationRows = (codec: RowCodec) => ({
+  integrationFromRow: (r: IntegrationRow): Integration => ({
+    id: r.id,
+    orgId: r.org_id,
+    name: r.name,
+    description: r.description,
+    definition: codec.json(r.manifest),
+    available: codec.bool(r.available),
+    updatedAt: r.updated_at,
+  }),
+  integrationToRow: (i: Integration): IntegrationRow => ({
+    id: i.id,
+    org_id: i.orgId,
+    name: i.name,
+    description: i.description,
+    manifest: codec.toJson(i.definition),
+    available: codec.toBool(i.available),
+    updated_at: i.updatedAt,
+  }),
 });
 
 export const connectionFromRow = (r: ConnectionRow): Connection => ({

@@ -52,29 +52,28 @@ export type RunSubscriberStateRow = {
   settled_at: number | null;
 };
 
-export const endpointFromRow = (r: WebhookEndpointRow, codec: RowCodec): WebhookEndpoint => {
-  const events = codec.json(r.events);
-  return {
+/** The endpoint mappings for one driver's codec (storage/row-codec.ts). */
+export const endpointRows = (codec: RowCodec) => ({
+  endpointFromRow: (r: WebhookEndpointRow): WebhookEndpoint => ({
     id: r.id,
     orgId: r.org_id,
     url: r.url,
     secretSealed: r.secret_sealed,
-    events: Array.isArray(events) ? (events as string[]) : [],
+    events: codec.jsonArray<string>(r.events),
     active: codec.bool(r.active),
     createdBy: r.created_by,
     createdAt: r.created_at,
-  };
-};
-
-export const endpointToRow = (e: WebhookEndpoint, codec: RowCodec): WebhookEndpointRow => ({
-  id: e.id,
-  org_id: e.orgId,
-  url: e.url,
-  secret_sealed: e.secretSealed,
-  events: codec.toJson(e.events),
-  active: codec.toBool(e.active),
-  created_by: e.createdBy,
-  created_at: e.createdAt,
+  }),
+  endpointToRow: (e: WebhookEndpoint): WebhookEndpointRow => ({
+    id: e.id,
+    org_id: e.orgId,
+    url: e.url,
+    secret_sealed: e.secretSealed,
+    events: codec.toJson(e.events),
+    active: codec.toBool(e.active),
+    created_by: e.createdBy,
+    created_at: e.createdAt,
+  }),
 });
 
 export const deliveryFromRow = (r: WebhookDeliveryRow): WebhookDelivery => ({

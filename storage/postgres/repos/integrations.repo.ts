@@ -5,10 +5,10 @@
  */
 import type { Connection, Integration } from '../../records/integrations.js';
 import { postgresCodec } from '../../row-codec.js';
-import { connectionFromRow, connectionToRow, integrationFromRow, integrationToRow, type IntegrationRow } from '../../rows/integrations.js';
+import { connectionFromRow, connectionToRow, integrationRows } from '../../rows/integrations.js';
 import { insert, many, one, upsert, write, type Queryable } from './sql.js';
 
-const toIntegration = (row: IntegrationRow) => integrationFromRow(row, postgresCodec);
+const { integrationFromRow: toIntegration, integrationToRow } = integrationRows(postgresCodec);
 
 /** Catalog ids sort in byte order (COLLATE "C"), as SQLite's BINARY, whatever the database's collation. */
 const BY_ID = 'ORDER BY id COLLATE "C"';
@@ -17,7 +17,7 @@ const BY_CREATION = 'ORDER BY created_at, id COLLATE "C"';
 export function createPostgresIntegrationsRepo(q: Queryable) {
   return {
     upsertIntegration: (integration: Integration): Promise<void> =>
-      upsert(q, 'integrations', integrationToRow(integration, postgresCodec), '(id)', ['org_id', 'name', 'description', 'manifest', 'available', 'updated_at']),
+      upsert(q, 'integrations', integrationToRow(integration), '(id)', ['org_id', 'name', 'description', 'manifest', 'available', 'updated_at']),
     integration: (id: string) => one(q, 'SELECT * FROM integrations WHERE id = $1', [id], toIntegration),
     /** Integrations every organization sees (org_id NULL), available or not. */
     globalIntegrations: () => many(q, `SELECT * FROM integrations WHERE org_id IS NULL ${BY_ID}`, [], toIntegration),

@@ -3,11 +3,11 @@ import type { OrganizationWithEndpoints, WebhookAttempt, WebhookDelivery, Webhoo
 import type { DeliveryCursor } from '../../repos/webhooks.repo.js';
 import { postgresCodec } from '../../row-codec.js';
 import {
-  attemptFromRow, attemptToRow, deliveryFromRow, deliveryToRow, endpointFromRow, endpointToRow, outcomeToRow, runStateFromRow, type WebhookEndpointRow,
+  attemptFromRow, attemptToRow, deliveryFromRow, deliveryToRow, endpointRows, outcomeToRow, runStateFromRow,
 } from '../../rows/webhooks.js';
 import { insert, insertUnlessConflict, many, one, run, type Queryable } from './sql.js';
 
-const toEndpoint = (row: WebhookEndpointRow) => endpointFromRow(row, postgresCodec);
+const { endpointFromRow: toEndpoint, endpointToRow } = endpointRows(postgresCodec);
 
 /** Ids compare and sort in byte order (COLLATE "C"), as SQLite's BINARY, whatever the database's collation. */
 const BY_CREATION = 'ORDER BY created_at, id COLLATE "C"';
@@ -17,7 +17,7 @@ const pluck = (r: { id: string }) => r.id;
 
 export function createPostgresWebhooksRepo(q: Queryable) {
   return {
-    insertEndpoint: (endpoint: WebhookEndpoint): Promise<void> => insert(q, 'webhook_endpoints', endpointToRow(endpoint, postgresCodec)),
+    insertEndpoint: (endpoint: WebhookEndpoint): Promise<void> => insert(q, 'webhook_endpoints', endpointToRow(endpoint)),
     endpoint: (id: string) => one(q, 'SELECT * FROM webhook_endpoints WHERE id = $1', [id], toEndpoint),
     endpointsOfOrganization: (orgId: string) => many(q, `SELECT * FROM webhook_endpoints WHERE org_id = $1 ${BY_CREATION}`, [orgId], toEndpoint),
     activeEndpoints: (orgId: string) => many(q, `SELECT * FROM webhook_endpoints WHERE org_id = $1 AND active ${BY_CREATION}`, [orgId], toEndpoint),
