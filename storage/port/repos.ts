@@ -11,6 +11,12 @@ import type { ServiceKeysRepo } from '../repos/service-keys.repo.js';
 import type { SupportGrantsRepo } from '../repos/support-grants.repo.js';
 import type { TenancyRepo } from '../repos/tenancy.repo.js';
 import type { WorkersRepo } from '../repos/workers.repo.js';
+import type { SessionsRepo } from '../repos/sessions.repo.js';
+import type { SessionListRepo } from '../repos/session-list.repo.js';
+import type { ExecutionsRepo } from '../repos/executions.repo.js';
+import type { SessionEventsRepo } from '../repos/session-events.repo.js';
+import type { SnapshotsRepo } from '../repos/snapshots.repo.js';
+import type { ApprovalsRepo } from '../repos/approvals.repo.js';
 
 /**
  * A repository whose every function takes the same arguments as the synchronous (SQLite) one and resolves to the
@@ -40,4 +46,10 @@ export interface AsyncRepositories {
   management: AsyncRepo<ManagementPagesRepo>;
   gauges: AsyncRepo<GaugesRepo>;
   operations: AsyncRepo<OperationsRepo>;
+  sessions: AsyncRepo<SessionsRepo>;
+  sessionList: AsyncRepo<SessionListRepo>;
+  executions: AsyncRepo<ExecutionsRepo>;
+  sessionEvents: AsyncRepo<SessionEventsRepo>;
+  snapshots: AsyncRepo<SnapshotsRepo>;
+  approvals: AsyncRepo<ApprovalsRepo>;
 }

@@ -62,6 +62,12 @@ function sqliteDriver(): StorageDriver {
         management: promised(r.management),
         gauges: promised(r.gauges),
         operations: promised(r.operations),
+        sessions: promised(r.sessions),
+        sessionList: promised(r.sessionList),
+        executions: promised(r.executions),
+        sessionEvents: promised(r.sessionEvents),
+        snapshots: promised(r.snapshots),
+        approvals: promised(r.approvals),
       };
       return { driver: 'sqlite', repos, exec: async (sql) => void store.db.exec(sql), blob: (hex) => `X'${hex}'` };
     },

@@ -13,6 +13,12 @@ import { createPostgresServiceKeysRepo } from './service-keys.repo.js';
 import { createPostgresSupportGrantsRepo } from './support-grants.repo.js';
 import { createPostgresTenancyRepo } from './tenancy.repo.js';
 import { createPostgresWorkersRepo } from './workers.repo.js';
+import { createPostgresSessionsRepo } from './sessions.repo.js';
+import { createPostgresSessionListRepo } from './session-list.repo.js';
+import { createPostgresExecutionsRepo } from './executions.repo.js';
+import { createPostgresSessionEventsRepo } from './session-events.repo.js';
+import { createPostgresSnapshotsRepo } from './snapshots.repo.js';
+import { createPostgresApprovalsRepo } from './approvals.repo.js';
 
 /** Cheap (closures, no statements prepared): a unit of work builds a set per transaction, bound to its client. */
 export function createPostgresRepositories(q: Queryable): AsyncRepositories {
@@ -29,5 +35,11 @@ export function createPostgresRepositories(q: Queryable): AsyncRepositories {
     management: createPostgresManagementRepo(q),
     gauges: createPostgresGaugesRepo(q),
     operations: createPostgresOperationsRepo(q),
+    sessions: createPostgresSessionsRepo(q),
+    sessionList: createPostgresSessionListRepo(q),
+    executions: createPostgresExecutionsRepo(q),
+    sessionEvents: createPostgresSessionEventsRepo(q),
+    snapshots: createPostgresSnapshotsRepo(q),
+    approvals: createPostgresApprovalsRepo(q),
   };
 }
