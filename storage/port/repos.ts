@@ -20,6 +20,12 @@ import type { FireClaimsRepo } from '../repos/fire-claims.repo.js';
 import type { TriggersRepo } from '../repos/triggers.repo.js';
 import type { AutomationsRepo } from '../repos/automations.repo.js';
 import type { TimersRepo } from '../repos/timers.repo.js';
+import type { SessionsRepo } from '../repos/sessions.repo.js';
+import type { SessionListRepo } from '../repos/session-list.repo.js';
+import type { ExecutionsRepo } from '../repos/executions.repo.js';
+import type { SessionEventsRepo } from '../repos/session-events.repo.js';
+import type { SnapshotsRepo } from '../repos/snapshots.repo.js';
+import type { ApprovalsRepo } from '../repos/approvals.repo.js';
 
 /**
  * A repository whose every function takes the same arguments as the synchronous (SQLite) one and resolves to the
@@ -52,4 +58,10 @@ export interface AsyncRepositories {
   webhooks: AsyncRepo<WebhooksRepo>;
   integrations: AsyncRepo<IntegrationsRepo>;
   knowledge: AsyncRepo<KnowledgeRepo>;
+  sessions: AsyncRepo<SessionsRepo>;
+  sessionList: AsyncRepo<SessionListRepo>;
+  executions: AsyncRepo<ExecutionsRepo>;
+  sessionEvents: AsyncRepo<SessionEventsRepo>;
+  snapshots: AsyncRepo<SnapshotsRepo>;
+  approvals: AsyncRepo<ApprovalsRepo>;
 }

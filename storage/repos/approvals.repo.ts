@@ -1,65 +1,11 @@
 // Approval rows: the audit trail of gated tool calls (who was asked, who decided, what was edited).
 import type { SqliteDatabase } from '../database.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
-import type { Approval, ApprovalDecision, ApprovalKind, ApprovalRouting, ApprovalStatus, NewApproval } from '../records/approvals.js';
+import { mapOptional } from '../row-mapping.js';
+import { sqliteCodec } from '../row-codec.js';
+import type { Approval, ApprovalDecision, NewApproval } from '../records/approvals.js';
+import { approvalFromRow as fromRow, approvalToRow, type ApprovalRow } from '../rows/approvals.js';
 
-interface ApprovalRow {
-  id: string;
-  org_id: string;
-  session_id: string;
-  execution_id: string;
-  tool_call_id: string | null;
-  kind: ApprovalKind;
-  routing: ApprovalRouting;
-  tool: string | null;
-  /** JSON: the arguments the model proposed. */
-  args: string | null;
-  status: ApprovalStatus;
-  initiated_by: string | null;
-  decided_by: string | null;
-  comment: string | null;
-  edited: number;
-  edited_args: string | null;
-  created_at: number;
-  decided_at: number | null;
-}
-
-const jsonOrNull = (text: string | null): unknown => (text === null ? null : jsonColumn(text));
-
-const approvalFromRow = (r: ApprovalRow): Approval => ({
-  id: r.id,
-  orgId: r.org_id,
-  sessionId: r.session_id,
-  executionId: r.execution_id,
-  toolCallId: r.tool_call_id,
-  kind: r.kind,
-  routing: r.routing,
-  tool: r.tool,
-  args: jsonOrNull(r.args),
-  status: r.status,
-  initiatedBy: r.initiated_by,
-  decidedBy: r.decided_by,
-  comment: r.comment,
-  edited: r.edited === 1,
-  editedArgs: jsonOrNull(r.edited_args),
-  createdAt: r.created_at,
-  decidedAt: r.decided_at,
-});
-
-/** The insert's parameters: the decision columns start at their pending values in the statement itself. */
-const approvalToRow = (a: NewApproval): Omit<ApprovalRow, 'status' | 'decided_by' | 'comment' | 'edited' | 'edited_args' | 'decided_at'> => ({
-  id: a.id,
-  org_id: a.orgId,
-  session_id: a.sessionId,
-  execution_id: a.executionId,
-  tool_call_id: a.toolCallId,
-  kind: a.kind,
-  routing: a.routing,
-  tool: a.tool,
-  args: a.args === null || a.args === undefined ? null : JSON.stringify(a.args),
-  initiated_by: a.initiatedBy,
-  created_at: a.createdAt,
-});
+const approvalFromRow = (r: ApprovalRow): Approval => fromRow(r, sqliteCodec);
 
 export function createApprovalsRepo(db: SqliteDatabase) {
   const s = {
@@ -78,7 +24,7 @@ export function createApprovalsRepo(db: SqliteDatabase) {
     close: db.prepare(`UPDATE approvals SET status = 'rejected', decided_by = NULL, comment = @comment, decided_at = @now WHERE id = @id AND status = 'pending'`),
   };
   return {
-    insert: (approval: NewApproval): void => void s.insert.run(approvalToRow(approval)),
+    insert: (approval: NewApproval): void => void s.insert.run(approvalToRow(approval, sqliteCodec)),
     approval: (id: string) => mapOptional(s.byId.get(id), approvalFromRow),
     /** The session's waiting approval of any kind (executions run in order, so there is at most one). */
     pendingOfSession: (sessionId: string) => mapOptional(s.pendingOfSession.get(sessionId), approvalFromRow),

@@ -1,179 +1,17 @@
 // Executions (turns), their tool calls, and the sealed caller grants bound to them.
 import type { SqliteDatabase } from '../database.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
+import { mapOptional } from '../row-mapping.js';
+import { sqliteCodec } from '../row-codec.js';
 import type {
-  CallerGrant, Execution, ExecutionStatus, NewExecution, NewToolCall, ToolCall, ToolCallIdentity, ToolCallOutcome, ToolCallStatus,
+  CallerGrant, Execution, ExecutionStatus, NewExecution, NewToolCall, ToolCall, ToolCallIdentity, ToolCallOutcome,
 } from '../records/executions.js';
+import * as rows from '../rows/executions.js';
 
-interface ExecutionRow {
-  id: string;
-  session_id: string;
-  position: number;
-  status: ExecutionStatus;
-  /** JSON: a flow's input object; `{}` for agent turns. */
-  input: string;
-  error_code: string | null;
-  error_message: string | null;
-  created_by: string | null;
-  created_at: number;
-  updated_at: number;
-  settled_at: number | null;
-  revision: number | null;
-  entry: string;
-  steps_used: number;
-  tokens_used: number;
-  run_ms: number;
-  started_at: number | null;
-  /** JSON array of integration ids. */
-  grant_integration_ids: string;
-  grant_expires_at: number | null;
-}
-
-interface ToolCallRow {
-  id: string;
-  execution_id: string;
-  session_id: string;
-  step: number;
-  tool: string;
-  /** JSON of the arguments. */
-  args: string;
-  edited: number;
-  identity: ToolCallIdentity;
-  status: ToolCallStatus;
-  result: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: number;
-  finished_at: number | null;
-  call_ref: string | null;
-  integration_id: string | null;
-  readonly: number;
-  approval_id: string | null;
-}
-
-interface CallerGrantRow {
-  id: string;
-  org_id: string;
-  execution_id: string;
-  key_id: string;
-  wrapped_key: Buffer;
-  iv: Buffer;
-  tag: Buffer;
-  ciphertext: Buffer;
-  /** JSON array of integration ids. */
-  integration_ids: string;
-  expires_at: number | null;
-  created_at: number;
-}
-
-/** A JSON array of ids; anything else reads as none (a grant that names nothing holds nothing). */
-function idsColumn(text: string): readonly string[] {
-  const parsed = jsonColumn(text);
-  return Array.isArray(parsed) ? (parsed as string[]) : [];
-}
-
-const executionFromRow = (r: ExecutionRow): Execution => ({
-  id: r.id,
-  sessionId: r.session_id,
-  position: r.position,
-  status: r.status,
-  input: jsonColumn(r.input),
-  errorCode: r.error_code,
-  errorMessage: r.error_message,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  settledAt: r.settled_at,
-  revision: r.revision,
-  entry: r.entry,
-  stepsUsed: r.steps_used,
-  tokensUsed: r.tokens_used,
-  runMs: r.run_ms,
-  startedAt: r.started_at,
-  grantIntegrationIds: idsColumn(r.grant_integration_ids),
-  grantExpiresAt: r.grant_expires_at,
-});
-
-/** The insert's parameters (position is assigned by the statement, the usage counters start at their defaults). */
-const executionToRow = (e: NewExecution) => ({
-  id: e.id,
-  session_id: e.sessionId,
-  status: e.status,
-  input: JSON.stringify(e.input),
-  created_by: e.createdBy,
-  created_at: e.createdAt,
-  revision: e.revision,
-  entry: e.entry,
-  grant_integration_ids: JSON.stringify(e.grantIntegrationIds),
-  grant_expires_at: e.grantExpiresAt,
-});
-
+type ToolCallRow = rows.ToolCallRow;
+const executionFromRow = (r: rows.ExecutionRow): Execution => rows.executionFromRow(r, sqliteCodec);
 /** Exported for the session list's tool-call pages (storage-internal). */
-export const toolCallFromRow = (r: ToolCallRow): ToolCall => ({
-  id: r.id,
-  executionId: r.execution_id,
-  sessionId: r.session_id,
-  step: r.step,
-  tool: r.tool,
-  args: jsonColumn(r.args),
-  edited: r.edited === 1,
-  identity: r.identity,
-  status: r.status,
-  result: r.result,
-  errorCode: r.error_code,
-  errorMessage: r.error_message,
-  createdAt: r.created_at,
-  finishedAt: r.finished_at,
-  callRef: r.call_ref,
-  integrationId: r.integration_id,
-  readonly: r.readonly === 1,
-  approvalId: r.approval_id,
-});
-
-/** The insert's parameters (step is assigned by the statement; outcome columns start NULL). */
-const toolCallToRow = (c: NewToolCall) => ({
-  id: c.id,
-  execution_id: c.executionId,
-  session_id: c.sessionId,
-  tool: c.tool,
-  args: JSON.stringify(c.args),
-  edited: c.edited ? 1 : 0,
-  identity: c.identity,
-  status: c.status,
-  created_at: c.createdAt,
-  call_ref: c.callRef,
-  integration_id: c.integrationId,
-  readonly: c.readonly ? 1 : 0,
-  approval_id: c.approvalId,
-});
-
-const grantFromRow = (r: CallerGrantRow): CallerGrant => ({
-  id: r.id,
-  orgId: r.org_id,
-  executionId: r.execution_id,
-  keyId: r.key_id,
-  wrappedKey: r.wrapped_key,
-  iv: r.iv,
-  tag: r.tag,
-  ciphertext: r.ciphertext,
-  integrationIds: idsColumn(r.integration_ids),
-  expiresAt: r.expires_at,
-  createdAt: r.created_at,
-});
-
-const grantToRow = (g: CallerGrant): CallerGrantRow => ({
-  id: g.id,
-  org_id: g.orgId,
-  execution_id: g.executionId,
-  key_id: g.keyId,
-  wrapped_key: g.wrappedKey,
-  iv: g.iv,
-  tag: g.tag,
-  ciphertext: g.ciphertext,
-  integration_ids: JSON.stringify(g.integrationIds),
-  expires_at: g.expiresAt,
-  created_at: g.createdAt,
-});
+export const toolCallFromRow = (r: ToolCallRow): ToolCall => rows.toolCallFromRow(r, sqliteCodec);
+const grantFromRow = (r: rows.CallerGrantRow): CallerGrant => rows.grantFromRow(r, sqliteCodec);
 
 const UNSETTLED = `('queued', 'running', 'suspended', 'resume_queued')`;
 
@@ -228,7 +66,7 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     /** Inserts the session's next execution (position = last + 1) and returns its position. */
     insertExecution(execution: NewExecution): number {
       // RETURNING: one statement per start instead of an insert and a read-back (every open and fire runs this).
-      return s.insert.get(executionToRow(execution)) as number;
+      return s.insert.get(rows.executionToRow(execution, sqliteCodec)) as number;
     },
     execution: (id: string) => mapOptional(s.byId.get(id), executionFromRow),
     latestExecution: (sessionId: string) => mapOptional(s.latest.get(sessionId), executionFromRow),
@@ -248,7 +86,7 @@ export function createExecutionsRepo(db: SqliteDatabase) {
       void s.setGrantFacts.run(JSON.stringify(integrationIds), expiresAt, now, id),
 
     insertToolCall(call: NewToolCall): ToolCall {
-      s.insertCall.run(toolCallToRow(call));
+      s.insertCall.run(rows.toolCallToRow(call, sqliteCodec));
       return toolCallFromRow(s.callById.get(call.id) as ToolCallRow);
     },
     toolCallByRef: (executionId: string, callRef: string) => mapOptional(s.callByRef.get(executionId, callRef), toolCallFromRow),
@@ -264,7 +102,7 @@ export function createExecutionsRepo(db: SqliteDatabase) {
       s.finishCall.run({ id, status: outcome.status, result: outcome.result, error_code: outcome.errorCode, error_message: outcome.errorMessage, identity: outcome.identity ?? null, now });
     },
 
-    insertGrant: (grant: CallerGrant): void => void s.insertGrant.run(grantToRow(grant)),
+    insertGrant: (grant: CallerGrant): void => void s.insertGrant.run(rows.grantToRow(grant, sqliteCodec)),
     grantOf: (executionId: string) => mapOptional(s.grantOf.get(executionId), grantFromRow),
     /** Removes every grant of the execution (secure_delete zeroes the freed pages); returns how many went. */
     deleteGrants: (executionId: string): number => s.deleteGrants.run(executionId).changes,

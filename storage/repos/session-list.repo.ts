@@ -1,15 +1,11 @@
 // Session list and lifecycle rows: keyset pages of sessions, messages and tool calls; title, outcome, archive, delete.
 import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
-import type { PagedMessage, Session, SessionOutcome } from '../records/sessions.js';
-import { sessionFromRow, VISIBLE_MESSAGE_COLUMNS, visibleMessageFromRow } from './sessions.repo.js';
+import type { SessionOutcome } from '../records/sessions.js';
+import { pagedMessageFromRow, sessionFromRow, VISIBLE_MESSAGE_COLUMNS, type PagedMessageRow, type SessionRow } from '../rows/sessions.js';
 import { toolCallFromRow } from './executions.repo.js';
 
-type SessionRow = Parameters<typeof sessionFromRow>[0];
 type ToolCallRow = Parameters<typeof toolCallFromRow>[0];
-type PageMessageRow = Parameters<typeof visibleMessageFromRow>[0] & { execution_position: number };
-
-const pagedMessageFromRow = (r: PageMessageRow): PagedMessage => ({ ...visibleMessageFromRow(r), executionPosition: r.execution_position });
 
 /** Filters and keyset bound of one list page; `before` is the last row of the previous page. */
 export interface SessionListQuery {
@@ -99,7 +95,7 @@ export function createSessionListRepo(db: SqliteDatabase) {
         before_turn: before?.turn ?? Number.MAX_SAFE_INTEGER,
         before_position: before?.position ?? Number.MAX_SAFE_INTEGER,
         limit,
-      }) as PageMessageRow[]).map(pagedMessageFromRow),
+      }) as PagedMessageRow[]).map(pagedMessageFromRow),
     toolCallsPage: (sessionId: string, before: { createdAt: number; id: string } | null, limit: number) =>
       (s.toolCallsPage.all({ session: sessionId, before_at: before?.createdAt ?? Number.MAX_SAFE_INTEGER, before_id: before?.id ?? '~', limit }) as ToolCallRow[])
         .map(toolCallFromRow),

@@ -1,163 +1,12 @@
 // Sessions and what they show: session rows, the ordered message log, and files tools returned.
 import type { SqliteDatabase } from '../database.js';
-import { jsonColumn, mapOptional } from '../row-mapping.js';
-import type {
-  ConversationEntry, MessageRole, NewMessage, NewSession, PendingSession, Session, SessionFile, SessionFileMeta,
-  SessionOutcome, SessionVisibility, VisibleMessage,
-} from '../records/sessions.js';
-
-interface SessionRow {
-  id: string;
-  org_id: string;
-  domain_id: string;
-  automation_id: string;
-  revision: number | null;
-  visibility: SessionVisibility;
-  created_by: string | null;
-  origin: string;
-  trigger_run_id: string | null;
-  status: string;
-  title: string | null;
-  created_at: number;
-  updated_at: number;
-  /** JSON of the first turn the execution side has yet to write (runtime/execution/materializer.ts); null once written. */
-  pending: string | null;
-  outcome: SessionOutcome | null;
-  outcome_set_by: string | null;
-  outcome_set_at: number | null;
-  archived_at: number | null;
-}
-
-interface MessageRow {
-  id: string;
-  session_id: string;
-  execution_id: string | null;
-  role: MessageRole;
-  author_user_id: string | null;
-  content: string;
-  payload: string | null;
-  created_at: number;
-  position: number;
-}
-
-interface FileRow {
-  id: string;
-  session_id: string;
-  execution_id: string | null;
-  name: string;
-  media_type: string;
-  content: Buffer;
-  created_at: number;
-}
-
-/** Exported for the session list's pages (storage-internal): one mapping for every read of the sessions table. */
-export const sessionFromRow = (r: SessionRow): Session => ({
-  id: r.id,
-  orgId: r.org_id,
-  domainId: r.domain_id,
-  automationId: r.automation_id,
-  revision: r.revision,
-  visibility: r.visibility,
-  createdBy: r.created_by,
-  origin: r.origin,
-  triggerRunId: r.trigger_run_id,
-  status: r.status,
-  title: r.title,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  outcome: r.outcome ?? null,
-  outcomeSetBy: r.outcome_set_by ?? null,
-  outcomeSetAt: r.outcome_set_at ?? null,
-  archivedAt: r.archived_at ?? null,
-});
-
-/** The insert's parameters: lifecycle columns start NULL, so they are not written. */
-const sessionToRow = (n: NewSession): Omit<SessionRow, 'outcome' | 'outcome_set_by' | 'outcome_set_at' | 'archived_at'> => ({
-  id: n.id,
-  org_id: n.orgId,
-  domain_id: n.domainId,
-  automation_id: n.automationId,
-  revision: n.revision,
-  visibility: n.visibility,
-  created_by: n.createdBy,
-  origin: n.origin,
-  trigger_run_id: n.triggerRunId,
-  status: n.status,
-  title: n.title,
-  created_at: n.createdAt,
-  updated_at: n.updatedAt,
-  pending: n.pending === undefined ? null : JSON.stringify(n.pending),
-});
-
-const messageToRow = (m: NewMessage): Omit<MessageRow, 'position'> => ({
-  id: m.id,
-  session_id: m.sessionId,
-  execution_id: m.executionId,
-  role: m.role,
-  author_user_id: m.authorUserId,
-  content: m.content,
-  payload: m.payload,
-  created_at: m.createdAt,
-});
-
-const conversationFromRow = (r: MessageRow & { execution_position: number | null }): ConversationEntry => ({
-  id: r.id,
-  sessionId: r.session_id,
-  executionId: r.execution_id,
-  role: r.role,
-  authorUserId: r.author_user_id,
-  content: r.content,
-  payload: r.payload,
-  createdAt: r.created_at,
-  position: r.position,
-  executionPosition: r.execution_position,
-});
-
-/** Exported for the session list's message pages (storage-internal). */
-export const visibleMessageFromRow = (r: Omit<MessageRow, 'payload'> & { author_name: string | null }): VisibleMessage => ({
-  id: r.id,
-  sessionId: r.session_id,
-  executionId: r.execution_id,
-  role: r.role,
-  authorUserId: r.author_user_id,
-  content: r.content,
-  createdAt: r.created_at,
-  position: r.position,
-  authorName: r.author_name,
-});
-
-/** The columns visibleMessageFromRow reads (the payload stays unread: people never see it). */
-export const VISIBLE_MESSAGE_COLUMNS = 'm.id, m.session_id, m.execution_id, m.role, m.author_user_id, m.content, m.created_at, m.position';
-
-const fileFromRow = (r: FileRow): SessionFile => ({
-  id: r.id,
-  sessionId: r.session_id,
-  executionId: r.execution_id,
-  name: r.name,
-  mediaType: r.media_type,
-  content: r.content,
-  createdAt: r.created_at,
-});
-
-const fileToRow = (f: SessionFile): FileRow => ({
-  id: f.id,
-  session_id: f.sessionId,
-  execution_id: f.executionId,
-  name: f.name,
-  media_type: f.mediaType,
-  content: f.content,
-  created_at: f.createdAt,
-});
-
-const fileMetaFromRow = (r: Omit<FileRow, 'content'> & { size_bytes: number }): SessionFileMeta => ({
-  id: r.id,
-  sessionId: r.session_id,
-  executionId: r.execution_id,
-  name: r.name,
-  mediaType: r.media_type,
-  createdAt: r.created_at,
-  sizeBytes: r.size_bytes,
-});
+import { mapOptional } from '../row-mapping.js';
+import { sqliteCodec } from '../row-codec.js';
+import type { ConversationEntry, NewMessage, NewSession, PendingSession, SessionFile, SessionFileMeta, VisibleMessage } from '../records/sessions.js';
+import {
+  conversationFromRow, fileFromRow, fileMetaFromRow, fileToRow, messageToRow, pendingFromRow, sessionFromRow, sessionToRow,
+  VISIBLE_MESSAGE_COLUMNS, visibleMessageFromRow,
+} from '../rows/sessions.js';
 
 export function createSessionsRepo(db: SqliteDatabase) {
   const s = {
@@ -197,10 +46,10 @@ export function createSessionsRepo(db: SqliteDatabase) {
   };
 
   return {
-    insertSession: (session: NewSession): void => void s.insert.run(sessionToRow(session)),
+    insertSession: (session: NewSession): void => void s.insert.run(sessionToRow(session, sqliteCodec)),
     /** Sessions whose first turn the execution side has not written yet, oldest first (boot recovery). */
     pendingSessions: (): PendingSession[] =>
-      (s.pendingSessions.all() as Array<{ id: string; pending: string }>).map((r) => ({ id: r.id, pending: jsonColumn(r.pending) })),
+      (s.pendingSessions.all() as Array<{ id: string; pending: string }>).map((r) => pendingFromRow(r, sqliteCodec)),
     /** Marks the session's first turn written; false when it already was (or the session is gone). */
     clearPending: (id: string): boolean => s.clearPending.run(id).changes > 0,
     session: (id: string) => mapOptional(s.byId.get(id), sessionFromRow),

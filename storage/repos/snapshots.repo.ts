@@ -2,35 +2,7 @@
 import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
 import type { ActiveKindCount, ActiveSnapshot, ActorSnapshot, ActorSnapshotStatus } from '../records/snapshots.js';
-
-interface ActorSnapshotRow {
-  actor_id: string;
-  machine: string;
-  machine_version: number;
-  status: ActorSnapshotStatus;
-  snapshot: string;
-  updated_at: number;
-}
-
-const snapshotFromRow = (r: ActorSnapshotRow): ActorSnapshot => ({
-  actorId: r.actor_id,
-  machine: r.machine,
-  machineVersion: r.machine_version,
-  status: r.status,
-  snapshot: r.snapshot,
-  updatedAt: r.updated_at,
-});
-
-const snapshotToRow = (a: ActorSnapshot): ActorSnapshotRow => ({
-  actor_id: a.actorId,
-  machine: a.machine,
-  machine_version: a.machineVersion,
-  status: a.status,
-  snapshot: a.snapshot,
-  updated_at: a.updatedAt,
-});
-
-const activeFromRow = (r: ActorSnapshotRow & { rowid: number }): ActiveSnapshot => ({ ...snapshotFromRow(r), rowid: r.rowid });
+import { activeFromRow, snapshotFromRow, snapshotToRow, type ActorSnapshotRow } from '../rows/snapshots.js';
 
 export function createSnapshotsRepo(db: SqliteDatabase) {
   const s = {

@@ -73,6 +73,12 @@ function sqliteDriver(): StorageDriver {
         webhooks: promised(r.webhooks),
         integrations: promised(r.integrations),
         knowledge: promised(r.knowledge),
+        sessions: promised(r.sessions),
+        sessionList: promised(r.sessionList),
+        executions: promised(r.executions),
+        sessionEvents: promised(r.sessionEvents),
+        snapshots: promised(r.snapshots),
+        approvals: promised(r.approvals),
       };
       const select = async (sql: string) => store.db.prepare(sql).all() as Array<Record<string, unknown>>;
       return { driver: 'sqlite', repos, exec: async (sql) => void store.db.exec(sql), select, blob: (hex) => `X'${hex}'` };

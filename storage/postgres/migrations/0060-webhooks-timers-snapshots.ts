@@ -66,8 +66,10 @@ export const migration: PostgresMigration = {
       CREATE UNIQUE INDEX timers_target ON timers (kind, target_id) WHERE fired_at IS NULL;
 
       -- json: a machine's context may hold a user's text (see sessions.pending).
+      -- rowid: SQLite's implicit rowid made explicit, the stable key activePage pages by (kept by upserts).
       CREATE TABLE actor_snapshots (
         actor_id text PRIMARY KEY,
+        rowid bigint GENERATED ALWAYS AS IDENTITY,
         machine text NOT NULL,
         machine_version integer NOT NULL,
         status text NOT NULL,

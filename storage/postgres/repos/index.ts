@@ -22,6 +22,12 @@ import { createPostgresFireClaimsRepo } from './fire-claims.repo.js';
 import { createPostgresTriggersRepo } from './triggers.repo.js';
 import { createPostgresAutomationsRepo } from './automations.repo.js';
 import { createPostgresTimersRepo } from './timers.repo.js';
+import { createPostgresSessionsRepo } from './sessions.repo.js';
+import { createPostgresSessionListRepo } from './session-list.repo.js';
+import { createPostgresExecutionsRepo } from './executions.repo.js';
+import { createPostgresSessionEventsRepo } from './session-events.repo.js';
+import { createPostgresSnapshotsRepo } from './snapshots.repo.js';
+import { createPostgresApprovalsRepo } from './approvals.repo.js';
 
 /** Cheap (closures, no statements prepared): a unit of work builds a set per transaction, bound to its client. */
 export function createPostgresRepositories(q: Queryable): AsyncRepositories {
@@ -47,5 +53,11 @@ export function createPostgresRepositories(q: Queryable): AsyncRepositories {
     webhooks: createPostgresWebhooksRepo(q),
     integrations: createPostgresIntegrationsRepo(q),
     knowledge: createPostgresKnowledgeRepo(q),
+    sessions: createPostgresSessionsRepo(q),
+    sessionList: createPostgresSessionListRepo(q),
+    executions: createPostgresExecutionsRepo(q),
+    sessionEvents: createPostgresSessionEventsRepo(q),
+    snapshots: createPostgresSnapshotsRepo(q),
+    approvals: createPostgresApprovalsRepo(q),
   };
 }

@@ -6,6 +6,7 @@ import { migratePostgres } from '../../../storage/postgres/migrate.js';
 import { createPostgresRepositories } from '../../../storage/postgres/repos/index.js';
 import { usePostgres } from '../../helpers/postgres.js';
 import { organization, partner, user } from '../contract/seed.js';
+import { newExecution, newMessage, seedSession } from '../contract/session-seed.js';
 
 const pg = await usePostgres(t);
 
@@ -35,15 +36,19 @@ async function transaction(t: Test, pool: PostgresPool) {
   };
 }
 
-/** Resolves once `n` backends of this database wait on a lock: the racing statements really met the row locks. */
+/**
+ * Resolves once `n` backends of this database wait on a lock: the racing statements really met the row locks.
+ * Rejects after 10 s, so a statement that should have waited and did not fails the test instead of hanging it.
+ */
 async function lockWaiters(pool: PostgresPool, n: number): Promise<void> {
-  for (;;) {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     const { rows } = await pool.query<{ n: number }>(
       "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
     );
     if (rows[0]!.n >= n) return;
     await new Promise((resolve) => setImmediate(resolve));
   }
+  throw new Error(`fewer than ${n} backends ever waited on a lock`);
 }
 
 t.test('writes through a transaction\'s repos are seen inside it, by others only after COMMIT, never after ROLLBACK', { skip: pg.skip }, async (t) => {
@@ -98,4 +103,53 @@ t.test('single-statement guarded writes hold under concurrent transactions: quot
   await b.end('COMMIT');
   t.equal((await repos.partners.partner('p-1'))!.quotaUsed, 1);
   t.equal((await repos.provisioning.invitationByHash(Buffer.from('h')))!.usedAt, 10);
+});
+
+t.test('session trail numbering under concurrent transactions: event seqs, message and turn positions dense and distinct', { skip: pg.skip }, async (t) => {
+  const pool = await migrated(t);
+  const repos = createPostgresRepositories(pool);
+  await seedSession({
+    driver: 'postgres',
+    repos,
+    exec: async (sql) => void (await pool.query(sql)),
+    select: async (sql) => (await pool.query(sql)).rows as Array<Record<string, unknown>>,
+    blob: (hex) => `'\\x${hex}'::bytea`,
+  });
+
+  // Events: b computes the seq a holds uncommitted; ON CONFLICT waits for a, then b takes the next one (no abort).
+  let [a, b] = [await transaction(t, pool), await transaction(t, pool)];
+  t.equal(await a.repos.sessionEvents.appendNext('s-1', 1, 'token', '{"by":"a"}'), 1);
+  let appended = b.repos.sessionEvents.appendNext('s-1', 2, 'token', '{"by":"b"}');
+  await lockWaiters(pool, 1);
+  await a.end('COMMIT');
+  t.equal(await appended, 2, 'the loser is told the seq it really wrote');
+  await b.end('COMMIT');
+  // The winner rolls back: its seq is free again, so numbering stays gap-free.
+  [a, b] = [await transaction(t, pool), await transaction(t, pool)];
+  t.equal(await a.repos.sessionEvents.appendNext('s-1', 3, 'token', '{}'), 3);
+  appended = b.repos.sessionEvents.appendNext('s-1', 4, 'token', '{"by":"b"}');
+  await lockWaiters(pool, 1);
+  await a.end('ROLLBACK');
+  t.equal(await appended, 3);
+  await b.end('COMMIT');
+  t.strictSame((await repos.sessionEvents.listRange('s-1', 0, 10, 10)).map((e) => e.payload), ['{"by":"a"}', '{"by":"b"}', '{"by":"b"}']);
+
+  // Messages have no unique position key: the session row lock makes b count after a's commit.
+  [a, b] = [await transaction(t, pool), await transaction(t, pool)];
+  await a.repos.sessions.insertMessage(newMessage('m-a', 's-1'));
+  const message = b.repos.sessions.insertMessage(newMessage('m-b', 's-1'));
+  await lockWaiters(pool, 1);
+  await a.end('COMMIT');
+  await message;
+  await b.end('COMMIT');
+  t.strictSame((await repos.sessions.conversation('s-1')).map((m) => [m.id, m.position]), [['m-a', 1], ['m-b', 2]]);
+
+  // Turns accepted on two nodes at once: both get a position (the lock), rather than the second failing the unique key.
+  [a, b] = [await transaction(t, pool), await transaction(t, pool)];
+  t.equal(await a.repos.executions.insertExecution(newExecution('e-a', 's-1')), 1);
+  const position = b.repos.executions.insertExecution(newExecution('e-b', 's-1'));
+  await lockWaiters(pool, 1);
+  await a.end('COMMIT');
+  t.equal(await position, 2);
+  await b.end('COMMIT');
 });

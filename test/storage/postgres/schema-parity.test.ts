@@ -35,6 +35,8 @@ const POSTGRES_ONLY_LINES = [
   'column articles.published_search tsvector',
   'index articles_search on articles using gin (published_search)',
   `check articles ${normalizeSql('published_search IS NULL OR published_at IS NOT NULL')}`,
+  // SQLite's implicit rowid made explicit (an identity column): the stable key active snapshots are paged by.
+  'column actor_snapshots.rowid integer not null',
 ];
 
 /** The table a shape line is about. */
