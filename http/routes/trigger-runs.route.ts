@@ -36,7 +36,7 @@ const Run = z.object({
 });
 
 /** A bearer key is checked as a key (uniform 404); otherwise the console cookie; with neither, the key routes' 404. */
-function requireKeyOrConsole(request: HttpRequest, services: Services): UserPrincipal {
+function requireKeyOrConsole(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   if (bearerToken(request) === null && cookieValue(request, SESSION_COOKIE) !== undefined) return requireConsole(request, services);
   return requireApiKey(request, services);
 }
