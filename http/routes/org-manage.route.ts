@@ -66,7 +66,7 @@ export const orgManageRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${ORG}/domains`,
     doc: { ...doc, summary: 'The organization\'s domains.', operationId: 'listDomains', responses: { 200: { description: 'domains', schema: DomainListSchema }, ...manageErrors() } },
-    handler: ({ caller }, services) => ({ status: 200, body: { domains: services.management.domains.list(caller) } }),
+    handler: async ({ caller }, services) => ({ status: 200, body: { domains: await services.management.domains.list(caller) } }),
   }),
   manageRoute({
     method: 'POST',
