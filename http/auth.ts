@@ -46,28 +46,28 @@ export function actAs(request: HttpRequest, principal: UserPrincipal): void {
 }
 
 /** `sv_` key routes: anything wrong with the key is the same 404 as an unknown id (spec rule 6). */
-export function requireApiKey(request: HttpRequest, services: Services): UserPrincipal {
+export async function requireApiKey(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   const acting = actingPrincipals.get(request);
   if (acting !== undefined) return acting;
   const token = bearerToken(request);
   if (token === null && request.method === 'GET') {
-    const viewer = consoleViewer(request, services);
+    const viewer = await consoleViewer(request, services);
     if (viewer) return viewer;
   }
-  const principal = token ? services.auth.apiKey(token) : null;
+  const principal = token ? await services.auth.apiKey(token) : null;
   if (!principal) throw notFound();
   services.keyLimiter.take(`key:${principal.credentialId}`);
   return principal;
 }
 
 /** Authoring routes: an `sv_` key or an `svu_` token, with the user's current membership. */
-export function requireAuthoringCredential(request: HttpRequest, services: Services): UserPrincipal {
+export async function requireAuthoringCredential(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   const acting = actingPrincipals.get(request);
   if (acting !== undefined) return acting;
   const token = bearerToken(request);
   let principal: UserPrincipal | null = null;
-  if (token?.startsWith('sv_')) principal = services.auth.apiKey(token);
-  else if (token?.startsWith('svu_')) principal = services.auth.userToken(token);
+  if (token?.startsWith('sv_')) principal = await services.auth.apiKey(token);
+  else if (token?.startsWith('svu_')) principal = await services.auth.userToken(token);
   if (!principal) throw notFound();
   services.keyLimiter.take(`key:${principal.credentialId}`);
   return principal;
@@ -77,10 +77,10 @@ export function requireAuthoringCredential(request: HttpRequest, services: Servi
  * Management routes: a bearer credential is checked as on key routes (`sv_` key, `svu_` token, or the person a
  * customer-tenant wrapper acts as; anything wrong is the uniform 404); without one, the console cookie (401).
  */
-export function requireManageCredential(request: HttpRequest, services: Services): UserPrincipal {
+export async function requireManageCredential(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   const token = bearerToken(request);
   if (token?.startsWith('svu_')) {
-    const principal = services.auth.userToken(token);
+    const principal = await services.auth.userToken(token);
     if (!principal) throw notFound();
     services.keyLimiter.take(`key:${principal.credentialId}`);
     return principal;
@@ -94,11 +94,11 @@ export function requireManageCredential(request: HttpRequest, services: Services
  * key route, or, without an Authorization header, the console cookie for any method (writes pass the cross-origin
  * check). The person's own visibility and role rules apply either way; a missing or stale cookie is the uniform 404.
  */
-export function requireKeyOrConsole(request: HttpRequest, services: Services): UserPrincipal {
+export async function requireKeyOrConsole(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   const acting = actingPrincipals.get(request);
   if (acting !== undefined) return acting;
   if (request.headers.authorization === undefined) {
-    const viewer = consoleViewer(request, services);
+    const viewer = await consoleViewer(request, services);
     if (viewer) return viewer;
   }
   return requireApiKey(request, services);
@@ -109,21 +109,21 @@ export function requireKeyOrConsole(request: HttpRequest, services: Services): U
  * Authorization header accepts a valid console session; session routes accept it for writes too
  * (requireKeyOrConsole). A missing or stale cookie falls through to the uniform 404 (spec rule 6).
  */
-function consoleViewer(request: HttpRequest, services: Services): UserPrincipal | null {
+async function consoleViewer(request: HttpRequest, services: Services): Promise<UserPrincipal | null> {
   const secret = consoleCookie(request);
-  const session = secret ? services.auth.consoleSession(secret) : null;
-  if (!session || !session.orgId || !services.auth.isActiveMember(session.userId, session.orgId)) return null;
+  const session = secret ? await services.auth.consoleSession(secret) : null;
+  if (!session || !session.orgId || !(await services.auth.isActiveMember(session.userId, session.orgId))) return null;
   services.keyLimiter.take(`console:${session.sessionId}`);
   return { kind: 'user', via: 'console', userId: session.userId, orgId: session.orgId, credentialId: session.sessionId };
 }
 
 /** Console routes: the `service_session` cookie with an organization selected; else 401. */
-export function requireConsole(request: HttpRequest, services: Services): UserPrincipal {
+export async function requireConsole(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   const acting = actingPrincipals.get(request);
   if (acting !== undefined) return acting;
   const secret = consoleCookie(request);
-  const session = secret ? services.auth.consoleSession(secret) : null;
-  if (!session || !session.orgId || !services.auth.isActiveMember(session.userId, session.orgId)) {
+  const session = secret ? await services.auth.consoleSession(secret) : null;
+  if (!session || !session.orgId || !(await services.auth.isActiveMember(session.userId, session.orgId))) {
     throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
   }
   services.keyLimiter.take(`console:${session.sessionId}`);
@@ -146,7 +146,7 @@ export function sessionCookie(secret: string, options: { secure: boolean; maxAge
  * role decides, not the credential). A bearer that does not resolve is the uniform 404 of key routes; no
  * credential at all is the console's 401.
  */
-export function requireManager(request: HttpRequest, services: Services): UserPrincipal {
+export async function requireManager(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   const acting = actingPrincipals.get(request);
   if (acting !== undefined) return acting;
   if (request.headers.authorization !== undefined) return requireAuthoringCredential(request, services);

@@ -7,13 +7,13 @@ import type { Credential, HttpRequest, RouteDoc } from './types.js';
 
 type Security = NonNullable<RouteDoc['security']>;
 
-export function credential<C>(security: Security, resolve: (request: HttpRequest, services: Services) => C): Credential<Services, C> {
+export function credential<C>(security: Security, resolve: (request: HttpRequest, services: Services) => C | Promise<C>): Credential<Services, C> {
   return { security, resolve };
 }
 
 /** The same credential, with the caller reduced to what the routes need (e.g. `{ userId, orgId }`). */
 export function mapCredential<C, D>(base: Credential<Services, C>, map: (caller: C) => D): Credential<Services, D> {
-  return { security: base.security, resolve: (request, services) => map(base.resolve(request, services)) };
+  return { security: base.security, resolve: async (request, services) => map(await base.resolve(request, services)) };
 }
 
 /** No credential: a public route (`security: []`). */

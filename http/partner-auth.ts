@@ -9,26 +9,26 @@ import type { HttpRequest } from './types.js';
 /** Missing, malformed, unknown, revoked and expired credentials all answer these bytes (docs/errors.md). */
 const unauthorized = (): AppError => new AppError('UNAUTHORIZED', 'A valid partner credential is required.');
 
-export function requirePartnerKey(request: HttpRequest, services: Services): PartnerPrincipal {
+export async function requirePartnerKey(request: HttpRequest, services: Services): Promise<PartnerPrincipal> {
   const token = bearerToken(request);
-  const principal = token?.startsWith('svp_') ? services.partners.auth.partnerKey(token) : null;
+  const principal = token?.startsWith('svp_') ? await services.partners.auth.partnerKey(token) : null;
   if (!principal) throw unauthorized();
   services.keyLimiter.take(`partner:${principal.partnerKeyId}`);
   return principal;
 }
 
 /** Any unexpired lease (support sessions read with an app or a worker lease). */
-export function requireLease(request: HttpRequest, services: Services): LeasePrincipal {
+export async function requireLease(request: HttpRequest, services: Services): Promise<LeasePrincipal> {
   const token = bearerToken(request);
-  const principal = token?.startsWith('svt_') ? services.partners.auth.lease(token) : null;
+  const principal = token?.startsWith('svt_') ? await services.partners.auth.lease(token) : null;
   if (!principal) throw unauthorized();
   services.keyLimiter.take(`lease:${principal.leaseId}`);
   return principal;
 }
 
 /** Worker routes: a worker lease; an app lease names no person and is refused like a bad credential. */
-export function requireWorkerLease(request: HttpRequest, services: Services): LeasePrincipal {
-  const lease = requireLease(request, services);
+export async function requireWorkerLease(request: HttpRequest, services: Services): Promise<LeasePrincipal> {
+  const lease = await requireLease(request, services);
   if (lease.leaseKind !== 'worker' || lease.userId === null) throw unauthorized();
   return lease;
 }
@@ -37,14 +37,14 @@ export function requireWorkerLease(request: HttpRequest, services: Services): Le
  * Customer-tenant routes: the partner's `svp_` key, or an app lease minted for that very organization (a lease of
  * another organization is the neutral 404, like any organization outside the platform).
  */
-export function requireTenantCaller(request: HttpRequest, services: Services, orgId: string): TenantCaller {
+export async function requireTenantCaller(request: HttpRequest, services: Services, orgId: string): Promise<TenantCaller> {
   const token = bearerToken(request);
   if (token?.startsWith('svt_')) {
-    const lease = requireLease(request, services);
+    const lease = await requireLease(request, services);
     if (lease.leaseKind !== 'app') throw unauthorized();
     if (lease.orgId !== orgId) throw notFound();
     return { partnerId: lease.partnerId, credentialId: lease.leaseId };
   }
-  const key = requirePartnerKey(request, services);
+  const key = await requirePartnerKey(request, services);
   return { partnerId: key.partnerId, credentialId: key.partnerKeyId };
 }

@@ -13,7 +13,7 @@ import { isDeclaredRoute, type DeclaredRoute, type HandlerReply, type HttpReques
  */
 export async function invokeRoute<S>(route: Route<S>, request: HttpRequest, services: S): Promise<HandlerReply> {
   if (!isDeclaredRoute(route)) return route.handler(request, services);
-  const caller = route.credential.resolve(request, services);
+  const caller = await route.credential.resolve(request, services);
   const { doc } = route;
   for (const name of route.uuidParams ?? []) request.params[name] = uuidParam(request, name);
   const idempotencyKey = idempotencyKeyFor(route, request);

@@ -21,8 +21,11 @@ export interface SseReplyOptions {
   sessionId: string;
   /** The raw `Last-Event-ID` header (see `lastEventIdOf`); absent or empty means a fresh stream. */
   lastEventId?: string | null;
-  /** Authoritative state read when the stream opens; access checks belong in the route, before sseReply. */
-  snapshot: () => SnapshotPayload;
+  /**
+   * Authoritative state read when the stream opens; access checks belong in the route, before sseReply. A
+   * snapshot read from storage may answer later: live events are held back until its frame is sent.
+   */
+  snapshot: () => SnapshotPayload | Promise<SnapshotPayload>;
   bus: SessionEventBus;
   clock: Clock;
   heartbeatMs?: number;
@@ -78,6 +81,8 @@ export function sseReply(options: SseReplyOptions): StreamReply {
 class SessionStream {
   private subscription: SessionSubscription | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** Events that arrived while an asynchronous snapshot was read; null once the snapshot frame is sent. */
+  private held: SessionEventEnvelope[] | null = null;
 
   constructor(
     private readonly sink: StreamSink,
@@ -85,34 +90,63 @@ class SessionStream {
   ) {}
 
   start(): void {
-    const { sessionId, bus, clock } = this.options;
+    const { sessionId, bus } = this.options;
     this.sink.onClose(() => this.stop());
+    let state: SnapshotPayload | Promise<SnapshotPayload>;
     try {
       // Subscribe and snapshot in the same synchronous step, so the snapshot matches `latestSeq` exactly.
       // The bus never calls the listener inline, so the snapshot is always the first frame.
       this.subscription = bus.subscribe(sessionId, parseLastEventId(this.options.lastEventId), (events) => this.deliver(events));
-      const state = redactCredentialMaterial(this.options.snapshot());
+      state = this.options.snapshot();
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (!(state instanceof Promise)) return this.open(state);
+    this.held = [];
+    state.then(
+      (payload) => this.open(payload),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** The snapshot frame (then anything held back while it was read), then heartbeats. */
+  private open(payload: SnapshotPayload): void {
+    const subscription = this.subscription;
+    if (subscription === null) return;
+    try {
+      const state = redactCredentialMaterial(payload);
       // The id is the stream position: a reconnect from here replays exactly what follows it.
-      const snapshot = envelope(sessionId, this.subscription.startSeq, clock.now(), {
+      const snapshot = envelope(this.options.sessionId, subscription.startSeq, this.options.clock.now(), {
         type: 'snapshot',
         turn: state.turn,
         pendingApproval: state.pendingApproval,
         pendingApprovalId: state.pendingApprovalId,
-        latestSeq: this.subscription.latestSeq,
+        latestSeq: subscription.latestSeq,
       });
       this.send(`retry: ${this.options.retryMs ?? SSE_RETRY_MS}\n\n${sseFrame(snapshot)}`);
     } catch (error) {
-      this.stop();
-      this.options.onError?.(error);
-      this.sink.end();
-      return;
+      return this.fail(error);
     }
+    const held = this.held;
+    this.held = null;
+    if (held !== null && held.length > 0) this.deliver(held);
     if (this.sink.closed) return this.stop();
     this.heartbeat = setInterval(beat, this.options.heartbeatMs ?? SSE_HEARTBEAT_MS, this);
     this.heartbeat.unref();
   }
 
+  /** The snapshot could not be read: end the stream; the client reconnects after `retry`. */
+  private fail(error: unknown): void {
+    this.stop();
+    this.options.onError?.(error);
+    this.sink.end();
+  }
+
   deliver(events: readonly SessionEventEnvelope[]): void {
+    if (this.held !== null) {
+      this.held.push(...events);
+      return;
+    }
     this.send(events.length === 1 ? sseFrame(events[0]) : events.map(sseFrame).join(''));
     // A deleted session has nothing more to say: end the stream (a reconnect answers 404, which stops EventSource).
     if (events.some(isDeletion) && !this.sink.closed) {

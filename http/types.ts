@@ -91,8 +91,11 @@ export type HandlerReply = Reply & {
 export interface Credential<S, C> {
   /** The security schemes of the OpenAPI document; `[]` is a public route. */
   readonly security: NonNullable<RouteDoc['security']>;
-  /** Returns the caller or throws the credential's own error (uniform 404, 401). Runs before the body is read. */
-  resolve(request: HttpRequest, services: S): C;
+  /**
+   * Returns the caller or throws the credential's own error (uniform 404, 401). Runs before the body is read; a
+   * credential that reads storage answers with a promise, which the kernel awaits.
+   */
+  resolve(request: HttpRequest, services: S): C | Promise<C>;
 }
 
 /** What a declared handler gets: everything the kernel resolved and parsed from the route's declaration. */

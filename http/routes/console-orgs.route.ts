@@ -8,8 +8,8 @@ import { declareRoutes } from '../route-helpers.js';
 import type { Route } from '../types.js';
 
 /** The console cookie, with or without an organization selected (a person in several signs in without one). */
-const ACCOUNT = credential(['cookie'], (request, services: Services): ConsoleAccount => {
-  const account = consoleAccount(services.auth, consoleCookie(request));
+const ACCOUNT = credential(['cookie'], async (request, services: Services): Promise<ConsoleAccount> => {
+  const account = await consoleAccount(services.auth, consoleCookie(request));
   services.keyLimiter.take(`console:${account.sessionId}`);
   return account;
 });
@@ -35,8 +35,8 @@ export const consoleOrgRoutes: Route<Services>[] = [
       tags: ['console'],
       responses: { 200: { description: 'organizations', schema: OrganizationsAnswer }, 401: { description: 'UNAUTHORIZED: no console session' } },
     },
-    handler({ caller }, services) {
-      const organizations = createOrgChoiceService(services).list(caller);
+    async handler({ caller }, services) {
+      const organizations = await createOrgChoiceService(services).list(caller);
       const current = caller.orgId !== null && organizations.some((o) => o.orgId === caller.orgId) ? caller.orgId : null;
       return { status: 200, headers: { 'cache-control': 'no-store' }, body: { organizations, currentOrgId: current } };
     },

@@ -29,10 +29,10 @@ export function healthRoutes(metrics: HttpMetrics): Route<Services>[] {
         tags: ['operations'],
         responses: { 200: { description: 'ready', schema: Readiness }, 503: { description: 'not ready (this body, not the error envelope)', schema: Readiness } },
       },
-      handler: (_call, services) => {
+      handler: async (_call, services) => {
         let database = 'ok';
         try {
-          services.store.repos.tenancy.organization('readiness-probe');
+          await services.store.repos.tenancy.organization('readiness-probe');
         } catch {
           database = 'unavailable';
         }

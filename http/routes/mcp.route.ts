@@ -42,7 +42,7 @@ const JsonRpcBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage)]);
 
 const PATH = '/api/v1/mcp';
 
-function gate(request: HttpRequest, services: Services): UserPrincipal {
+function gate(request: HttpRequest, services: Services): Promise<UserPrincipal> {
   assertAllowedOrigin(request, services.mcp.allowedOrigins);
   refuseCredentialsInUrl(request);
   return requireApiKey(request, services);

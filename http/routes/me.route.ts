@@ -17,8 +17,8 @@ export const meRoutes: Route<Services>[] = [
       tags: ['auth'],
       responses: { 200: { description: 'owner', schema: MeResponse }, 404: { description: 'NOT_FOUND: missing or invalid key' } },
     },
-    handler({ caller: principal }, services) {
-      const user = services.store.repos.tenancy.user(principal.userId);
+    async handler({ caller: principal }, services) {
+      const user = await services.store.repos.tenancy.user(principal.userId);
       return { status: 200, body: { userId: principal.userId, orgId: principal.orgId, name: user?.name ?? '', email: user?.email ?? '' } };
     },
   }),

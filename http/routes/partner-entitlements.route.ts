@@ -23,7 +23,7 @@ export const partnerEntitlementRoutes: Route<Services>[] = [
       tags: ['partner'],
       responses: { 200: { description: 'entitlements', schema: z.object({ entitlements: z.array(EntitlementSchema) }) }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
-    handler: ({ caller, params }, services) => ({ status: 200, body: { entitlements: services.partners.entitlements.list(caller, params.orgId ?? '') } }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: { entitlements: await services.partners.entitlements.list(caller, params.orgId ?? '') } }),
   }),
   partnerRoute({
     method: 'PATCH',

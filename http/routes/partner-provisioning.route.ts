@@ -77,10 +77,10 @@ export const partnerProvisioningRoutes: Route<Services>[] = [
       tags: ['partner'],
       responses: { 200: { description: 'organization, onboardingStatus, onboarding', schema: CustomerStatusSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown or another platform\'s organization (indistinguishable)' } },
     },
-    handler: ({ caller, params }, services) => ({
+    handler: async ({ caller, params }, services) => ({
       status: 200,
       headers: { 'cache-control': 'no-store' },
-      body: customerStatus(services.store.repos, caller.partnerId, params.orgId ?? ''),
+      body: await customerStatus(services.store.repos, caller.partnerId, params.orgId ?? ''),
     }),
   }),
 ];

@@ -52,6 +52,6 @@ export const partnerSupportRoutes: Route<Services>[] = [
       tags: ['partner'],
       responses: { 200: { description: 'the shared session', schema: SupportSessionSchema }, 401: { description: 'UNAUTHORIZED' }, 404: { description: 'NOT_FOUND: unknown, expired, revoked or another organization\'s grant (indistinguishable)' } },
     },
-    handler: ({ caller, params }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.supportGrants.read(caller, params.grantId ?? '') }),
+    handler: async ({ caller, params }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.supportGrants.read(caller, params.grantId ?? '') }),
   }),
 ];

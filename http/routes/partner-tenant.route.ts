@@ -46,10 +46,10 @@ function subjectOf(request: HttpRequest): string | undefined {
 const capitalize = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
 
 /** Authenticates the partner and resolves the X-Service-Subject person, whom the route's own credential then answers with. */
-function actAsSubject(request: HttpRequest, services: Services): void {
+async function actAsSubject(request: HttpRequest, services: Services): Promise<void> {
   const orgId = request.params.orgId ?? '';
-  const caller = requireTenantCaller(request, services, orgId);
-  actAs(request, resolveTenantSubject(services.store, caller, orgId, subjectOf(request)));
+  const caller = await requireTenantCaller(request, services, orgId);
+  actAs(request, await resolveTenantSubject(services.store, caller, orgId, subjectOf(request)));
 }
 
 const TENANT_SECURITY: NonNullable<RouteDoc['security']> = ['partnerKey', 'lease'];
@@ -77,8 +77,8 @@ function tenantRoute(route: Route<Services>): Route<Services> {
     const own = route.credential;
     const credential: Credential<Services, unknown> = {
       security: TENANT_SECURITY,
-      resolve(request, services) {
-        actAsSubject(request, services);
+      async resolve(request, services) {
+        await actAsSubject(request, services);
         return own.resolve(request, services);
       },
     };
@@ -88,8 +88,8 @@ function tenantRoute(route: Route<Services>): Route<Services> {
   return {
     ...route,
     ...common,
-    handler(request, services) {
-      actAsSubject(request, services);
+    async handler(request, services) {
+      await actAsSubject(request, services);
       return handler(request, services);
     },
   };

@@ -23,7 +23,7 @@ export const partnerWorkerRoutes: Route<Services>[] = [
       tags: ['partner'],
       responses: { 200: { description: 'workers', schema: z.object({ workers: z.array(WorkerSchema) }) }, 401: { description: 'UNAUTHORIZED' }, 404: NEUTRAL_404 },
     },
-    handler: ({ caller, params }, services) => ({ status: 200, body: { workers: services.partners.workers.list(caller, params.orgId ?? '') } }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: { workers: await services.partners.workers.list(caller, params.orgId ?? '') } }),
   }),
   partnerRoute({
     method: 'POST',

@@ -7,13 +7,13 @@ import { hashSecret, isWellFormed, sameHash, type SecretKind } from './secrets.j
 
 export interface Authenticator {
   /** An `sv_` personal key whose user is enabled and still a member of the key's organization. */
-  apiKey(secret: string): UserPrincipal | null;
+  apiKey(secret: string): Promise<UserPrincipal | null>;
   /** An unexpired `svu_` token of an enabled user with current membership. */
-  userToken(secret: string): UserPrincipal | null;
+  userToken(secret: string): Promise<UserPrincipal | null>;
   /** A console session cookie; `orgId` may be null for an account-only session. */
-  consoleSession(secret: string): { sessionId: string; userId: string; orgId: string | null } | null;
+  consoleSession(secret: string): Promise<{ sessionId: string; userId: string; orgId: string | null } | null>;
   /** True when the user exists, is enabled and is a member of the organization now. */
-  isActiveMember(userId: string, orgId: string): boolean;
+  isActiveMember(userId: string, orgId: string): Promise<boolean>;
 }
 
 /** How stale an API key's last_used_at may be: one write a minute per key keeps the key check a read. */
@@ -28,7 +28,7 @@ function hashOf(secret: string, kind: SecretKind): Buffer | null {
 }
 
 export function createAuthenticator(store: Storage, clock: Clock): Authenticator {
-  const { credentials, tenancy } = store.repos;
+  const { repos } = store;
 
   /**
    * Records a key's use off the answer's path: the row just read says whether a minute has passed, and the write
@@ -42,42 +42,45 @@ export function createAuthenticator(store: Storage, clock: Clock): Authenticator
     if (touching.has(key.id)) return;
     touching.add(key.id);
     store.writer
-      .submit(() => credentials.touchApiKey(key.id, now, now - LAST_USED_GRANULARITY_MS + 1))
+      .submit(async (tx) => {
+        await tx.repos.credentials.touchApiKey(key.id, now, now - LAST_USED_GRANULARITY_MS + 1);
+      })
       .catch(() => undefined)
       .finally(() => touching.delete(key.id));
   };
 
-  const isActiveMember = (userId: string, orgId: string): boolean => {
-    const user = tenancy.user(userId);
-    return !!user && !user.disabled && tenancy.orgRole(orgId, userId) !== null;
+  const isActiveMember = async (userId: string, orgId: string): Promise<boolean> => {
+    const user = await repos.tenancy.user(userId);
+    return !!user && !user.disabled && (await repos.tenancy.orgRole(orgId, userId)) !== null;
   };
 
   return {
     isActiveMember,
-    apiKey(secret) {
+    async apiKey(secret) {
+      // Malformed secrets are refused before any read.
       const hash = hashOf(secret, 'sv_');
       if (hash === null) return null;
       // Revocation, a disabled user, a removed membership and a suspended customer are checked by the same query, served
       // from memory until any write to those tables (storage/read-cache.ts): each takes effect on the next request.
-      const row = credentials.activeApiKeyByHash(hash);
+      const row = await repos.credentials.activeApiKeyByHash(hash);
       if (!row || !sameHash(row.keyHash, hash)) return null;
       noteUse(row);
       return { kind: 'user', via: 'api_key', userId: row.userId, orgId: row.orgId, credentialId: row.id };
     },
-    userToken(secret) {
+    async userToken(secret) {
       const hash = hashOf(secret, 'svu_');
       if (hash === null) return null;
-      const row = credentials.userTokenByHash(hash);
+      const row = await repos.credentials.userTokenByHash(hash);
       if (!row || !sameHash(row.tokenHash, hash) || row.expiresAt <= clock.now()) return null;
-      if (!isActiveMember(row.userId, row.orgId)) return null;
+      if (!(await isActiveMember(row.userId, row.orgId))) return null;
       return { kind: 'user', via: 'user_token', userId: row.userId, orgId: row.orgId, credentialId: row.id };
     },
-    consoleSession(secret) {
+    async consoleSession(secret) {
       const hash = hashOf(secret, 'svs_');
       if (hash === null) return null;
-      const row = credentials.consoleSessionByHash(hash);
+      const row = await repos.credentials.consoleSessionByHash(hash);
       if (!row || !sameHash(row.tokenHash, hash) || row.expiresAt <= clock.now()) return null;
-      const user = tenancy.user(row.userId);
+      const user = await repos.tenancy.user(row.userId);
       if (!user || user.disabled) return null;
       return { sessionId: row.id, userId: row.userId, orgId: row.orgId };
     },

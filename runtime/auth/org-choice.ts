@@ -1,6 +1,6 @@
 // A console session's organization: which ones the signed-in person may pick, and switching to one of them.
 import type { Storage } from '../../storage/port/storage.js';
-import type { OrgRole } from '../../storage/repos/tenancy.repo.js';
+import type { OrgRole } from '../../storage/records/tenancy.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Clock } from '../clock.js';
@@ -21,15 +21,15 @@ export interface ConsoleAccount {
   secret: string;
 }
 
-export function consoleAccount(auth: Authenticator, secret: string | undefined): ConsoleAccount {
-  const session = secret ? auth.consoleSession(secret) : null;
+export async function consoleAccount(auth: Authenticator, secret: string | undefined): Promise<ConsoleAccount> {
+  const session = secret ? await auth.consoleSession(secret) : null;
   if (!secret || !session) throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
   return { ...session, secret };
 }
 
 export interface OrgChoiceService {
   /** Enabled memberships of organizations that are not suspended, by name. */
-  list(account: ConsoleAccount): OrganizationChoice[];
+  list(account: ConsoleAccount): Promise<OrganizationChoice[]>;
   /**
    * Replaces the console session with one in `orgId` (a new secret: the old cookie stops working), keeping its
    * expiry. An organization the person cannot work in is the uniform 404.
@@ -39,21 +39,21 @@ export interface OrgChoiceService {
 
 export function createOrgChoiceService(deps: { store: Storage; clock: Clock }): OrgChoiceService {
   const { store, clock } = deps;
-  const { tenancy, credentials } = store.repos;
-  const list = (account: ConsoleAccount): OrganizationChoice[] =>
-    tenancy.activeOrganizationsOfUser(account.userId).map((row) => ({ orgId: row.orgId, name: row.name, role: row.role }));
+  const { repos } = store;
+  const list = async (account: ConsoleAccount): Promise<OrganizationChoice[]> =>
+    (await repos.tenancy.activeOrganizationsOfUser(account.userId)).map((row) => ({ orgId: row.orgId, name: row.name, role: row.role }));
 
   return {
     list,
     async select(account, orgId) {
-      if (!list(account).some((choice) => choice.orgId === orgId)) throw notFound();
-      if (tenancy.organization(orgId)?.directLoginDisabled) throw forbidden('Direct sign-in is disabled for this organization.');
-      const old = credentials.consoleSessionByHash(hashSecret(account.secret));
+      if (!(await list(account)).some((choice) => choice.orgId === orgId)) throw notFound();
+      if ((await repos.tenancy.organization(orgId))?.directLoginDisabled) throw forbidden('Direct sign-in is disabled for this organization.');
+      const old = await repos.credentials.consoleSessionByHash(hashSecret(account.secret));
       if (!old || old.expiresAt <= clock.now()) throw new AppError('UNAUTHORIZED', 'Sign in to the console first.');
       const secret = mintSecret('svs_');
-      await store.writer.submit(() => {
-        credentials.deleteConsoleSession(old.tokenHash);
-        credentials.insertConsoleSession({ id: newId(), userId: account.userId, orgId, tokenHash: hashSecret(secret), createdAt: clock.now(), expiresAt: old.expiresAt });
+      await store.writer.submit(async (tx) => {
+        await tx.repos.credentials.deleteConsoleSession(old.tokenHash);
+        await tx.repos.credentials.insertConsoleSession({ id: newId(), userId: account.userId, orgId, tokenHash: hashSecret(secret), createdAt: clock.now(), expiresAt: old.expiresAt });
       });
       return { secret, orgId, userId: account.userId, expiresAt: old.expiresAt };
     },

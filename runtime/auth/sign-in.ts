@@ -21,14 +21,14 @@ const unauthorized = (): AppError => new AppError('UNAUTHORIZED', 'Sign in to th
 
 export function createSignInService(deps: { store: Storage; clock: Clock; auth: Authenticator; sessionTtlMs: number }): SignInService {
   const { store, clock, auth, sessionTtlMs } = deps;
-  const { tenancy, credentials } = store.repos;
+  const { repos } = store;
 
   return {
     async login({ email, password, orgId }) {
-      const user = tenancy.userByEmail(email);
+      const user = await repos.tenancy.userByEmail(email);
       const passwordOk = await verifyPassword(password, user?.passwordHash ?? null);
       if (!user || !passwordOk || user.disabled) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
-      const memberships = tenancy.organizationsOfUser(user.id);
+      const memberships = await repos.tenancy.organizationsOfUser(user.id);
       let selected: string | null = null;
       if (orgId !== undefined) {
         if (!memberships.some((m) => m.orgId === orgId)) throw new AppError('UNAUTHORIZED', 'Email or password is not correct.');
@@ -37,46 +37,48 @@ export function createSignInService(deps: { store: Storage; clock: Clock; auth: 
         selected = memberships[0].orgId;
       }
       if (selected) {
-        const org = tenancy.organization(selected);
+        const org = await repos.tenancy.organization(selected);
         if (org?.directLoginDisabled) throw new AppError('UNAUTHORIZED', 'Direct sign-in is disabled for this organization.');
       }
       const secret = mintSecret('svs_');
       const now = clock.now();
-      await store.writer.submit(() =>
-        credentials.insertConsoleSession({
+      await store.writer.submit(async (tx) => {
+        await tx.repos.credentials.insertConsoleSession({
           id: newId(),
           userId: user.id,
           orgId: selected,
           tokenHash: hashSecret(secret),
           createdAt: now,
           expiresAt: now + sessionTtlMs,
-        }),
-      );
+        });
+      });
       return { secret, orgId: selected, userId: user.id };
     },
 
     async logout(secret) {
-      await store.writer.submit(() => credentials.deleteConsoleSession(hashSecret(secret)));
+      await store.writer.submit(async (tx) => {
+        await tx.repos.credentials.deleteConsoleSession(hashSecret(secret));
+      });
     },
 
     async issueUserToken(cookieSecret) {
       if (!cookieSecret) throw unauthorized();
-      const session = auth.consoleSession(cookieSecret);
+      const session = await auth.consoleSession(cookieSecret);
       if (!session || !session.orgId) throw unauthorized();
-      if (!auth.isActiveMember(session.userId, session.orgId)) throw unauthorized();
+      if (!(await auth.isActiveMember(session.userId, session.orgId))) throw unauthorized();
       const token = mintSecret('svu_');
       const now = clock.now();
       const expiresAt = now + USER_TOKEN_TTL_MS;
-      await store.writer.submit(() =>
-        credentials.insertUserToken({
+      await store.writer.submit(async (tx) => {
+        await tx.repos.credentials.insertUserToken({
           id: newId(),
           userId: session.userId,
           orgId: session.orgId as string,
           tokenHash: hashSecret(token),
           createdAt: now,
           expiresAt,
-        }),
-      );
+        });
+      });
       return { token, expiresAt: toIso(expiresAt) };
     },
   };

@@ -4,12 +4,12 @@
  * REST session view uses, so an MCP caller and a REST reader see one story. Errors are codes, never upstream
  * messages (those can quote secrets): the same rule as the session stream.
  */
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { pendingApprovalView } from '../sessions/session-view.js';
 import type { ToolCallStatus } from './agent-tool-input.js';
 import type { TurnWatchEnd } from './turn-watch.js';
 
-type Repos = Pick<Repositories, 'sessions' | 'executions' | 'approvals' | 'tenancy' | 'automations'>;
+type Repos = Pick<PortRepositories, 'sessions' | 'executions' | 'approvals' | 'tenancy' | 'automations'>;
 
 export interface TextContent {
   type: 'text';
@@ -43,16 +43,19 @@ function finish(main: string, structured: Record<string, unknown>, isError: bool
   return result;
 }
 
-export function turnResult(repos: Repos, ids: TurnIds, end: TurnWatchEnd, protocolVersion: string): AgentToolResult {
+export async function turnResult(repos: Repos, ids: TurnIds, end: TurnWatchEnd, protocolVersion: string): Promise<AgentToolResult> {
   const { sessionId, executionId } = ids;
-  const execution = repos.executions.execution(executionId);
+  const [execution, messages, toolCalls] = await Promise.all([
+    repos.executions.execution(executionId),
+    repos.sessions.visibleMessages(sessionId),
+    repos.executions.toolCallsOfSession(sessionId),
+  ]);
   const status = (execution?.status ?? end.status) as ToolCallStatus;
-  const answer = repos.sessions
-    .visibleMessages(sessionId)
+  const answer = messages
     .filter((m) => m.executionId === executionId && m.role === 'assistant')
     .map((m) => m.content)
     .join('\n\n');
-  const failedCalls = repos.executions.toolCallsOfSession(sessionId).filter((c) => c.executionId === executionId && c.status === 'failed');
+  const failedCalls = toolCalls.filter((c) => c.executionId === executionId && c.status === 'failed');
   const structured: Record<string, unknown> = { sessionId, executionId, status };
   const errorCode = execution?.errorCode ?? failedCalls[0]?.errorCode ?? null;
   if (errorCode !== null && (status === 'failed' || failedCalls.length > 0)) structured.errorCode = errorCode;
@@ -67,7 +70,7 @@ export function turnResult(repos: Repos, ids: TurnIds, end: TurnWatchEnd, protoc
     case 'rejected':
       return finish([answer, 'The turn was rejected at its approval.'].filter(Boolean).join('\n\n'), structured, true, protocolVersion);
     case 'suspended': {
-      const pending = pendingApprovalView(repos, sessionId);
+      const pending = await pendingApprovalView(repos, sessionId);
       if (pending !== null && pending.executionId === executionId) {
         structured.approvalId = pending.approvalId;
         structured.pendingTool = pending.toolName;
@@ -82,7 +85,7 @@ export function turnResult(repos: Repos, ids: TurnIds, end: TurnWatchEnd, protoc
     default: {
       const waiting =
         end.reason === 'blocked'
-          ? `The message is queued behind an earlier turn that waits for approval (approvalId ${pendingApprovalView(repos, sessionId)?.approvalId ?? 'unknown'}); it runs once that is decided.`
+          ? `The message is queued behind an earlier turn that waits for approval (approvalId ${(await pendingApprovalView(repos, sessionId))?.approvalId ?? 'unknown'}); it runs once that is decided.`
           : `The turn is still ${status.replace('_', ' ')}; it continues in the background.`;
       return finish(`${waiting} Its answer will appear in GET ${sessionPath}.`, structured, false, protocolVersion);
     }

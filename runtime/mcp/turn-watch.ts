@@ -4,7 +4,7 @@
  * execution row is read once at subscription, so a turn that already moved is not missed (rows and events commit
  * together). The row, not the event, is the authority on where the turn is.
  */
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { ExecutionStatus } from '../../storage/records/executions.js';
 import type { Clock } from '../clock.js';
 import type { SessionEvent, SessionEventBus, SessionEventEnvelope } from '../events/index.js';
@@ -19,7 +19,7 @@ export interface TurnWatchEnd {
 }
 
 export interface TurnWatchOptions {
-  repos: Pick<Repositories, 'executions'>;
+  repos: Pick<PortRepositories, 'executions'>;
   bus: SessionEventBus;
   clock: Clock;
   sessionId: string;
@@ -63,34 +63,47 @@ export function progressMessage(event: SessionEvent, state: { writing: boolean }
 export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
   const { repos, bus, clock, sessionId, executionId } = options;
 
-  const statusNow = (): ExecutionStatus => repos.executions.execution(executionId)?.status ?? 'failed';
+  const statusNow = async (): Promise<ExecutionStatus> => (await repos.executions.execution(executionId))?.status ?? 'failed';
 
   /** Where the turn stands, or null to keep waiting. */
-  function verdict(): TurnWatchReason | null {
-    const status = statusNow();
+  async function verdict(): Promise<TurnWatchReason | null> {
+    const status = await statusNow();
     if (SETTLED.has(status)) return 'settled';
     if (status === 'suspended') return 'suspended';
     if (status === 'queued') {
       // Queued behind a turn that waits for approval: nothing moves until someone decides, so answer now.
-      const first = repos.executions.firstUnsettled(sessionId);
+      const first = await repos.executions.firstUnsettled(sessionId);
       if (first !== undefined && first.id !== executionId && first.status === 'suspended') return 'blocked';
     }
     return null;
   }
 
-  return new Promise<TurnWatchEnd>((resolve) => {
+  return new Promise<TurnWatchEnd>((resolve, reject) => {
     let finished = false;
     const writing = { writing: false };
     const deadline = clockDeadline(clock, clock.now() + options.waitMs);
 
-    const finish = (reason: TurnWatchReason): void => {
-      if (finished) return;
+    /** Stops watching; true for the first caller only. */
+    const stop = (): boolean => {
+      if (finished) return false;
       finished = true;
       subscription.unsubscribe();
       deadline.dispose();
       deadline.signal.removeEventListener('abort', onTimeout);
       options.signal?.removeEventListener('abort', onAbort);
-      resolve({ status: statusNow(), reason });
+      return true;
+    };
+    const finish = (reason: TurnWatchReason): void => {
+      if (stop()) statusNow().then((status) => resolve({ status, reason }), reject);
+    };
+    const fail = (error: unknown): void => {
+      if (stop()) reject(error);
+    };
+    /** Reads where the turn stands (the row) and finishes when it settled or parked. */
+    const check = (): void => {
+      verdict().then((reason) => {
+        if (reason !== null) finish(reason);
+      }, fail);
     };
     const onTimeout = (): void => finish('timeout');
     const onAbort = (): void => finish('aborted');
@@ -103,15 +116,13 @@ export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
           if (message !== null) options.onProgress(message);
         }
       }
-      const reason = verdict();
-      if (reason !== null) finish(reason);
+      check();
     });
 
     deadline.signal.addEventListener('abort', onTimeout);
     options.signal?.addEventListener('abort', onAbort);
     if (deadline.signal.aborted) return finish('timeout');
     if (options.signal?.aborted) return finish('aborted');
-    const reason = verdict();
-    if (reason !== null) finish(reason);
+    check();
   });
 }

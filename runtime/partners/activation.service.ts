@@ -19,22 +19,22 @@ export interface ActivationService {
 
 export function createActivationService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock; signIn: SignInService }): ActivationService {
   const { store, clock, signIn } = deps;
-  const { provisioning, tenancy } = store.repos;
+  const { repos } = store;
 
   return {
     async activate({ token, password }) {
       // Unknown, malformed, used and expired links answer alike: the link says nothing about the account.
       if (!isWellFormed(token, 'svi_')) throw notFound();
       const hash = hashSecret(token);
-      const found = provisioning.invitationByHash(hash);
+      const found = await repos.provisioning.invitationByHash(hash);
       if (found === undefined || !sameHash(found.tokenHash, hash) || found.usedAt !== null || found.expiresAt <= clock.now()) throw notFound();
       const passwordHash = await hashPassword(password);
-      const user = await store.writer.submit(() => {
+      const user = await store.writer.submit(async (tx) => {
         // Re-checked in the transaction: of two concurrent redemptions exactly one sets the password.
-        if (!provisioning.useInvitation(found.id, clock.now())) throw notFound();
-        const row = tenancy.user(found.userId);
+        if (!(await tx.repos.provisioning.useInvitation(found.id, clock.now()))) throw notFound();
+        const row = await tx.repos.tenancy.user(found.userId);
         if (row === undefined || row.disabled) throw notFound();
-        tenancy.setPassword(row.id, passwordHash);
+        await tx.repos.tenancy.setPassword(row.id, passwordHash);
         return row;
       });
       try {
@@ -42,7 +42,7 @@ export function createActivationService(deps: { store: Pick<Storage, 'repos' | '
         return { userId: user.id, orgId: session.orgId, sessionSecret: session.secret };
       } catch (error) {
         // directLoginDisabled: the password is set (the partner may enable direct login later), no session.
-        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return { userId: user.id, orgId: tenancy.organizationsOfUser(user.id)[0]?.orgId ?? null, sessionSecret: null };
+        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return { userId: user.id, orgId: (await repos.tenancy.organizationsOfUser(user.id))[0]?.orgId ?? null, sessionSecret: null };
         throw error;
       }
     },

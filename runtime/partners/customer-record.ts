@@ -6,7 +6,7 @@
  */
 import type { Partner, PartnerTemplate } from '../../storage/records/partners.js';
 import type { OnboardingStep } from '../../storage/records/provisioning.js';
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { DAY } from '../clock.js';
 import { newId } from '../ids.js';
 import { CLIENT_SEGMENT_HINT, clientSegmentProblem } from './client-segment.js';
@@ -39,20 +39,20 @@ export interface CustomerRecordInput {
   readonly now: number;
 }
 
-type Repos = Pick<Repositories, 'partners' | 'tenancy' | 'provisioning'>;
+type Repos = Pick<PortRepositories, 'partners' | 'tenancy' | 'provisioning'>;
 
 /** The refusals, in the order a partner would fix them: standing, template, the request, identifiers, quota. */
-function check(repos: Repos, input: CustomerRecordInput): { partner: Partner; template: PartnerTemplate; definition: TemplateDefinition } {
+async function check(repos: Repos, input: CustomerRecordInput): Promise<{ partner: Partner; template: PartnerTemplate; definition: TemplateDefinition }> {
   const { partners, tenancy } = repos;
-  const partner = partners.partner(input.partnerId);
-  const key = partners.partnerKey(input.partnerKeyId);
+  const partner = await partners.partner(input.partnerId);
+  const key = await partners.partnerKey(input.partnerKeyId);
   if (partner === undefined || partner.suspended) {
     throw new ProvisioningRefusal('PARTNER_PLATFORM_SUSPENDED', 'This partner platform is not accepting provisioning.');
   }
   if (!partner.provisioningEnabled || key === undefined || !key.provisioningEnabled || key.revokedAt !== null) {
     throw new ProvisioningRefusal('PROVISIONING_NOT_ENABLED', 'This partner key is not entitled to create customers.');
   }
-  const template = partner.templateId === null ? undefined : partners.partnerTemplate(partner.templateId);
+  const template = partner.templateId === null ? undefined : await partners.partnerTemplate(partner.templateId);
   if (template === undefined || template.suspended) {
     throw new ProvisioningRefusal('TEMPLATE_SUSPENDED', 'The provisioning template is unavailable.');
   }
@@ -62,24 +62,24 @@ function check(repos: Repos, input: CustomerRecordInput): { partner: Partner; te
   const { clientSegment, ownerEmail } = input.body;
   const problem = clientSegmentProblem(clientSegment);
   if (problem !== null) throw new ProvisioningRefusal('CLIENT_SEGMENT_INVALID', `The clientSegment is not valid: ${CLIENT_SEGMENT_HINT}.`, { rule: problem });
-  const holder = tenancy.organizationBySegment(clientSegment);
+  const holder = await tenancy.organizationBySegment(clientSegment);
   if (holder !== undefined) {
     // Only the caller's own customer is named: another platform's customers stay invisible (neutrality).
     const existing = holder.partnerId === partner.id ? { organizationId: holder.id, clientSegment } : undefined;
     throw new ProvisioningRefusal('IDENTIFIER_TAKEN', 'The requested clientSegment is not available.', existing ? { field: 'clientSegment', existing } : { field: 'clientSegment' });
   }
   // An existing account is never handed to a new customer's invitation (that would let the link take it over).
-  if (tenancy.userByEmail(ownerEmail) !== undefined) {
+  if ((await tenancy.userByEmail(ownerEmail)) !== undefined) {
     throw new ProvisioningRefusal('IDENTIFIER_TAKEN', 'The ownerEmail already belongs to an account; choose another owner email.', { field: 'ownerEmail' });
   }
   return { partner, template, definition };
 }
 
 /** Run inside a unit of work. Throws ProvisioningRefusal (nothing written) or writes the whole record. */
-export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): CustomerRecord {
-  const { partner, template, definition } = check(repos, input);
+export async function createCustomerRecord(repos: Repos, input: CustomerRecordInput): Promise<CustomerRecord> {
+  const { partner, template, definition } = await check(repos, input);
   // Last, because it writes: the durable allowance is spent in the same commit as the organization.
-  if (!repos.partners.spendQuota(partner.id)) {
+  if (!(await repos.partners.spendQuota(partner.id))) {
     throw new ProvisioningRefusal('QUOTA_EXHAUSTED', 'The customer allowance of this partner platform is spent; retries do not help until it is raised.', {
       quota: partner.quotaTotal,
     });
@@ -90,7 +90,7 @@ export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): 
   const runId = newId();
   const invitationExpiresAt = now + INVITATION_TTL_MS;
   const { tenancy, provisioning } = repos;
-  tenancy.insertOrganization({
+  await tenancy.insertOrganization({
     id: orgId,
     name: body.clientName,
     partnerId: partner.id,
@@ -101,14 +101,14 @@ export function createCustomerRecord(repos: Repos, input: CustomerRecordInput): 
     suspendedAt: null,
   });
   // No password until the owner redeems the invitation: until then nobody can sign in as this person.
-  tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, passwordHash: null, disabled: false, createdAt: now });
-  tenancy.setOrgRole(orgId, ownerUserId, 'owner', now);
-  provisioning.insertInvitation({ id: newId(), userId: ownerUserId, tokenHash: input.invitationHash, expiresAt: invitationExpiresAt, usedAt: null, createdAt: now });
+  await tenancy.insertUser({ id: ownerUserId, email: body.ownerEmail, name: body.ownerName, passwordHash: null, disabled: false, createdAt: now });
+  await tenancy.setOrgRole(orgId, ownerUserId, 'owner', now);
+  await provisioning.insertInvitation({ id: newId(), userId: ownerUserId, tokenHash: input.invitationHash, expiresAt: invitationExpiresAt, usedAt: null, createdAt: now });
   const steps: OnboardingStep[] = [
     { step: 'organization', status: 'completed' },
     { step: 'owner', status: 'completed' },
   ];
-  provisioning.insertOnboardingRun({
+  await provisioning.insertOnboardingRun({
     id: runId,
     orgId: orgId,
     partnerId: partner.id,

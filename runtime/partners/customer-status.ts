@@ -1,7 +1,7 @@
 // A provisioned customer as its partner sees it: the organization and the progress of its latest onboarding run.
 import type { Organization } from '../../storage/records/tenancy.js';
-import type { Repositories } from '../../storage/repos/index.js';
-import type { OnboardingStatus } from '../../storage/repos/provisioning.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
+import type { OnboardingStatus } from '../../storage/records/provisioning.js';
 import { toIso } from '../clock.js';
 import { customerOf } from './customer-of.js';
 import type { OnboardingStep } from './customer-record.js';
@@ -32,9 +32,9 @@ export const customerSummaryOf = (org: Organization): CustomerSummary => ({
 });
 
 /** Reconciliation after IDENTIFIER_TAKEN (details.existing) or PROVISIONING_FAILED; the neutral 404 for anything else. */
-export function customerStatus(repos: Pick<Repositories, 'tenancy' | 'provisioning'>, partnerId: string, orgId: string): CustomerStatus {
-  const org = customerOf(repos, partnerId, orgId);
-  const run = repos.provisioning.latestOnboardingRun(org.id);
+export async function customerStatus(repos: Pick<PortRepositories, 'tenancy' | 'provisioning'>, partnerId: string, orgId: string): Promise<CustomerStatus> {
+  const org = await customerOf(repos, partnerId, orgId);
+  const run = await repos.provisioning.latestOnboardingRun(org.id);
   return {
     organization: customerSummaryOf(org),
     // A customer without a run (none recorded) has nothing left to converge.

@@ -5,28 +5,33 @@
  * default is the automation's `entitled` flag (manifest; true unless a template or organization says false).
  */
 import * as z from 'zod';
-import type { Repositories } from '../../storage/repos/index.js';
 import type { Automation } from '../../storage/records/automations.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { Awaitable, PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { EntitlementOverride } from '../../storage/records/entitlements.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { customerOf } from './customer-of.js';
 
-type Repos = Pick<Repositories, 'automations' | 'entitlements'>;
+type Repos = Pick<PortRepositories, 'automations' | 'entitlements'>;
 
 /** True when the automation may run in the organization now; false for an unknown or foreign automation too. */
-export function isEntitled(repos: Repos, orgId: string, automationId: string): boolean {
-  const automation = repos.automations.automation(automationId);
-  return automation !== undefined && isAutomationEntitled(repos, orgId, automation);
+export async function isEntitled(repos: Repos, orgId: string, automationId: string): Promise<boolean> {
+  const automation = await repos.automations.automation(automationId);
+  return automation !== undefined && (await isAutomationEntitled(repos, orgId, automation));
 }
 
-/** The same check for an automation row the caller has already read (one read less on the fire path). */
-export function isAutomationEntitled(repos: Pick<Repos, 'entitlements'>, orgId: string, automation: Automation): boolean {
+/**
+ * The same check for an automation row the caller has already read (one read less on the fire path). Await it. It
+ * answers synchronously when the repository does (SQLite), so the fire and open-session paths pay no microtask, and
+ * callers not yet converted to the port keep working until they await it.
+ */
+export function isAutomationEntitled(repos: Pick<Repos, 'entitlements'>, orgId: string, automation: Automation): Awaitable<boolean> {
   if (automation.orgId !== orgId) return false;
   const override = repos.entitlements.override(orgId, automation.id);
-  return override === undefined ? automation.entitledByDefault : override.enabled;
+  const resolved = (found: EntitlementOverride | undefined): boolean => (found === undefined ? automation.entitledByDefault : found.enabled);
+  return override instanceof Promise ? override.then(resolved) : resolved(override);
 }
 
 export const entitlementBodySchema = z.strictObject({ enabled: z.boolean({ error: 'enabled must be a boolean' }) });
@@ -45,15 +50,14 @@ export interface EntitlementView {
 }
 
 export interface EntitlementsService {
-  isEntitled(orgId: string, automationId: string): boolean;
-  list(principal: PartnerPrincipal, orgId: string): EntitlementView[];
+  isEntitled(orgId: string, automationId: string): Promise<boolean>;
+  list(principal: PartnerPrincipal, orgId: string): Promise<EntitlementView[]>;
   setOverride(principal: PartnerPrincipal, orgId: string, automationId: string, enabled: boolean): Promise<EntitlementView>;
   clearOverride(principal: PartnerPrincipal, orgId: string, automationId: string): Promise<EntitlementView>;
 }
 
 export function createEntitlementsService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock }): EntitlementsService {
   const { store, clock } = deps;
-  const { automations, entitlements } = store.repos;
 
   function view(automation: Automation, overrideEnabled: boolean | undefined): EntitlementView {
     const fallback = automation.entitledByDefault;
@@ -70,30 +74,36 @@ export function createEntitlementsService(deps: { store: Pick<Storage, 'repos' |
   }
 
   /** An automation of that customer, or the neutral 404. */
-  function automationOf(principal: PartnerPrincipal, orgId: string, automationId: string): Automation {
-    customerOf(store.repos, principal.partnerId, orgId);
-    const automation = isUuid(automationId) ? automations.automation(automationId) : undefined;
+  async function automationOf(principal: PartnerPrincipal, orgId: string, automationId: string): Promise<Automation> {
+    await customerOf(store.repos, principal.partnerId, orgId);
+    const automation = isUuid(automationId) ? await store.repos.automations.automation(automationId) : undefined;
     if (automation === undefined || automation.orgId !== orgId) throw notFound();
     return automation;
   }
 
   return {
     isEntitled: (orgId, automationId) => isEntitled(store.repos, orgId, automationId),
-    list(principal, orgId) {
-      customerOf(store.repos, principal.partnerId, orgId);
-      const overrides = new Map(entitlements.overridesOfOrganization(orgId).map((row) => [row.automationId, row.enabled]));
-      return automations.automationsOfOrganization(orgId).map((automation) => view(automation, overrides.get(automation.id)));
+    async list(principal, orgId) {
+      await customerOf(store.repos, principal.partnerId, orgId);
+      const [overrideRows, automations] = await Promise.all([
+        store.repos.entitlements.overridesOfOrganization(orgId),
+        store.repos.automations.automationsOfOrganization(orgId),
+      ]);
+      const overrides = new Map(overrideRows.map((row) => [row.automationId, row.enabled]));
+      return automations.map((automation) => view(automation, overrides.get(automation.id)));
     },
     async setOverride(principal, orgId, automationId, enabled) {
-      const automation = automationOf(principal, orgId, automationId);
-      await store.writer.submit(() =>
-        entitlements.set({ orgId, automationId: automation.id, enabled, updatedAt: clock.now() }),
-      );
+      const automation = await automationOf(principal, orgId, automationId);
+      await store.writer.submit(async (tx) => {
+        await tx.repos.entitlements.set({ orgId, automationId: automation.id, enabled, updatedAt: clock.now() });
+      });
       return view(automation, enabled);
     },
     async clearOverride(principal, orgId, automationId) {
-      const automation = automationOf(principal, orgId, automationId);
-      await store.writer.submit(() => entitlements.clear(orgId, automation.id));
+      const automation = await automationOf(principal, orgId, automationId);
+      await store.writer.submit(async (tx) => {
+        await tx.repos.entitlements.clear(orgId, automation.id);
+      });
       return view(automation, undefined);
     },
   };

@@ -28,11 +28,11 @@ export interface LeasesService {
 
 export function createLeasesService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock }): LeasesService {
   const { store, clock } = deps;
-  const { partners, leases, workers } = store.repos;
+  const { repos } = store;
 
   /** The app must be this partner's; an unknown or foreign app is the same neutral 404 as a foreign organization. */
-  function ownApp(partnerId: string, appId: string): void {
-    const app = isUuid(appId) ? partners.partnerApp(appId) : undefined;
+  async function ownApp(partnerId: string, appId: string): Promise<void> {
+    const app = isUuid(appId) ? await repos.partners.partnerApp(appId) : undefined;
     if (app === undefined || app.partnerId !== partnerId) throw notFound();
   }
 
@@ -40,10 +40,10 @@ export function createLeasesService(deps: { store: Pick<Storage, 'repos' | 'writ
     const token = mintSecret('svt_');
     const now = clock.now();
     const expiresAt = now + LEASE_TTL_MS;
-    await store.writer.submit(() => {
+    await store.writer.submit(async (tx) => {
       // Expired leases authenticate nothing: each mint clears them (index leases_expiry), so the table stays bounded.
-      leases.sweep(now);
-      leases.insert({
+      await tx.repos.leases.sweep(now);
+      await tx.repos.leases.insert({
         id: newId(),
         partnerId: principal.partnerId,
         orgId: fields.orgId,
@@ -61,16 +61,16 @@ export function createLeasesService(deps: { store: Pick<Storage, 'repos' | 'writ
 
   return {
     async mintAppLease(principal, { orgId, appId }) {
-      activeCustomerOf(store.repos, principal.partnerId, orgId);
-      ownApp(principal.partnerId, appId);
+      await activeCustomerOf(repos, principal.partnerId, orgId);
+      await ownApp(principal.partnerId, appId);
       const minted = await mint(principal, { orgId, appId, kind: 'app', partnerSubject: null, mappingId: null });
       return { ...minted, kind: 'app', orgId, appId };
     },
     async mintWorkerLease(principal, { orgId, appId, partnerSubject }) {
-      activeCustomerOf(store.repos, principal.partnerId, orgId);
-      ownApp(principal.partnerId, appId);
+      await activeCustomerOf(repos, principal.partnerId, orgId);
+      await ownApp(principal.partnerId, appId);
       // Only a vouched worker gets a lease; an unknown subject is the same 404 as an unknown organization.
-      const mapping = workers.activeBySubject(orgId, partnerSubject);
+      const mapping = await repos.workers.activeBySubject(orgId, partnerSubject);
       if (mapping === undefined || mapping.partnerId !== principal.partnerId) throw notFound();
       const minted = await mint(principal, { orgId, appId, kind: 'worker', partnerSubject, mappingId: mapping.id });
       return { ...minted, kind: 'worker', orgId, appId, partnerSubject, mappingId: mapping.id, userId: mapping.userId };

@@ -1,6 +1,6 @@
 // Onboarding a provisioned customer: its domain and the template's agents and flows, applied by the manifest's own code.
 import { createHash } from 'node:crypto';
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { ApplyContext, OrganizationIds } from '../manifest/apply-context.js';
 import { applyAutomations } from '../manifest/apply-automations.js';
 import { canonicalJson } from '../manifest/canonical-json.js';
@@ -46,17 +46,17 @@ export const templateDigest = (definition: TemplateDefinition): string =>
  * Run inside a unit of work, after the customer record committed. The owner owns the domain and approves in it.
  * Refs are scoped to the organization (`partner-org:<id>`), so re-running onboarding would create nothing twice.
  */
-export function applyOnboarding(
-  deps: { repos: Repositories; keyRing: KeyRing },
+export async function applyOnboarding(
+  deps: { repos: PortRepositories; keyRing: KeyRing },
   record: CustomerRecord,
   input: { domainName: string | undefined; now: number },
-): OnboardingResult {
+): Promise<OnboardingResult> {
   const { repos } = deps;
   const { now } = input;
   const name = input.domainName ?? record.definition.domainName ?? DEFAULT_DOMAIN_NAME;
   const domainId = newId();
-  repos.tenancy.insertDomain({ id: domainId, orgId: record.orgId, name, approvalPolicy: { approvers: [record.ownerUserId] }, createdAt: now });
-  repos.tenancy.setDomainRole(domainId, record.ownerUserId, 'owner', now);
+  await repos.tenancy.insertDomain({ id: domainId, orgId: record.orgId, name, approvalPolicy: { approvers: [record.ownerUserId] }, createdAt: now });
+  await repos.tenancy.setDomainRole(domainId, record.ownerUserId, 'owner', now);
 
   const ctx: ApplyContext = { repos, now, keyRing: deps.keyRing, book: createRefBook(repos.tenancy), refs: {} };
   const ids: OrganizationIds = {
@@ -69,26 +69,28 @@ export function applyOnboarding(
     modules: new Map(),
   };
   const { agents, flows } = record.definition;
-  applyAutomations(
+  await applyAutomations(
     ctx,
     ids,
     { agents: agents.map((agent) => ({ ...agent, domain: DOMAIN_REF })), flows: flows.map((flow) => ({ ...flow, domain: DOMAIN_REF })) },
     0,
   );
 
-  const automations: ReleasedAutomation[] = [...agents, ...flows].map((item) => {
-    const row = repos.automations.automation(ids.automations.get(item.ref)!)!;
-    return {
+  // One read at a time: inside a unit the repositories share one connection.
+  const automations: ReleasedAutomation[] = [];
+  for (const item of [...agents, ...flows]) {
+    const row = (await repos.automations.automation(ids.automations.get(item.ref)!))!;
+    automations.push({
       automationId: row.id,
       ref: item.ref,
       kind: row.kind,
       name: row.name,
       revision: row.publishedRevision,
       entitledByDefault: row.entitledByDefault,
-    };
-  });
+    });
+  }
   const steps: OnboardingStep[] = [...record.steps, { step: 'domain', status: 'completed' }, { step: 'automations', status: 'completed' }];
-  repos.provisioning.updateOnboardingRun({ id: record.runId, status: 'completed', steps, error: null, updatedAt: now });
+  await repos.provisioning.updateOnboardingRun({ id: record.runId, status: 'completed', steps, error: null, updatedAt: now });
   return {
     domain: { id: domainId, name },
     release: { template: { id: record.template.id, ref: record.template.ref }, digest: templateDigest(record.definition), automations },

@@ -6,39 +6,39 @@ import type { Clock } from '../clock.js';
 
 export interface PartnerAuthenticator {
   /** An unrevoked `svp_` key of an existing partner. A suspended partner still authenticates: suspension is a provisioning refusal. */
-  partnerKey(secret: string): PartnerPrincipal | null;
+  partnerKey(secret: string): Promise<PartnerPrincipal | null>;
   /**
    * An unexpired `svt_` lease whose organization still belongs to its partner; a worker lease also needs its
    * mapping unrevoked and the mapped person enabled and still a member (a revoked worker stops at once).
    */
-  lease(secret: string): LeasePrincipal | null;
+  lease(secret: string): Promise<LeasePrincipal | null>;
 }
 
 export function createPartnerAuthenticator(store: Pick<Storage, 'repos'>, clock: Clock): PartnerAuthenticator {
   const { partners, leases, tenancy, workers } = store.repos;
   return {
-    partnerKey(secret) {
+    async partnerKey(secret) {
       if (!isWellFormed(secret, 'svp_')) return null;
       const hash = hashSecret(secret);
-      const row = partners.partnerKeyByHash(hash);
+      const row = await partners.partnerKeyByHash(hash);
       if (!row || !sameHash(row.keyHash, hash) || row.revokedAt !== null) return null;
-      if (partners.partner(row.partnerId) === undefined) return null;
+      if ((await partners.partner(row.partnerId)) === undefined) return null;
       return { kind: 'partner', partnerId: row.partnerId, partnerKeyId: row.id };
     },
-    lease(secret) {
+    async lease(secret) {
       if (!isWellFormed(secret, 'svt_')) return null;
       const hash = hashSecret(secret);
-      const row = leases.byHash(hash);
+      const row = await leases.byHash(hash);
       if (!row || !sameHash(row.tokenHash, hash) || row.expiresAt <= clock.now()) return null;
-      const org = tenancy.organization(row.orgId);
+      const org = await tenancy.organization(row.orgId);
       // A suspended customer's leases stop at once (docs/decisions.md "Suspending a customer").
       if (org?.partnerId !== row.partnerId || (org.suspendedAt ?? null) !== null) return null;
       let userId: string | null = null;
       if (row.kind === 'worker') {
-        const mapping = row.mappingId === null ? undefined : workers.mapping(row.mappingId);
+        const mapping = row.mappingId === null ? undefined : await workers.mapping(row.mappingId);
         if (!mapping || mapping.revokedAt !== null || mapping.orgId !== row.orgId) return null;
-        const user = tenancy.user(mapping.userId);
-        if (!user || user.disabled || tenancy.orgRole(row.orgId, user.id) === null) return null;
+        const user = await tenancy.user(mapping.userId);
+        if (!user || user.disabled || (await tenancy.orgRole(row.orgId, user.id)) === null) return null;
         userId = user.id;
       }
       return {

@@ -19,8 +19,8 @@ import {
   type ProvisioningRefusalCode,
   type StoredResponse,
 } from '../../machines/provisioning-claim.machine.js';
-import type { ProvisioningClaimState } from '../../storage/repos/provisioning.repo.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { ProvisioningClaimState } from '../../storage/records/provisioning.js';
 import type { ActorKindHandle, ActorRegistry, ActorStep } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -46,13 +46,13 @@ export type Acquired = { readonly kind: 'claimed'; readonly owner: string } | { 
 export interface ProvisioningClaims {
   /** Takes the claim for this request, or returns the stored outcome to replay; throws the 409s. */
   acquire(ref: ClaimRef, fingerprint: string, owner: string): Promise<Acquired>;
-  /** Inside a unit of work: records the organization the claim created (the projection's org_id). */
-  recordOrganization(ref: ClaimRef, orgId: string): void;
+  /** Inside a unit of work (its repositories): records the organization the claim created (the projection's org_id). */
+  recordOrganization(repos: Pick<PortRepositories, 'provisioning'>, ref: ClaimRef, orgId: string): Promise<void>;
   complete(ref: ClaimRef, owner: string, response: StoredResponse): Promise<void>;
   refuse(ref: ClaimRef, owner: string, code: ProvisioningRefusalCode): Promise<void>;
   failUnknown(ref: ClaimRef, owner: string): Promise<void>;
   /** The committed claim state, for tests and operators. */
-  peek(ref: ClaimRef): ProvisioningClaimSnapshot | undefined;
+  peek(ref: ClaimRef): Promise<ProvisioningClaimSnapshot | undefined>;
 }
 
 /** Partner key ids are UUIDs and keys never contain "/", so the id is unambiguous. */
@@ -67,6 +67,8 @@ export const outcomeUnknownError = (): AppError =>
     'The outcome of the original request with this Idempotency-Key is unknown: it may have created the customer. Do not retry blindly; reconcile first.',
   );
 
+type ClaimRepos = Pick<PortRepositories, 'provisioning'>;
+
 export function createProvisioningClaims(deps: {
   store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
@@ -75,7 +77,12 @@ export function createProvisioningClaims(deps: {
   logger: Pick<Logger, 'warn' | 'error'>;
 }): ProvisioningClaims {
   const { store, clock, scheduler, logger } = deps;
-  const { provisioning, snapshots } = store.repos;
+  /*
+   * The repositories the registry's step effects write through. The effects run inside the registry's unit of
+   * work, but the registry (runtime/actors) does not hand them the unit's `tx` yet: on SQLite these are the same
+   * connection; once it does, the effects take `tx.repos` instead (the helpers below already take repos first).
+   */
+  const effectRepos: ClaimRepos = store.repos;
 
   const handle: Handle = deps.registry.register(PROVISIONING_CLAIM_KIND, {
     machine: provisioningClaimMachine,
@@ -85,11 +92,11 @@ export function createProvisioningClaims(deps: {
   });
 
   /** Projection row of the committed step (inside its unit of work). */
-  function project(ref: ClaimRef, step: Step, state: ProvisioningClaimState, extra: { statusCode?: number } = {}): void {
+  async function project(repos: ClaimRepos, ref: ClaimRef, step: Step, state: ProvisioningClaimState, extra: { statusCode?: number } = {}): Promise<void> {
     const c = step.snapshot.context;
     const actorId = claimActorId(ref);
-    const existing = provisioning.claimByActor(actorId);
-    provisioning.upsertClaim({
+    const existing = await repos.provisioning.claimByActor(actorId);
+    await repos.provisioning.upsertClaim({
       partnerKeyId: ref.partnerKeyId,
       key: ref.key,
       actorId: actorId,
@@ -117,42 +124,44 @@ export function createProvisioningClaims(deps: {
    * failure (provisioning.service markRunFailed), in the unit that makes the claim indeterminate. Otherwise
    * GET /organizations/:orgId would report onboarding 'running' forever.
    */
-  function abandonOnboarding(actorId: string): void {
-    const orgId = provisioning.claimByActor(actorId)?.orgId;
-    const run = orgId ? provisioning.latestOnboardingRun(orgId) : undefined;
+  async function abandonOnboarding(repos: ClaimRepos, actorId: string): Promise<void> {
+    const orgId = (await repos.provisioning.claimByActor(actorId))?.orgId;
+    const run = orgId ? await repos.provisioning.latestOnboardingRun(orgId) : undefined;
     if (run === undefined || (run.status !== 'running' && run.status !== 'pending')) return;
-    provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updatedAt: clock.now() });
+    await repos.provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updatedAt: clock.now() });
   }
 
-  /** Effects of CLAIM: only when this request's CLAIM is what moved the actor. */
-  const claimEffects = (ref: ClaimRef, owner: string) => (step: Step) => {
+  /** Effects of CLAIM: only when this request's CLAIM is what moved the actor (checked before anything is written). */
+  const claimEffects = (ref: ClaimRef, owner: string) => (step: Step): Promise<void> => {
     if (!step.changed || step.snapshot.context.owner !== owner || !step.snapshot.matches('inProgress')) throw new StaleVerdict();
-    project(ref, step, 'in_progress');
-    scheduleTimers(claimActorId(ref), step);
+    return (async () => {
+      await project(effectRepos, ref, step, 'in_progress');
+      scheduleTimers(claimActorId(ref), step);
+    })();
   };
 
   /** Effects of reaching 'expired' (TICK): the projection goes; the snapshot row is swept after commit. */
-  function expireEffects(actorId: string, step: Step): void {
+  async function expireEffects(repos: ClaimRepos, actorId: string, step: Step): Promise<void> {
     if (!step.changed || !step.snapshot.matches('expired')) return;
-    provisioning.deleteClaim(actorId);
+    await repos.provisioning.deleteClaim(actorId);
     scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
     scheduler.cancel(CLAIM_EXPIRY_TIMER, actorId)();
   }
 
   /** Deletes the snapshot row of an expired claim, unless a request re-claimed the key meanwhile. */
   async function sweepSnapshot(actorId: string): Promise<void> {
-    await store.writer.submit(() => {
-      const row = snapshots.get(actorId);
+    await store.writer.submit(async (tx) => {
+      const row = await tx.repos.snapshots.get(actorId);
       if (row === undefined || row.machine !== PROVISIONING_CLAIM_KIND) return;
       const value = (JSON.parse(row.snapshot) as { value?: unknown }).value;
-      if (value === 'expired') snapshots.remove(actorId, PROVISIONING_CLAIM_KIND);
+      if (value === 'expired') await tx.repos.snapshots.remove(actorId, PROVISIONING_CLAIM_KIND);
     });
   }
 
   async function expireNow(actorId: string, delivery?: TimerDelivery): Promise<void> {
-    const expired = await handle.transition(actorId, { type: 'TICK', now: clock.now() }, (step) => {
+    const expired = await handle.transition(actorId, { type: 'TICK', now: clock.now() }, async (step) => {
       delivery?.markFired();
-      expireEffects(actorId, step);
+      await expireEffects(effectRepos, actorId, step);
       return step.snapshot.matches('expired');
     });
     if (expired) await sweepSnapshot(actorId);
@@ -164,7 +173,7 @@ export function createProvisioningClaims(deps: {
     // Each lost race means another request moved the actor; a handful of rounds always settles.
     for (let round = 0; round < 8; round++) {
       const now = clock.now();
-      const snapshot = handle.peek(actorId);
+      const snapshot = await handle.peek(actorId);
       try {
         if (snapshot === undefined) {
           await handle.spawn(actorId, { key: actorId }, { event: { ...claim, now }, effects: claimEffects(ref, owner) });
@@ -179,10 +188,10 @@ export function createProvisioningClaims(deps: {
             await expireNow(actorId);
             continue;
           case 'owner-lost':
-            await handle.transition(actorId, { type: 'OWNER_LOST', now }, (step) => {
+            await handle.transition(actorId, { type: 'OWNER_LOST', now }, async (step) => {
               if (!step.changed) return;
-              project(ref, step, 'indeterminate');
-              abandonOnboarding(actorId);
+              await project(effectRepos, ref, step, 'indeterminate');
+              await abandonOnboarding(effectRepos, actorId);
             });
             throw outcomeUnknownError();
           case 'outcome-unknown':
@@ -208,37 +217,39 @@ export function createProvisioningClaims(deps: {
   /** Settles the claim this request holds; the lease timer is no longer needed. */
   async function settle(ref: ClaimRef, event: Parameters<Handle['transition']>[1], state: ProvisioningClaimState, statusCode?: number): Promise<void> {
     const actorId = claimActorId(ref);
-    await handle.transition(actorId, event, (step) => {
+    await handle.transition(actorId, event, async (step) => {
       if (!step.changed) throw new AppError('INTERNAL', 'The provisioning claim was no longer held by this request.');
-      project(ref, step, state, { statusCode });
+      await project(effectRepos, ref, step, state, { statusCode });
       scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
     });
   }
 
   scheduler.on(CLAIM_EXPIRY_TIMER, async (timer, delivery) => {
     // Already swept (and not resident): nothing left to expire.
-    if (handle.peek(timer.targetId) === undefined) return;
+    if ((await handle.peek(timer.targetId)) === undefined) return;
     await expireNow(timer.targetId, delivery);
   });
 
   scheduler.on(CLAIM_LEASE_TIMER, async (timer, delivery) => {
-    if (handle.peek(timer.targetId) === undefined) return;
-    await handle.transition(timer.targetId, { type: 'OWNER_LOST', now: clock.now() }, (step) => {
+    if ((await handle.peek(timer.targetId)) === undefined) return;
+    await handle.transition(timer.targetId, { type: 'OWNER_LOST', now: clock.now() }, async (step) => {
       delivery.markFired();
       if (!step.changed) return;
-      const row = provisioning.claimByActor(timer.targetId);
+      const row = await effectRepos.provisioning.claimByActor(timer.targetId);
       if (row === undefined) return;
-      project({ partnerKeyId: row.partnerKeyId, key: row.key }, step, 'indeterminate');
-      abandonOnboarding(timer.targetId);
+      await project(effectRepos, { partnerKeyId: row.partnerKeyId, key: row.key }, step, 'indeterminate');
+      await abandonOnboarding(effectRepos, timer.targetId);
     });
   });
 
   return {
     acquire,
-    recordOrganization: (ref, orgId) => provisioning.setClaimOrganization(claimActorId(ref), orgId, clock.now()),
+    recordOrganization: async (repos, ref, orgId) => {
+      await repos.provisioning.setClaimOrganization(claimActorId(ref), orgId, clock.now());
+    },
     complete: (ref, owner, response) => settle(ref, { type: 'COMPLETE', now: clock.now(), owner, response }, 'completed', response.status),
     refuse: (ref, owner, code) => settle(ref, { type: 'REFUSE', now: clock.now(), owner, code }, 'released'),
     failUnknown: (ref, owner) => settle(ref, { type: 'FAIL_UNKNOWN', now: clock.now(), owner }, 'indeterminate'),
-    peek: (ref) => handle.peek(claimActorId(ref)),
+    peek: async (ref) => handle.peek(claimActorId(ref)),
   };
 }

@@ -1,6 +1,6 @@
 // The provisioning outcome body (SPEC "Provisioning outcome"): the original answer, and the stored replay without the invitation.
 import { toIso } from '../clock.js';
-import type { OnboardingStatus } from '../../storage/repos/provisioning.repo.js';
+import type { OnboardingStatus } from '../../storage/records/provisioning.js';
 import type { ProvisioningBody } from './provisioning-request.js';
 import type { CustomerRecord, OnboardingStep } from './customer-record.js';
 import type { ReleaseDetail } from './onboarding.js';

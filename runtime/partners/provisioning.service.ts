@@ -62,15 +62,14 @@ export function createProvisioningService(deps: {
   claims: ProvisioningClaims;
 }): ProvisioningService {
   const { store, clock, keyRing, logger, claims } = deps;
-  const { repos } = store;
   const hooks: ProvisioningHooks = {};
 
   async function markRunFailed(record: CustomerRecord): Promise<void> {
     try {
-      await store.writer.submit(() => {
-        const run = repos.provisioning.onboardingRun(record.runId);
+      await store.writer.submit(async (tx) => {
+        const run = await tx.repos.provisioning.onboardingRun(record.runId);
         if (run === undefined || run.status === 'completed') return;
-        repos.provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updatedAt: clock.now() });
+        await tx.repos.provisioning.updateOnboardingRun({ id: run.id, status: 'failed', steps: run.steps, error: 'onboarding_interrupted', updatedAt: clock.now() });
       });
     } catch (error) {
       logger.error({ runId: record.runId, err: errorType(error) }, 'could not record the failed onboarding run');
@@ -87,15 +86,15 @@ export function createProvisioningService(deps: {
     const invitation = mintSecret('svi_');
     let record: CustomerRecord;
     try {
-      record = await store.writer.submit(() => {
-        const created = createCustomerRecord(repos, {
+      record = await store.writer.submit(async (tx) => {
+        const created = await createCustomerRecord(tx.repos, {
           partnerId: principal.partnerId,
           partnerKeyId: principal.partnerKeyId,
           body,
           invitationHash: hashSecret(invitation),
           now: clock.now(),
         });
-        claims.recordOrganization(ref, created.orgId);
+        await claims.recordOrganization(tx.repos, ref, created.orgId);
         return created;
       });
     } catch (error) {
@@ -109,7 +108,7 @@ export function createProvisioningService(deps: {
     try {
       await hooks.afterOrganizationCreated?.(record.orgId);
       const now = clock.now();
-      const onboarding = await store.writer.submit(() => applyOnboarding({ repos, keyRing }, record, { domainName: body.domainName, now }));
+      const onboarding = await store.writer.submit((tx) => applyOnboarding({ repos: tx.repos, keyRing }, record, { domainName: body.domainName, now }));
       const outcome = buildOutcome(record, body, onboarding, activationLink(request.linkBase, invitation), now);
       await claims.complete(ref, owner, { status: 202, body: storedOutcome(outcome) });
       return { status: 202, body: outcome, replayed: false };

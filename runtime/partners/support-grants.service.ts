@@ -51,7 +51,7 @@ export interface SupportSessionView {
 export interface SupportGrantsService {
   create(principal: UserPrincipal, body: SupportGrantBody): Promise<SupportGrantView>;
   revoke(principal: UserPrincipal, grantId: string): Promise<SupportGrantView>;
-  read(lease: LeasePrincipal, grantId: string): SupportSessionView;
+  read(lease: LeasePrincipal, grantId: string): Promise<SupportSessionView>;
 }
 
 /** The grant as both sides see it (the console that made it, the partner listing its customer's grants). */
@@ -70,16 +70,16 @@ export function createSupportGrantsService(deps: { store: Pick<Storage, 'repos' 
 
   const view = supportGrantView;
 
-  function assertOrgAdmin(principal: UserPrincipal): void {
-    const role = repos.tenancy.orgRole(principal.orgId, principal.userId);
+  async function assertOrgAdmin(principal: UserPrincipal): Promise<void> {
+    const role = await repos.tenancy.orgRole(principal.orgId, principal.userId);
     if (role !== 'owner' && role !== 'admin') throw forbidden('Only an organization Owner or Admin can share a session with support.');
   }
 
   return {
     async create(principal, body) {
-      const session = visibleSession(repos, principal, body.sessionId);
-      assertOrgAdmin(principal);
-      const partnerId = repos.tenancy.organization(principal.orgId)?.partnerId ?? null;
+      const session = await visibleSession(repos, principal, body.sessionId);
+      await assertOrgAdmin(principal);
+      const partnerId = (await repos.tenancy.organization(principal.orgId))?.partnerId ?? null;
       if (partnerId === null) throw new AppError('CONFLICT', 'This organization has no partner platform to share the session with.');
       const now = clock.now();
       const row: SupportGrant = {
@@ -92,26 +92,30 @@ export function createSupportGrantsService(deps: { store: Pick<Storage, 'repos' 
         expiresAt: now + body.expiresInHours * HOUR,
         revokedAt: null,
       };
-      await store.writer.submit(() => repos.supportGrants.insert(row));
+      await store.writer.submit(async (tx) => {
+        await tx.repos.supportGrants.insert(row);
+      });
       return view(row);
     },
 
     async revoke(principal, grantId) {
-      const row = isUuid(grantId) ? repos.supportGrants.grant(grantId) : undefined;
+      const row = isUuid(grantId) ? await repos.supportGrants.grant(grantId) : undefined;
       if (row === undefined || row.orgId !== principal.orgId) throw notFound();
-      assertOrgAdmin(principal);
+      await assertOrgAdmin(principal);
       const now = clock.now();
-      await store.writer.submit(() => repos.supportGrants.revoke(row.id, now));
-      return view(repos.supportGrants.grant(row.id)!);
+      await store.writer.submit(async (tx) => {
+        await tx.repos.supportGrants.revoke(row.id, now);
+      });
+      return view((await repos.supportGrants.grant(row.id))!);
     },
 
-    read(lease, grantId) {
-      const grant = isUuid(grantId) ? repos.supportGrants.grant(grantId) : undefined;
+    async read(lease, grantId) {
+      const grant = isUuid(grantId) ? await repos.supportGrants.grant(grantId) : undefined;
       // Another partner's grant, another organization's, expired, revoked and unknown all look alike.
       const usable = grant !== undefined && grant.partnerId === lease.partnerId && grant.orgId === lease.orgId && grant.revokedAt === null && grant.expiresAt > clock.now();
-      const session = usable ? repos.sessions.session(grant.sessionId) : undefined;
+      const session = usable ? await repos.sessions.session(grant.sessionId) : undefined;
       if (!usable || session === undefined) throw notFound();
-      const pending = repos.approvals.pendingOfSession(session.id);
+      const [pending, messages] = await Promise.all([repos.approvals.pendingOfSession(session.id), repos.sessions.visibleMessages(session.id)]);
       return {
         grantId: grant.id,
         expiresAt: toIso(grant.expiresAt),
@@ -122,7 +126,7 @@ export function createSupportGrantsService(deps: { store: Pick<Storage, 'repos' 
           status: session.status,
           createdAt: toIso(session.createdAt),
           updatedAt: toIso(session.updatedAt),
-          messages: repos.sessions.visibleMessages(session.id).map((m) => ({
+          messages: messages.map((m) => ({
             role: m.role as 'user' | 'assistant',
             text: m.content,
             createdAt: toIso(m.createdAt),

@@ -21,14 +21,14 @@ export interface TenantCaller {
  * The person `subject` names in `orgId`, or the neutral 404 for anything amiss: an organization outside the
  * platform, an unknown or revoked subject, a disabled person. A missing or repeated header is the same 404.
  */
-export function resolveTenantSubject(store: Pick<Storage, 'repos'>, caller: TenantCaller, orgId: string, subject: string | undefined): UserPrincipal {
+export async function resolveTenantSubject(store: Pick<Storage, 'repos'>, caller: TenantCaller, orgId: string, subject: string | undefined): Promise<UserPrincipal> {
   const { repos } = store;
   // A suspended customer: a CONFLICT saying so to its partner (which knows the customer), not the neutral 404.
-  activeCustomerOf(repos, caller.partnerId, orgId);
+  await activeCustomerOf(repos, caller.partnerId, orgId);
   if (subject === undefined || subject.length === 0) throw notFound();
-  const mapping = repos.workers.activeBySubject(orgId, subject);
+  const mapping = await repos.workers.activeBySubject(orgId, subject);
   if (mapping === undefined || mapping.partnerId !== caller.partnerId) throw notFound();
-  const user = repos.tenancy.user(mapping.userId);
-  if (user === undefined || user.disabled || repos.tenancy.orgRole(orgId, user.id) === null) throw notFound();
+  const user = await repos.tenancy.user(mapping.userId);
+  if (user === undefined || user.disabled || (await repos.tenancy.orgRole(orgId, user.id)) === null) throw notFound();
   return { kind: 'user', via: 'partner_subject', userId: user.id, orgId, credentialId: caller.credentialId };
 }

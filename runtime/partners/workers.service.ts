@@ -8,7 +8,7 @@
  * approver standing, an existing member keeps theirs.
  */
 import * as z from 'zod';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { WorkerMapping } from '../../storage/records/workers.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import { toIso, type Clock } from '../clock.js';
@@ -58,18 +58,19 @@ export interface WorkerView {
 }
 
 export interface WorkersService {
-  list(principal: PartnerPrincipal, orgId: string): WorkerView[];
+  list(principal: PartnerPrincipal, orgId: string): Promise<WorkerView[]>;
   /** `created` false when an active mapping of the subject was updated. */
   vouch(principal: PartnerPrincipal, orgId: string, body: VouchBody): Promise<{ worker: WorkerView; created: boolean }>;
   revoke(principal: PartnerPrincipal, orgId: string, mappingId: string): Promise<void>;
 }
 
+type Repos = Pick<PortRepositories, 'tenancy' | 'workers' | 'leases'>;
+
 export function createWorkersService(deps: { store: Pick<Storage, 'repos' | 'writer'>; clock: Clock }): WorkersService {
   const { store, clock } = deps;
-  const { tenancy, workers, leases } = store.repos;
 
-  function view(mapping: WorkerMapping): WorkerView {
-    const user = tenancy.user(mapping.userId);
+  async function view(repos: Pick<Repos, 'tenancy'>, mapping: WorkerMapping): Promise<WorkerView> {
+    const user = await repos.tenancy.user(mapping.userId);
     return {
       mappingId: mapping.id,
       partnerSubject: mapping.partnerSubject,
@@ -82,28 +83,30 @@ export function createWorkersService(deps: { store: Pick<Storage, 'repos' | 'wri
     };
   }
 
-  function assertDomains(orgId: string, roles: readonly DomainRoleEntry[]): void {
+  async function assertDomains(orgId: string, roles: readonly DomainRoleEntry[]): Promise<void> {
+    const domains = await Promise.all(roles.map((r) => store.repos.tenancy.domain(r.domainId)));
     const issues = roles.flatMap((r, i) =>
-      tenancy.domain(r.domainId)?.orgId === orgId ? [] : [{ path: `domainRoles.${i}.domainId`, message: 'is not a domain of this organization' }],
+      domains[i]?.orgId === orgId ? [] : [{ path: `domainRoles.${i}.domainId`, message: 'is not a domain of this organization' }],
     );
     if (issues.length > 0) throw validation('The request is not valid.', { issues });
   }
 
   /** The person the subject acts as (see the header comment); inside the unit of work. */
-  function personFor(orgId: string, body: VouchBody, mappingId: string, now: number): { userId: string; provisioned: boolean } {
-    const earlier = workers.latestBySubject(orgId, body.partnerSubject);
-    if (earlier !== undefined && tenancy.user(earlier.userId) !== undefined) return { userId: earlier.userId, provisioned: earlier.provisionedUser };
+  async function personFor(repos: Repos, orgId: string, body: VouchBody, mappingId: string, now: number): Promise<{ userId: string; provisioned: boolean }> {
+    const { tenancy } = repos;
+    const earlier = await repos.workers.latestBySubject(orgId, body.partnerSubject);
+    if (earlier !== undefined && (await tenancy.user(earlier.userId)) !== undefined) return { userId: earlier.userId, provisioned: earlier.provisionedUser };
     if (body.email !== undefined) {
-      const user = tenancy.userByEmail(body.email);
+      const user = await tenancy.userByEmail(body.email);
       if (user !== undefined) {
-        if (tenancy.orgRole(orgId, user.id) === null) throw new AppError('CONFLICT', 'The email belongs to an account outside this organization.');
+        if ((await tenancy.orgRole(orgId, user.id)) === null) throw new AppError('CONFLICT', 'The email belongs to an account outside this organization.');
         return { userId: user.id, provisioned: false };
       }
     }
     const userId = newId();
     // `.invalid` (RFC 2606) can never receive mail: a provisioned person without an email of their own.
     const email = body.email ?? `worker-${mappingId}@partner-workers.invalid`;
-    tenancy.insertUser({ id: userId, email, name: body.name ?? body.partnerSubject, passwordHash: null, disabled: false, createdAt: now });
+    await tenancy.insertUser({ id: userId, email, name: body.name ?? body.partnerSubject, passwordHash: null, disabled: false, createdAt: now });
     return { userId, provisioned: true };
   }
 
@@ -111,41 +114,51 @@ export function createWorkersService(deps: { store: Pick<Storage, 'repos' | 'wri
    * A provisioned person's roles and approver standing are exactly what the mapping says. An existing member
    * only gains: their own standing (say, an owner who approves) predates the mapping and is never withdrawn by it.
    */
-  function applyRoles(userId: string, roles: readonly DomainRoleEntry[], previous: readonly DomainRoleEntry[], provisioned: boolean, now: number): void {
+  async function applyRoles(
+    repos: Pick<Repos, 'tenancy'>,
+    userId: string,
+    roles: readonly DomainRoleEntry[],
+    previous: readonly DomainRoleEntry[],
+    provisioned: boolean,
+    now: number,
+  ): Promise<void> {
+    const { tenancy } = repos;
     for (const r of roles) {
-      tenancy.setDomainRole(r.domainId, userId, r.role, now);
-      if (provisioned || r.approver) setApprover(tenancy, r.domainId, userId, r.approver);
+      await tenancy.setDomainRole(r.domainId, userId, r.role, now);
+      if (provisioned || r.approver) await setApprover(tenancy, r.domainId, userId, r.approver);
     }
     if (!provisioned) return;
     for (const old of previous) {
       if (roles.some((r) => r.domainId === old.domainId)) continue;
-      setApprover(tenancy, old.domainId, userId, false);
-      tenancy.removeDomainMember(old.domainId, userId);
+      await setApprover(tenancy, old.domainId, userId, false);
+      await tenancy.removeDomainMember(old.domainId, userId);
     }
   }
 
   return {
-    list(principal, orgId) {
-      customerOf(store.repos, principal.partnerId, orgId);
-      return workers.activeOfOrganization(orgId).filter((m) => m.partnerId === principal.partnerId).map(view);
+    async list(principal, orgId) {
+      await customerOf(store.repos, principal.partnerId, orgId);
+      const active = (await store.repos.workers.activeOfOrganization(orgId)).filter((m) => m.partnerId === principal.partnerId);
+      return Promise.all(active.map((mapping) => view(store.repos, mapping)));
     },
 
     async vouch(principal, orgId, body) {
-      customerOf(store.repos, principal.partnerId, orgId);
-      assertDomains(orgId, body.domainRoles);
-      return store.writer.submit(() => {
+      await customerOf(store.repos, principal.partnerId, orgId);
+      await assertDomains(orgId, body.domainRoles);
+      return store.writer.submit(async (tx) => {
+        const { repos } = tx;
         const now = clock.now();
-        const active = workers.activeBySubject(orgId, body.partnerSubject);
+        const active = await repos.workers.activeBySubject(orgId, body.partnerSubject);
         if (active !== undefined) {
-          applyRoles(active.userId, body.domainRoles, active.domainRoles, active.provisionedUser, now);
-          workers.setDomainRoles(active.id, body.domainRoles, now);
-          return { worker: view(workers.mapping(active.id)!), created: false };
+          await applyRoles(repos, active.userId, body.domainRoles, active.domainRoles, active.provisionedUser, now);
+          await repos.workers.setDomainRoles(active.id, body.domainRoles, now);
+          return { worker: await view(repos, (await repos.workers.mapping(active.id))!), created: false };
         }
         const id = newId();
-        const person = personFor(orgId, body, id, now);
-        if (tenancy.orgRole(orgId, person.userId) === null) tenancy.setOrgRole(orgId, person.userId, 'member', now);
-        applyRoles(person.userId, body.domainRoles, [], person.provisioned, now);
-        workers.insert({
+        const person = await personFor(repos, orgId, body, id, now);
+        if ((await repos.tenancy.orgRole(orgId, person.userId)) === null) await repos.tenancy.setOrgRole(orgId, person.userId, 'member', now);
+        await applyRoles(repos, person.userId, body.domainRoles, [], person.provisioned, now);
+        await repos.workers.insert({
           id,
           partnerId: principal.partnerId,
           orgId: orgId,
@@ -157,21 +170,22 @@ export function createWorkersService(deps: { store: Pick<Storage, 'repos' | 'wri
           updatedAt: now,
           revokedAt: null,
         });
-        return { worker: view(workers.mapping(id)!), created: true };
+        return { worker: await view(repos, (await repos.workers.mapping(id))!), created: true };
       });
     },
 
     async revoke(principal, orgId, mappingId) {
-      customerOf(store.repos, principal.partnerId, orgId);
-      const mapping = isUuid(mappingId) ? workers.mapping(mappingId) : undefined;
+      await customerOf(store.repos, principal.partnerId, orgId);
+      const mapping = isUuid(mappingId) ? await store.repos.workers.mapping(mappingId) : undefined;
       if (mapping === undefined || mapping.orgId !== orgId || mapping.partnerId !== principal.partnerId || mapping.revokedAt !== null) throw notFound();
-      await store.writer.submit(() => {
+      await store.writer.submit(async (tx) => {
+        const { repos } = tx;
         const now = clock.now();
-        if (!workers.revoke(mapping.id, now)) throw notFound();
-        leases.endLeasesOfMapping(mapping.id, now);
+        if (!(await repos.workers.revoke(mapping.id, now))) throw notFound();
+        await repos.leases.endLeasesOfMapping(mapping.id, now);
         const provisioned = mapping.provisionedUser;
-        applyRoles(mapping.userId, [], mapping.domainRoles, provisioned, now);
-        if (provisioned) tenancy.removeOrgMember(orgId, mapping.userId);
+        await applyRoles(repos, mapping.userId, [], mapping.domainRoles, provisioned, now);
+        if (provisioned) await repos.tenancy.removeOrgMember(orgId, mapping.userId);
       });
     },
   };

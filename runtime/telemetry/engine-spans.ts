@@ -1,5 +1,5 @@
 // A span per engine run (an agent turn or a flow run), active while it runs so model steps and tool calls nest in it.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
 import type { SessionEngine } from '../turns/engine.js';
 import { SpanKind, type Tracing } from './tracing.js';
@@ -8,7 +8,7 @@ import { SpanKind, type Tracing } from './tracing.js';
  * The span's parent is whatever dispatched the session (a fire, a message, an approval decision), since the
  * dispatcher starts its work in that context; a run resumed by boot recovery starts a trace of its own.
  */
-export function traceEngines(tracing: Tracing, repos: Pick<Repositories, 'executions'>, dispatcher: SessionDispatcher): SessionDispatcher {
+export function traceEngines(tracing: Tracing, repos: Pick<PortRepositories, 'executions'>, dispatcher: SessionDispatcher): SessionDispatcher {
   return {
     ...dispatcher,
     registerEngine(kind, engine) {
@@ -25,7 +25,7 @@ export function traceEngines(tracing: Tracing, repos: Pick<Repositories, 'execut
           };
           return tracing.inSpan(kind === 'agent' ? 'turn' : 'flow run', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
             await engine.run(execution, signal);
-            const status = repos.executions.execution(execution.executionId)?.status;
+            const status = (await repos.executions.execution(execution.executionId))?.status;
             if (status !== undefined) span.setAttribute('switchyard.execution.status', status);
           });
         },

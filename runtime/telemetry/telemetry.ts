@@ -14,7 +14,7 @@ import type { WebhookSend } from '../webhooks/webhook-sender.js';
 import { traceEngines } from './engine-spans.js';
 import { createFireSignals } from './fire-signals.js';
 import { createModelSignals } from './model-signals.js';
-import { registerRuntimeGauges, type GaugeSources } from './runtime-gauges.js';
+import { registerRuntimeGauges, type GaugeSources, type WriterSamples } from './runtime-gauges.js';
 import { traceToolCalls } from './tool-spans.js';
 import { createTracing, type Tracing } from './tracing.js';
 import { createTurnSignals } from './turn-signals.js';
@@ -28,6 +28,8 @@ export interface TelemetryOptions {
   tracerProvider?: TracerProvider;
   /** Node process metrics (heap, event-loop lag, GC) in the same registry (default true). */
   defaultMetrics?: boolean;
+  /** The writer's per-batch samples, when its driver keeps them (the composition root hands SQLite's writer stats). */
+  writerSamples?: WriterSamples;
 }
 
 export interface Telemetry {
@@ -46,7 +48,7 @@ export interface Telemetry {
   /** A webhook attempt's committed record: final-status count and the delivery log line. */
   webhookRecorded(record: WebhookAttemptRecord): void;
   /** Scrape-time gauges over the runtime's live objects, and turn/tool-call signals from the event bus. */
-  watchRuntime(sources: Omit<GaugeSources, 'repos' | 'writer'> & { bus: Pick<SessionEventBus, 'observe'> }): void;
+  watchRuntime(sources: Omit<GaugeSources, 'repos' | 'writer' | 'writerSamples'> & { bus: Pick<SessionEventBus, 'observe'> }): void;
 }
 
 export function createTelemetry(options: TelemetryOptions): Telemetry {
@@ -65,7 +67,7 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     observeWebhookSend: webhooks.send,
     webhookRecorded: webhooks.recorded,
     watchRuntime(sources) {
-      registerRuntimeGauges(registry, clock, { ...sources, repos: store.repos, writer: store.writer });
+      registerRuntimeGauges(registry, clock, { ...sources, repos: store.repos, writer: store.writer, writerSamples: options.writerSamples });
       sources.bus.observe(createTurnSignals(registry, logger));
     },
   };

@@ -66,7 +66,10 @@ interface SseServer {
   gate(n: number): () => void;
 }
 
-async function startSseServer(t: Tap, options: { heartbeatMs?: number; retryMs?: number; streamQueueLimit?: number } = {}): Promise<SseServer> {
+async function startSseServer(
+  t: Tap,
+  options: { heartbeatMs?: number; retryMs?: number; streamQueueLimit?: number; snapshot?: () => SnapshotPayload | Promise<SnapshotPayload> } = {},
+): Promise<SseServer> {
   const fixture = busFixture(1);
   const [session] = fixture.sessions;
   const opened = new Inbox<{ sink: StreamSink; closed: Promise<void> }>();
@@ -207,6 +210,39 @@ t.test('stream: retry 2000, then the snapshot with pendingApproval, then live ev
   client.es.close();
   await closed;
   t.equal(bus.stats().subscribers, 0, 'closing the client unsubscribed the stream');
+});
+
+t.test('a snapshot read asynchronously (storage answering later): events published meanwhile follow its frame, in order', async (t) => {
+  let answer!: (payload: SnapshotPayload) => void;
+  const read = new Promise<SnapshotPayload>((resolve) => (answer = resolve));
+  const asked = new Inbox<true>();
+  const server = await startSseServer(t, {
+    snapshot: () => {
+      asked.push(true);
+      return read;
+    },
+  });
+  const { bus } = server.fixture;
+  const s = server.session;
+  await bus.emit(s, { type: 'turn.started', executionId: 'exec-1', resumed: false });
+
+  const client = connect(t, server.url);
+  await asked.until((a) => a.length >= 1, 'the snapshot read');
+  // Published and delivered to the stream's subscription while the snapshot is still being read.
+  await bus.emit(s, { type: 'message.delta', executionId: 'exec-1', messageId: 'm1', text: 'Hello.' });
+  await settle(bus);
+  answer(SNAPSHOT);
+
+  const all = await client.messages.until((m) => m.length >= 2, 'the snapshot, then the held event');
+  t.strictSame(all.map((m) => [m.id, m.env.event.type]), [
+    ['1', 'snapshot'],
+    ['2', 'message.delta'],
+  ]);
+  t.match(all[0].env.event, { type: 'snapshot', latestSeq: 1, pendingApproval: { args: { token: '[redacted]' } } });
+
+  await bus.emit(s, { type: 'turn.completed', executionId: 'exec-1', outcome: 'completed', errorCode: null });
+  const live = await client.messages.until((m) => m.length >= 3, 'a live event after the held one');
+  t.equal(live[2].env.seq, 3, 'live events continue after the held ones');
 });
 
 t.test('reconnect with Last-Event-ID (real EventSource) replays exactly the missed events: zero gaps, zero duplicates', async (t) => {

@@ -29,16 +29,16 @@ t.test('GET lists default, override and resolved; PATCH sets an override; DELETE
   const off = await p.api('PATCH', `${path}/automations/${welcome}/entitlement`, customer.key, { enabled: false });
   t.equal(off.status, 200);
   t.match(off.json.entitlement, { default: { enabled: true }, override: { enabled: false }, resolved: { enabled: false, source: 'override' } });
-  t.equal(isEntitled(repos, customer.orgId, welcome), false);
+  t.equal(await isEntitled(repos, customer.orgId, welcome), false);
   const on = await p.api('PATCH', `${path}/automations/${gated}/entitlement`, customer.key, { enabled: true });
   t.match(on.json.entitlement, { override: { enabled: true }, resolved: { enabled: true, source: 'override' } });
-  t.equal(isEntitled(repos, customer.orgId, gated), true);
+  t.equal(await isEntitled(repos, customer.orgId, gated), true);
 
   const cleared = await p.api('DELETE', `${path}/automations/${welcome}/entitlement`, customer.key);
   t.equal(cleared.status, 200);
   t.match(cleared.json.entitlement, { override: null, resolved: { enabled: true, source: 'default' } });
-  t.equal(isEntitled(repos, customer.orgId, welcome), true);
-  t.equal(isEntitled(repos, p.refs.acme!, welcome), false, 'never entitled in another organization');
+  t.equal(await isEntitled(repos, customer.orgId, welcome), true);
+  t.equal(await isEntitled(repos, p.refs.acme!, welcome), false, 'never entitled in another organization');
 
   t.equal((await p.api('PATCH', `${path}/automations/${welcome}/entitlement`, customer.key, { enabled: 'no' })).status, 400);
   t.equal((await p.api('PATCH', `${path}/automations/${welcome}/entitlement`, customer.key, { enabled: true, extra: 1 })).status, 400, 'strict body');

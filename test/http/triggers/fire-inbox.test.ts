@@ -58,7 +58,7 @@ t.test('a keyed fire with two subscribers commits ONE row, without a savepoint; 
   const replay = await quietFire(f, 'rows-1');
   t.equal(replay.headers.get('idempotency-replayed'), 'true');
   t.same(replay.json, answer.json, 'the replay answers the identical body from the run row');
-  t.equal(store.repos.fireClaims.get(f.server.service.services.auth.apiKey(f.key('bob'))!.orgId, 'rows-1')?.runId, answer.json.runId);
+  t.equal(store.repos.fireClaims.get((await f.server.service.services.auth.apiKey(f.key('bob')))!.orgId, 'rows-1')?.runId, answer.json.runId);
 });
 
 t.test('every id in the 202 is readable at once: session, list, stream, Run history', async (t) => {
