@@ -41,8 +41,8 @@ export const apiKeysRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of keys', schema: KeyPage }, 400: QUERY_400 },
     }),
-    handler({ caller, query }, services) {
-      return { status: 200, body: services.manage.apiKeys.listOwn(caller, query) };
+    async handler({ caller, query }, services) {
+      return { status: 200, body: await services.manage.apiKeys.listOwn(caller, query) };
     },
   }),
   route({
@@ -54,8 +54,8 @@ export const apiKeysRoutes: Route<Services>[] = [
       query: OrgKeysQuery,
       responses: { 200: { description: 'a page of keys', schema: KeyPage }, 400: QUERY_400, 403: { description: 'FORBIDDEN: not an organization owner or admin' } },
     }),
-    handler({ caller, query }, services) {
-      return { status: 200, body: services.manage.apiKeys.listOrganization(caller, query) };
+    async handler({ caller, query }, services) {
+      return { status: 200, body: await services.manage.apiKeys.listOrganization(caller, query) };
     },
   }),
   route({

@@ -29,8 +29,8 @@ export const automationsManageRoutes: Route<Services>[] = [
         400: { description: 'VALIDATION: unknown query parameter, kind, domainId, archived, limit or cursor' },
       },
     }),
-    handler({ caller, query }, services) {
-      return { status: 200, body: services.manage.automations.list(caller, query) };
+    async handler({ caller, query }, services) {
+      return { status: 200, body: await services.manage.automations.list(caller, query) };
     },
   }),
   route({
@@ -47,8 +47,8 @@ export const automationsManageRoutes: Route<Services>[] = [
         403: { description: 'FORBIDDEN: not a member of the automation\'s domain' },
       },
     }),
-    handler({ caller, query, params }, services) {
-      return { status: 200, body: services.manage.automations.revisions(caller, params.id as string, query) };
+    async handler({ caller, query, params }, services) {
+      return { status: 200, body: await services.manage.automations.revisions(caller, params.id as string, query) };
     },
   }),
   route({

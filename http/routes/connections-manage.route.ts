@@ -12,7 +12,7 @@ export const connectionsManageRoutes: Route<Services>[] = [
     method: 'GET',
     path: BASE,
     doc: { ...doc, summary: 'The organization\'s connections (which integration, which domain, whether material is stored); never the material.', operationId: 'listConnections', responses: { 200: { description: 'connections', schema: ConnectionListSchema }, ...manageErrors() } },
-    handler: ({ caller }, services) => ({ status: 200, body: { connections: services.management.connections.list(caller) } }),
+    handler: async ({ caller }, services) => ({ status: 200, body: { connections: await services.management.connections.list(caller) } }),
   }),
   manageRoute({
     method: 'POST',

@@ -25,8 +25,8 @@ export const flowsManageRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${BASE}/:flowId`,
     doc: { ...doc, summary: 'A flow with its latest version\'s definition.', operationId: 'readFlow', responses: { 200: { description: 'the flow', schema: FlowReadAnswer }, ...manageErrors() } },
-    handler({ caller, params }, services) {
-      const { definition, ...flow } = services.management.flows.read(caller, params.flowId ?? '');
+    async handler({ caller, params }, services) {
+      const { definition, ...flow } = await services.management.flows.read(caller, params.flowId ?? '');
       return { status: 200, body: { flow, definition } };
     },
   }),

@@ -29,8 +29,8 @@ export const knowledgeManageRoutes: Route<Services>[] = [
         403: AUTHORITY_403,
       },
     }),
-    handler({ caller, query, params }, services) {
-      return { status: 200, body: services.manage.knowledge.listArticles(caller, params.baseId as string, query) };
+    async handler({ caller, query, params }, services) {
+      return { status: 200, body: await services.manage.knowledge.listArticles(caller, params.baseId as string, query) };
     },
   }),
   route({

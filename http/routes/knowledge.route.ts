@@ -46,7 +46,7 @@ export const knowledgeRoutes: Route<Services>[] = [
       summary: 'The agent\'s knowledge selection (mode none when never set). Requires manage_knowledge.',
       responses: { 200: { description: 'selection', schema: SelectionResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.selections.read(caller, params.id) }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: await services.authoring.selections.read(caller, params.id) }),
   }),
   authoringRoute({
     method: 'POST',
@@ -70,7 +70,7 @@ export const knowledgeRoutes: Route<Services>[] = [
       summary: 'Knowledge modules the caller can see: the organization\'s and those of domains the caller belongs to.',
       responses: { 200: { description: 'modules', schema: ModuleListResponse } },
     }),
-    handler: ({ caller }, services) => ({ status: 200, body: { modules: services.authoring.knowledge.listModules(caller) } }),
+    handler: async ({ caller }, services) => ({ status: 200, body: { modules: await services.authoring.knowledge.listModules(caller) } }),
   }),
   authoringRoute({
     method: 'GET',
@@ -80,7 +80,7 @@ export const knowledgeRoutes: Route<Services>[] = [
       summary: 'One knowledge module with its member article ids.',
       responses: { 200: { description: 'module', schema: ModuleDetailResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.knowledge.readModule(caller, params.moduleId) }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: await services.authoring.knowledge.readModule(caller, params.moduleId) }),
   }),
   authoringRoute({
     method: 'POST',
@@ -105,7 +105,7 @@ export const knowledgeRoutes: Route<Services>[] = [
       summary: 'Knowledge bases the caller may write articles in (domain bases: manage_knowledge; organization-wide: owner/admin).',
       responses: { 200: { description: 'bases', schema: BaseListResponse } },
     }),
-    handler: ({ caller }, services) => ({ status: 200, body: { bases: services.authoring.knowledge.listBases(caller) } }),
+    handler: async ({ caller }, services) => ({ status: 200, body: { bases: await services.authoring.knowledge.listBases(caller) } }),
   }),
   authoringRoute({
     method: 'POST',
@@ -130,7 +130,7 @@ export const knowledgeRoutes: Route<Services>[] = [
       summary: 'One article: draft and published text. Requires manage_knowledge over its base.',
       responses: { 200: { description: 'article', schema: ArticleResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.knowledge.readArticle(caller, params.articleId) }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: await services.authoring.knowledge.readArticle(caller, params.articleId) }),
   }),
   authoringRoute({
     method: 'PATCH',

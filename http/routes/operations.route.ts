@@ -42,6 +42,6 @@ export const operationsRoutes: Route<Services>[] = [
       operationId: 'getOperations',
       responses: { 200: { description: 'a snapshot', schema: OperationsSchema }, ...manageErrors() },
     },
-    handler: ({ caller }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: operationsSnapshot({ store: services.store, clock: services.clock, events: services.events, admission: services.admission }, caller) }),
+    handler: async ({ caller }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await operationsSnapshot({ store: services.store, clock: services.clock, events: services.events, admission: services.admission }, caller) }),
   }),
 ];

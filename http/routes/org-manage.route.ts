@@ -28,8 +28,8 @@ export const orgManageRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${ORG}/members`,
     doc: { ...doc, summary: 'The organization\'s members with their roles and status, oldest first, paged.', operationId: 'listMembers', query: PageQuery, responses: { 200: { description: 'a page of members', schema: MemberPageSchema }, ...manageErrors({ 400: { description: 'VALIDATION: bad limit or cursor' } }) } },
-    handler({ caller, query, request }, services) {
-      const page = services.management.members.list(caller, query);
+    async handler({ caller, query, request }, services) {
+      const page = await services.management.members.list(caller, query);
       return { status: 200, body: { members: page.items, nextCursor: page.nextCursor } };
     },
   }),
@@ -66,7 +66,7 @@ export const orgManageRoutes: Route<Services>[] = [
     method: 'GET',
     path: `${ORG}/domains`,
     doc: { ...doc, summary: 'The organization\'s domains.', operationId: 'listDomains', responses: { 200: { description: 'domains', schema: DomainListSchema }, ...manageErrors() } },
-    handler: ({ caller }, services) => ({ status: 200, body: { domains: services.management.domains.list(caller) } }),
+    handler: async ({ caller }, services) => ({ status: 200, body: { domains: await services.management.domains.list(caller) } }),
   }),
   manageRoute({
     method: 'POST',

@@ -44,8 +44,8 @@ export const partnerCustomerRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of customers', schema: CustomerPageSchema }, 400: { description: 'VALIDATION: bad limit or cursor' }, 401: common[401] },
     },
-    handler({ caller, query, request }, services) {
-      const page = services.management.customers.list(caller.partnerId, query);
+    async handler({ caller, query, request }, services) {
+      const page = await services.management.customers.list(caller.partnerId, query);
       return { status: 200, headers: noStore, body: { customers: page.items, nextCursor: page.nextCursor } };
     },
   }),
@@ -61,8 +61,8 @@ export const partnerCustomerRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of grants', schema: SupportGrantPageSchema }, 400: { description: 'VALIDATION: bad limit or cursor' }, ...common },
     },
-    handler({ caller, query, params, request }, services) {
-      const page = services.management.customers.supportGrants(caller.partnerId, params.orgId ?? '', query);
+    async handler({ caller, query, params, request }, services) {
+      const page = await services.management.customers.supportGrants(caller.partnerId, params.orgId ?? '', query);
       return { status: 200, headers: noStore, body: { grants: page.items, nextCursor: page.nextCursor } };
     },
   }),

@@ -35,8 +35,8 @@ export const triggersManageRoutes: Route<Services>[] = [
         400: { description: 'VALIDATION: unknown query parameter, limit, type, domainId or cursor' },
       },
     }),
-    handler({ caller, query, request }, services) {
-      return { status: 200, body: services.manage.triggers.list(caller, query, baseUrlOf(request, services)) };
+    async handler({ caller, query, request }, services) {
+      return { status: 200, body: await services.manage.triggers.list(caller, query, baseUrlOf(request, services)) };
     },
   }),
   route({
@@ -48,9 +48,9 @@ export const triggersManageRoutes: Route<Services>[] = [
       summary: 'One trigger with its configuration (never a secret), next scheduled run, and its subscribers in firing order.',
       responses: { 200: detailOk('the trigger'), 403: { description: 'FORBIDDEN: not a member of the trigger\'s domain' } },
     }),
-    handler: ({ caller, request, params }, services) => ({
+    handler: async ({ caller, request, params }, services) => ({
       status: 200,
-      body: services.manage.triggers.read(caller, params.triggerId as string, baseUrlOf(request, services)),
+      body: await services.manage.triggers.read(caller, params.triggerId as string, baseUrlOf(request, services)),
     }),
   }),
   route({

@@ -80,7 +80,7 @@ export const webhooksRoutes: Route<Services>[] = [
       operationId: 'listWebhooks',
       responses: { 200: { description: 'endpoints', schema: z.object({ webhooks: z.array(Webhook) }) }, 401: UNAUTHORIZED },
     },
-    handler: ({ caller }, services) => ({ status: 200, body: services.webhooks.list(caller) }),
+    handler: async ({ caller }, services) => ({ status: 200, body: await services.webhooks.list(caller) }),
   }),
   consoleRoute({
     method: 'DELETE',
@@ -111,6 +111,6 @@ export const webhooksRoutes: Route<Services>[] = [
         404: { description: 'NOT_FOUND' },
       },
     },
-    handler: ({ caller, params, query }, services) => ({ status: 200, body: services.webhooks.deliveries(caller, params.webhookId ?? '', query) }),
+    handler: async ({ caller, params, query }, services) => ({ status: 200, body: await services.webhooks.deliveries(caller, params.webhookId ?? '', query) }),
   }),
 ];

@@ -9,10 +9,10 @@ import { byCreation, viewPage, type Page, type PageQuery } from '../paging/keyse
 export type { CustomerSummary } from '../partners/customer-status.js';
 
 export interface CustomersService {
-  list(partnerId: string, query: PageQuery): Page<CustomerSummary>;
+  list(partnerId: string, query: PageQuery): Promise<Page<CustomerSummary>>;
   /** Suspends (or resumes) at once; repeating it changes nothing (idempotent) and answers the current status. */
   setSuspended(partnerId: string, orgId: string, suspended: boolean): Promise<CustomerStatus>;
-  supportGrants(partnerId: string, orgId: string, query: PageQuery): Page<SupportGrantView>;
+  supportGrants(partnerId: string, orgId: string, query: PageQuery): Promise<Page<SupportGrantView>>;
 }
 
 export function createCustomersService(deps: { store: Storage; clock: Clock }): CustomersService {
@@ -22,17 +22,17 @@ export function createCustomersService(deps: { store: Storage; clock: Clock }): 
       viewPage(query, (after, limit) => repos.management.customers(partnerId, after, limit), byCreation, customerSummaryOf),
 
     async setSuspended(partnerId, orgId, suspended) {
-      await writer.submit(() => {
-        const org = customerOf(repos, partnerId, orgId);
+      await writer.submit(async (tx) => {
+        const org = await customerOf(tx.repos, partnerId, orgId);
         const current = org.suspendedAt;
-        if (suspended && current === null) repos.management.setSuspended(org.id, deps.clock.now());
-        if (!suspended && current !== null) repos.management.setSuspended(org.id, null);
+        if (suspended && current === null) await tx.repos.management.setSuspended(org.id, deps.clock.now());
+        if (!suspended && current !== null) await tx.repos.management.setSuspended(org.id, null);
       });
-      return customerStatus(repos, partnerId, orgId);
+      return await customerStatus(repos, partnerId, orgId);
     },
 
-    supportGrants(partnerId, orgId, query) {
-      const org = customerOf(repos, partnerId, orgId);
+    async supportGrants(partnerId, orgId, query) {
+      const org = await customerOf(repos, partnerId, orgId);
       return viewPage(query, (after, limit) => repos.management.supportGrantsOf(org.id, partnerId, after, limit), byCreation, supportGrantView);
     },
   };

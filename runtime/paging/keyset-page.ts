@@ -39,15 +39,17 @@ export async function keysetPage<R>(
   return { rows: page, nextCursor: rows.length > limit && last !== undefined ? encodePosition(positionOf(last)) : null };
 }
 
-/** keysetPage with each row turned into its view. */
+/** keysetPage with each row turned into its view (a view that reads storage is awaited, row by row). */
 export async function viewPage<R, T>(
   query: PageQuery,
   fetch: (after: KeysetPosition | null, n: number) => Awaitable<R[]>,
   positionOf: (row: R) => KeysetPosition,
-  view: (row: R) => T,
+  view: (row: R) => Awaitable<T>,
 ): Promise<Page<T>> {
   const page = await keysetPage(query.cursor, query.limit ?? PAGE_DEFAULT, fetch, positionOf);
-  return { items: page.rows.map(view), nextCursor: page.nextCursor };
+  const items: T[] = [];
+  for (const row of page.rows) items.push(await view(row));
+  return { items, nextCursor: page.nextCursor };
 }
 
 /** Revision histories page newest first by number: the cursor holds the last revision shown. */

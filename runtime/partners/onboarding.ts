@@ -46,11 +46,11 @@ export const templateDigest = (definition: TemplateDefinition): string =>
  * Run inside a unit of work, after the customer record committed. The owner owns the domain and approves in it.
  * Refs are scoped to the organization (`partner-org:<id>`), so re-running onboarding would create nothing twice.
  */
-export function applyOnboarding(
+export async function applyOnboarding(
   deps: { repos: Repositories; keyRing: KeyRing },
   record: CustomerRecord,
   input: { domainName: string | undefined; now: number },
-): OnboardingResult {
+): Promise<OnboardingResult> {
   const { repos } = deps;
   const { now } = input;
   const name = input.domainName ?? record.definition.domainName ?? DEFAULT_DOMAIN_NAME;
@@ -69,7 +69,7 @@ export function applyOnboarding(
     modules: new Map(),
   };
   const { agents, flows } = record.definition;
-  applyAutomations(
+  await applyAutomations(
     ctx,
     ids,
     { agents: agents.map((agent) => ({ ...agent, domain: DOMAIN_REF })), flows: flows.map((flow) => ({ ...flow, domain: DOMAIN_REF })) },
