@@ -8,17 +8,17 @@
  */
 import { agentRevisionMachine, type AgentRevisionEmitted, type AgentRevisionEvent, type PublishFinding } from '../../machines/agent-revision.machine.js';
 import type { Automation } from '../../storage/records/automations.js';
-import type { AutomationsRepo } from '../../storage/repos/automations.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { durableMachine } from '../actors/durable-step.js';
 import { isFrozenSetup, setupFromRow } from './agent-setup.js';
 
 const durable = durableMachine(agentRevisionMachine);
 
 /** `published` when the draft equals the revision runs use; `draft` otherwise (machine state descriptions). */
-function hydrate(automations: AutomationsRepo, automation: Automation) {
-  const latest = automations.latestAgentRevision(automation.id);
-  const published = automation.publishedRevision === null ? undefined : automations.agentRevision(automation.id, automation.publishedRevision);
-  const setup = automations.agentSetup(automation.id);
+async function hydrate(automations: PortRepositories['automations'], automation: Automation) {
+  const latest = await automations.latestAgentRevision(automation.id);
+  const published = automation.publishedRevision === null ? undefined : await automations.agentRevision(automation.id, automation.publishedRevision);
+  const setup = await automations.agentSetup(automation.id);
   const inSync = published !== undefined && isFrozenSetup(published.setup, setupFromRow(setup));
   return durable.resolve(inSync ? 'published' : 'draft', {
     agentId: automation.id,
@@ -29,9 +29,13 @@ function hydrate(automations: AutomationsRepo, automation: Automation) {
   });
 }
 
-/** What the machine decided for one event: the facts the caller writes rows for. */
-export function stepAgentRevision(automations: AutomationsRepo, automation: Automation, event: AgentRevisionEvent): readonly AgentRevisionEmitted[] {
-  return durable.step(hydrate(automations, automation), [event]).emitted;
+/** What the machine decided for one event: the facts the caller writes rows for (`automations`: the unit's). */
+export async function stepAgentRevision(
+  automations: PortRepositories['automations'],
+  automation: Automation,
+  event: AgentRevisionEvent,
+): Promise<readonly AgentRevisionEmitted[]> {
+  return durable.step(await hydrate(automations, automation), [event]).emitted;
 }
 
 export type { PublishFinding };

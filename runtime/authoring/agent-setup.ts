@@ -1,6 +1,6 @@
 // Owns an agent's draft Setup as the API shows it, and the frozen form a revision stores (shared with manifest apply).
 import type { AgentDraft } from '../../storage/records/automations.js';
-import type { AutomationsRepo } from '../../storage/repos/automations.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { BUILTIN_PROCEDURE_MODEL } from '../models/model-string.js';
 import type { IdentityBinding } from '../vault/identity-policy.js';
 
@@ -35,6 +35,6 @@ export function isFrozenSetup(stored: unknown, setup: AgentSetup): boolean {
 }
 
 /** Integration id -> the author's binding policy (planBelt's input). */
-export function bindingsOf(automations: AutomationsRepo, automationId: string): Record<string, IdentityBinding> {
-  return Object.fromEntries(automations.agentBindings(automationId).map((b) => [b.integrationId, b.policy]));
+export async function bindingsOf(automations: PortRepositories['automations'], automationId: string): Promise<Record<string, IdentityBinding>> {
+  return Object.fromEntries((await automations.agentBindings(automationId)).map((b) => [b.integrationId, b.policy]));
 }

@@ -49,9 +49,9 @@ export interface PublishResult {
 
 export interface AgentAuthoring {
   create(author: Author, input: CreateAgentInput): Promise<AgentSummary>;
-  read(author: Author, automationId: string): AgentDetail;
+  read(author: Author, automationId: string): Promise<AgentDetail>;
   patchSetup(author: Author, automationId: string, patch: Partial<AgentSetup>): Promise<AgentSetup>;
-  verify(author: Author, automationId: string): VerifyReport;
+  verify(author: Author, automationId: string): Promise<VerifyReport>;
   publish(author: Author, automationId: string, changeNote: string | null): Promise<PublishResult>;
 }
 
@@ -59,7 +59,7 @@ export interface AgentAuthoringDeps {
   store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   /** The catalog visible to an organization (global integrations, its own, and the built-ins). */
-  catalogFor(orgId: string): ToolCatalog;
+  catalogFor(orgId: string): Promise<ToolCatalog>;
 }
 
 const summaryOf = (row: Automation): AgentSummary => ({
@@ -91,8 +91,8 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
 
   return {
     async create(author, input) {
-      const domain = domainOf(repos, author, input.domainId);
-      requireDomainPermission(repos, author, domain.id, 'edit_automation');
+      const domain = await domainOf(repos, author, input.domainId);
+      await requireDomainPermission(repos, author, domain.id, 'edit_automation');
       const id = newId();
       const now = deps.clock.now();
       const setup: AgentSetup = { ...EMPTY_SETUP, ...input.initialSetup };
@@ -111,18 +111,18 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
         archivedAt: null,
         archivedRevision: null,
       };
-      await writer.submit(() => {
-        automations.insertAutomation(row);
-        automations.upsertAgentSetup(setupRow(id, setup, now));
+      await writer.submit(async (tx) => {
+        await tx.repos.automations.insertAutomation(row);
+        await tx.repos.automations.upsertAgentSetup(setupRow(id, setup, now));
       });
       return summaryOf(row);
     },
 
-    read(author, automationId) {
-      const automation = editableAutomation(repos, author, automationId);
+    async read(author, automationId) {
+      const automation = await editableAutomation(repos, author, automationId);
       if (automation.kind !== 'agent') return { ...summaryOf(automation), setup: null, hasUnpublishedChanges: false, published: null };
-      const setup = setupFromRow(automations.agentSetup(automation.id));
-      const row = automation.publishedRevision === null ? undefined : automations.agentRevision(automation.id, automation.publishedRevision);
+      const setup = setupFromRow(await automations.agentSetup(automation.id));
+      const row = automation.publishedRevision === null ? undefined : await automations.agentRevision(automation.id, automation.publishedRevision);
       const published: PublishedRevisionView | null =
         row === undefined
           ? null
@@ -137,41 +137,42 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
     },
 
     async patchSetup(author, automationId, patch) {
-      return writer.submit(() => {
-        const automation = editableAutomation(repos, author, automationId);
+      return writer.submit(async (tx) => {
+        const automation = await editableAutomation(tx.repos, author, automationId);
         requireAgent(automation);
-        const setup: AgentSetup = { ...setupFromRow(automations.agentSetup(automation.id)), ...patch };
+        const setup: AgentSetup = { ...setupFromRow(await tx.repos.automations.agentSetup(automation.id)), ...patch };
         const now = deps.clock.now();
         // The machine keeps the published pointer where it is (Versioning rule 2); only the draft row changes.
-        for (const fact of stepAgentRevision(automations, automation, { type: 'PATCH_SETUP', now })) {
-          if (fact.type === 'draft.updated') automations.upsertAgentSetup(setupRow(automation.id, setup, fact.at));
+        for (const fact of await stepAgentRevision(tx.repos.automations, automation, { type: 'PATCH_SETUP', now })) {
+          if (fact.type === 'draft.updated') await tx.repos.automations.upsertAgentSetup(setupRow(automation.id, setup, fact.at));
         }
         return setup;
       });
     },
 
-    verify(author, automationId) {
-      const automation = editableAutomation(repos, author, automationId);
+    async verify(author, automationId) {
+      const automation = await editableAutomation(repos, author, automationId);
       requireAgent(automation);
-      const setup = setupFromRow(automations.agentSetup(automation.id));
-      return verifySetup(setup, bindingsOf(automations, automation.id), deps.catalogFor(author.orgId));
+      const setup = setupFromRow(await automations.agentSetup(automation.id));
+      return verifySetup(setup, await bindingsOf(automations, automation.id), await deps.catalogFor(author.orgId));
     },
 
     async publish(author, automationId, changeNote) {
-      const catalog = deps.catalogFor(author.orgId);
-      return writer.submit(() => {
-        const automation = editableAutomation(repos, author, automationId);
+      const catalog = await deps.catalogFor(author.orgId);
+      return writer.submit(async (tx) => {
+        const automations = tx.repos.automations;
+        const automation = await editableAutomation(tx.repos, author, automationId);
         requireAgent(automation);
         // Read inside the unit, so a PATCH committed just before is what gets verified and frozen.
-        const setup = setupFromRow(automations.agentSetup(automation.id));
-        const report = verifySetup(setup, bindingsOf(automations, automation.id), catalog);
+        const setup = setupFromRow(await automations.agentSetup(automation.id));
+        const report = verifySetup(setup, await bindingsOf(automations, automation.id), catalog);
         const now = deps.clock.now();
         const findings = report.findings.map((f) => ({ ...f }));
         let result: PublishResult | null = null;
-        for (const fact of stepAgentRevision(automations, automation, { type: 'PUBLISH', now, findings })) {
+        for (const fact of await stepAgentRevision(automations, automation, { type: 'PUBLISH', now, findings })) {
           if (fact.type === 'publish.refused') throw refusal(report.findings);
           if (fact.type === 'revision.published') {
-            automations.insertAgentRevision({
+            await automations.insertAgentRevision({
               automationId: automation.id,
               revision: fact.revision,
               setup: frozenSetup(setup),
@@ -180,7 +181,7 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
               publishedBy: author.userId,
               createdAt: fact.at,
             });
-            automations.setPublishedRevision(automation.id, fact.revision, fact.at);
+            await automations.setPublishedRevision(automation.id, fact.revision, fact.at);
             result = { revision: fact.revision, belt: report.plannedBelt };
           }
         }

@@ -1,7 +1,15 @@
 // Owns authoring knowledge (SPEC "Knowledge resources"): modules, draft articles, publishing (FTS5 index), module membership.
 import type { Article, KnowledgeBase, KnowledgeModule, ModuleKind } from '../../storage/records/knowledge.js';
 import type { Storage } from '../../storage/port/storage.js';
-import { domainOf, hasKnowledgeAuthority, managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
+import {
+  domainOf,
+  hasKnowledgeAuthority,
+  managedBase,
+  managedModule,
+  requireKnowledgeAuthority,
+  type Author,
+  type AuthoringRepos,
+} from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
@@ -57,11 +65,11 @@ export interface ArticleDraft {
 
 export interface KnowledgeAuthoring {
   createModule(author: Author, input: CreateModuleInput): Promise<ModuleView>;
-  listModules(author: Author): ModuleView[];
-  readModule(author: Author, moduleId: string): ModuleDetail;
-  listBases(author: Author): BaseView[];
+  listModules(author: Author): Promise<ModuleView[]>;
+  readModule(author: Author, moduleId: string): Promise<ModuleDetail>;
+  listBases(author: Author): Promise<BaseView[]>;
   createArticle(author: Author, baseId: string, input: { title: string; draftBody: string | null }): Promise<ArticleView>;
-  readArticle(author: Author, articleId: string): ArticleView;
+  readArticle(author: Author, articleId: string): Promise<ArticleView>;
   updateArticle(author: Author, articleId: string, draft: ArticleDraft): Promise<ArticleView>;
   publishArticle(author: Author, articleId: string): Promise<ArticleView>;
   addToModule(author: Author, moduleId: string, articleId: string): Promise<MembershipView>;
@@ -103,16 +111,16 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
   const { knowledge, tenancy } = repos;
 
   /** Organization modules are readable by every member; a domain's modules by that domain's members. */
-  const canSeeModule = (author: Author, module: KnowledgeModule) =>
-    module.domainId === null || tenancy.domainRole(module.domainId, author.userId) !== null;
+  const canSeeModule = async (author: Author, module: KnowledgeModule) =>
+    module.domainId === null || (await tenancy.domainRole(module.domainId, author.userId)) !== null;
 
-  /** An article of the author's organization whose base the author may manage. */
-  const managedArticle = (author: Author, articleId: string): Article => {
-    const article = isUuid(articleId) ? knowledge.article(articleId) : undefined;
+  /** An article of the author's organization whose base the author may manage (`from`: the unit's repositories inside one). */
+  const managedArticle = async (from: AuthoringRepos, author: Author, articleId: string): Promise<Article> => {
+    const article = isUuid(articleId) ? await from.knowledge.article(articleId) : undefined;
     if (article === undefined || article.orgId !== author.orgId) throw notFound();
-    const base = knowledge.base(article.baseId);
+    const base = await from.knowledge.base(article.baseId);
     if (base === undefined) throw notFound();
-    requireKnowledgeAuthority(repos, author, base.domainId);
+    await requireKnowledgeAuthority(from, author, base.domainId);
     return article;
   };
 
@@ -120,8 +128,8 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
     async createModule(author, input) {
       if (input.kind === 'domain' && input.domainId === undefined) throw validation('domainId is required for a module of kind "domain".');
       if (input.kind === 'org' && input.domainId !== undefined) throw validation('domainId is not allowed for a module of kind "org".');
-      const domainId = input.kind === 'domain' ? domainOf(repos, author, input.domainId!).id : null;
-      requireKnowledgeAuthority(repos, author, domainId);
+      const domainId = input.kind === 'domain' ? (await domainOf(repos, author, input.domainId!)).id : null;
+      await requireKnowledgeAuthority(repos, author, domainId);
       const row: KnowledgeModule = {
         id: newId(),
         orgId: author.orgId,
@@ -131,67 +139,76 @@ export function createKnowledgeAuthoring(deps: KnowledgeAuthoringDeps): Knowledg
         description: input.description ?? null,
         createdAt: deps.clock.now(),
       };
-      await writer.submit(() => knowledge.insertModule(row));
+      await writer.submit(async (tx) => {
+        await tx.repos.knowledge.insertModule(row);
+      });
       return moduleView(row);
     },
 
-    listModules(author) {
-      return knowledge.modulesOfOrganization(author.orgId).filter((m) => canSeeModule(author, m)).map(moduleView);
+    async listModules(author) {
+      const visible: ModuleView[] = [];
+      for (const module of await knowledge.modulesOfOrganization(author.orgId)) if (await canSeeModule(author, module)) visible.push(moduleView(module));
+      return visible;
     },
 
-    readModule(author, moduleId) {
-      const module = isUuid(moduleId) ? knowledge.module(moduleId) : undefined;
+    async readModule(author, moduleId) {
+      const module = isUuid(moduleId) ? await knowledge.module(moduleId) : undefined;
       if (module === undefined || module.orgId !== author.orgId) throw notFound();
-      if (!canSeeModule(author, module)) throw forbidden('You are not a member of this module\'s domain.');
-      return { ...moduleView(module), articleIds: knowledge.moduleArticleIds(module.id) };
+      if (!(await canSeeModule(author, module))) throw forbidden('You are not a member of this module\'s domain.');
+      return { ...moduleView(module), articleIds: await knowledge.moduleArticleIds(module.id) };
     },
 
-    listBases(author) {
-      return knowledge.basesOfOrganization(author.orgId).filter((b) => hasKnowledgeAuthority(repos, author, b.domainId)).map(baseView);
+    async listBases(author) {
+      const managed: BaseView[] = [];
+      for (const base of await knowledge.basesOfOrganization(author.orgId)) if (await hasKnowledgeAuthority(repos, author, base.domainId)) managed.push(baseView(base));
+      return managed;
     },
 
     async createArticle(author, baseId, input) {
-      const base = managedBase(repos, author, baseId);
+      const base = await managedBase(repos, author, baseId);
       const now = deps.clock.now();
       const row = { id: newId(), baseId: base.id, orgId: author.orgId, title: input.title, draftBody: input.draftBody, createdBy: author.userId, createdAt: now, updatedAt: now };
-      await writer.submit(() => knowledge.insertArticle(row));
+      await writer.submit(async (tx) => {
+        await tx.repos.knowledge.insertArticle(row);
+      });
       return articleView({ ...row, publishedBody: null, publishedAt: null });
     },
 
-    readArticle(author, articleId) {
-      return articleView(managedArticle(author, articleId));
+    async readArticle(author, articleId) {
+      return articleView(await managedArticle(repos, author, articleId));
     },
 
     async updateArticle(author, articleId, draft) {
-      return writer.submit(() => {
-        const article = managedArticle(author, articleId);
+      return writer.submit(async (tx) => {
+        const article = await managedArticle(tx.repos, author, articleId);
         const title = draft.title ?? article.title;
         const body = draft.draftBody === undefined ? article.draftBody : draft.draftBody;
-        knowledge.updateArticleDraft(article.id, title, body, deps.clock.now());
-        return articleView(knowledge.article(article.id)!);
+        await tx.repos.knowledge.updateArticleDraft(article.id, title, body, deps.clock.now());
+        return articleView((await tx.repos.knowledge.article(article.id))!);
       });
     },
 
     async publishArticle(author, articleId) {
-      return writer.submit(() => {
-        const article = managedArticle(author, articleId);
-        knowledge.publishArticle(article.id, deps.clock.now());
-        return articleView(knowledge.article(article.id)!);
+      return writer.submit(async (tx) => {
+        const article = await managedArticle(tx.repos, author, articleId);
+        await tx.repos.knowledge.publishArticle(article.id, deps.clock.now());
+        return articleView((await tx.repos.knowledge.article(article.id))!);
       });
     },
 
     async addToModule(author, moduleId, articleId) {
-      return writer.submit(() => {
-        const module = managedModule(repos, author, moduleId);
-        const article = isUuid(articleId) ? knowledge.article(articleId) : undefined;
+      return writer.submit(async (tx) => {
+        const knowledge = tx.repos.knowledge;
+        const module = await managedModule(tx.repos, author, moduleId);
+        const article = isUuid(articleId) ? await knowledge.article(articleId) : undefined;
         if (article === undefined || article.orgId !== author.orgId) throw notFound();
         if (article.publishedAt === null) throw conflict('article_unpublished', 'Only published articles can join a module; publish the article first.');
-        const base = knowledge.base(article.baseId);
+        const base = await knowledge.base(article.baseId);
         if (base === undefined || !baseFitsModule(base, module)) {
           throw conflict('base_not_visible', "The article's knowledge base belongs to a domain this module does not serve.");
         }
         const now = deps.clock.now();
-        if (!knowledge.addModuleArticle(module.id, article.id, now)) throw conflict('already_member', 'The article is already in this module.');
+        if (!(await knowledge.addModuleArticle(module.id, article.id, now))) throw conflict('already_member', 'The article is already in this module.');
         return { moduleId: module.id, articleId: article.id, createdAt: iso(now)! };
       });
     },

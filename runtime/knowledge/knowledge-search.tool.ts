@@ -1,10 +1,11 @@
 // Owns the built-in `knowledge.search` tool: bm25-ranked published articles of the agent's selection (a flow: its domain's), best passage each.
-import type { Storage } from '../../storage/port/storage.js';
+import type { Awaitable, Storage } from '../../storage/port/storage.js';
 import type { KnowledgeSnippet } from '../models/model.js';
 import { KNOWLEDGE_INTEGRATION, KNOWLEDGE_INTEGRATION_ID } from '../tools/builtin-knowledge.integration.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { KnowledgeSource, ToolCallScope, ToolProvider } from '../tools/tool-providers.js';
-import { modulesOfSelection, parseSelection, type StoredSelection } from './knowledge-visibility.js';
+import { modulesOfSelection, NO_SELECTION, parseSelection, type StoredSelection } from './knowledge-visibility.js';
+import { nowOrLater } from './now-or-later.js';
 import { bestPassage } from './passages.js';
 import { ftsQuery, searchTerms } from './search-terms.js';
 
@@ -25,11 +26,12 @@ export type AgentScope = Pick<ToolCallScope, 'orgId' | 'domainId' | 'automationI
 export type KnowledgeRepos = Pick<Storage['repos'], 'automations' | 'knowledge'>;
 
 /** The selection's published articles matching `query`, best first; empty for selection `none` or a query without terms. */
-export function searchAgentKnowledge(repos: KnowledgeRepos, scope: AgentScope, query: string, limit = DEFAULT_RESULTS): KnowledgeHit[] {
-  return hitsIn(repos, scope.orgId, modulesOfAgent(repos, scope), query, clampLimit(limit));
+export function searchAgentKnowledge(repos: KnowledgeRepos, scope: AgentScope, query: string, limit = DEFAULT_RESULTS): Awaitable<KnowledgeHit[]> {
+  return nowOrLater(modulesOfAgent(repos, scope), (moduleIds) => hitsIn(repos, scope.orgId, moduleIds, query, clampLimit(limit)));
 }
 
-export type AgentKnowledgeSearch = (scope: AgentScope, query: string, limit?: number) => readonly KnowledgeHit[];
+/** Answers now when storage does and the cache holds the answer (SQLite), later otherwise: always `await` it. */
+export type AgentKnowledgeSearch = (scope: AgentScope, query: string, limit?: number) => Awaitable<readonly KnowledgeHit[]>;
 
 /** Answers held at most: each is ≤ MAX_RESULTS passages of ≤ 600 characters, so a few megabytes at worst. */
 export const SEARCH_CACHE_ENTRIES = 1_000;
@@ -48,41 +50,45 @@ export function createAgentKnowledgeSearch(store: Pick<Storage, 'repos' | 'cache
     (orgId, moduleIds, query, limit) => `${orgId}\n${moduleIds.join(',')}\n${limit}\n${searchTerms(query).join(' ')}`,
     { maxEntries: SEARCH_CACHE_ENTRIES },
   );
-  return (scope, query, limit = DEFAULT_RESULTS) => {
-    const moduleIds = modulesOfAgent(repos, scope);
-    return moduleIds.length === 0 ? [] : cachedHits(scope.orgId, moduleIds, query, clampLimit(limit));
-  };
+  // No await on the way: a hit costs no microtask on SQLite; on PostgreSQL a miss caches its promise (one query).
+  return (scope, query, limit = DEFAULT_RESULTS) =>
+    nowOrLater(modulesOfAgent(repos, scope), (moduleIds) => (moduleIds.length === 0 ? [] : cachedHits(scope.orgId, moduleIds, query, clampLimit(limit))));
 }
 
 const clampLimit = (limit: number): number => Math.min(Math.max(1, limit), MAX_RESULTS);
 
 /** The modules the agent's selection means now (selection and modules are cached reads, storage/repos/index.ts). */
-function modulesOfAgent(repos: KnowledgeRepos, scope: AgentScope): string[] {
-  return modulesOfSelection(repos.knowledge, { orgId: scope.orgId, domainId: scope.domainId }, selectionOf(repos, scope.automationId));
+function modulesOfAgent(repos: KnowledgeRepos, scope: AgentScope): Awaitable<string[]> {
+  return nowOrLater(selectionOf(repos, scope.automationId), (selection) =>
+    modulesOfSelection(repos.knowledge, { orgId: scope.orgId, domainId: scope.domainId }, selection),
+  );
 }
 
 /** Passages depend on the query's terms only (bestPassage reads searchTerms), as the match does. */
-function hitsIn(repos: KnowledgeRepos, orgId: string, moduleIds: readonly string[], query: string, limit: number): KnowledgeHit[] {
+function hitsIn(repos: KnowledgeRepos, orgId: string, moduleIds: readonly string[], query: string, limit: number): Awaitable<KnowledgeHit[]> {
   const match = ftsQuery(searchTerms(query));
   if (moduleIds.length === 0 || match === null) return [];
-  const rows = repos.knowledge.matchPublishedInModules(orgId, moduleIds, match, limit);
-  return rows.map((row) => ({ title: row.title, passage: bestPassage(row.publishedBody ?? '', query), articleId: row.id }));
+  return nowOrLater(repos.knowledge.matchPublishedInModules(orgId, moduleIds, match, limit), (rows) =>
+    rows.map((row) => ({ title: row.title, passage: bestPassage(row.publishedBody ?? '', query), articleId: row.id })),
+  );
 }
 
 /**
  * An agent's stored selection. A flow has none to store: its `knowledge.search` steps search what its domain can see
  * (the domain's modules plus the organization's), as an agent with selection `domain` would.
  */
-function selectionOf(repos: KnowledgeRepos, automationId: string): StoredSelection {
-  const row = repos.automations.knowledgeSelection(automationId);
-  if (row === undefined && repos.automations.automation(automationId)?.kind === 'flow') return FLOW_SELECTION;
-  return parseSelection(row);
+function selectionOf(repos: KnowledgeRepos, automationId: string): Awaitable<StoredSelection> {
+  return nowOrLater(repos.automations.knowledgeSelection(automationId), (row) =>
+    row !== undefined
+      ? parseSelection(row)
+      : nowOrLater(repos.automations.automation(automationId), (automation) => (automation?.kind === 'flow' ? FLOW_SELECTION : NO_SELECTION)),
+  );
 }
 
 const FLOW_SELECTION: StoredSelection = Object.freeze({ mode: 'domain', moduleIds: Object.freeze([]) });
 
-function selectionIsNone(repos: KnowledgeRepos, automationId: string): boolean {
-  return selectionOf(repos, automationId).mode === 'none';
+function selectionIsNone(repos: KnowledgeRepos, automationId: string): Awaitable<boolean> {
+  return nowOrLater(selectionOf(repos, automationId), (selection) => selection.mode === 'none');
 }
 
 /**
@@ -94,12 +100,13 @@ export function createKnowledgeToolProvider(deps: { store: Pick<Storage, 'repos'
   const search = deps.search ?? createAgentKnowledgeSearch(deps.store);
   return {
     integrationId: KNOWLEDGE_INTEGRATION_ID,
-    tools: (scope) => (scope.inBelt || !selectionIsNone(repos, scope.automationId) ? KNOWLEDGE_INTEGRATION.tools : []),
+    tools: (scope) =>
+      scope.inBelt ? KNOWLEDGE_INTEGRATION.tools : nowOrLater(selectionIsNone(repos, scope.automationId), (none) => (none ? [] : KNOWLEDGE_INTEGRATION.tools)),
     async execute(call): Promise<ToolResult> {
       if (call.signal.aborted) return { ok: false, code: 'TOOL_CANCELLED', message: 'The knowledge search was cancelled.' };
       const query = typeof call.args.query === 'string' ? call.args.query : '';
       const limit = typeof call.args.limit === 'number' ? call.args.limit : DEFAULT_RESULTS;
-      const results = takeRunHits(call.scope, query, limit) ?? search(call.scope, query, limit);
+      const results = takeRunHits(call.scope, query, limit) ?? (await search(call.scope, query, limit));
       // Titles and passages first: a summarizing model that cuts long output keeps the text it answers from.
       const output = results.length > 0 ? { results } : { results, note: 'No published article in this agent\'s knowledge matches the query.' };
       return { ok: true, status: 200, output, files: [] };
@@ -133,7 +140,7 @@ export function createKnowledgeSource(deps: { store: Pick<Storage, 'repos' | 'ca
   return {
     async select(scope, query): Promise<readonly KnowledgeSnippet[]> {
       runHits.delete(scope);
-      const hits = search(scope, query, limit);
+      const hits = await search(scope, query, limit);
       runHits.set(scope, { query, limit, hits });
       return hits.slice(0, PROMPT_SNIPPETS).map((hit) => ({ title: hit.title, body: hit.passage }));
     },

@@ -12,7 +12,7 @@ export interface SelectionInput {
 }
 
 export interface KnowledgeSelections {
-  read(author: Author, automationId: string): StoredSelection;
+  read(author: Author, automationId: string): Promise<StoredSelection>;
   set(author: Author, automationId: string, input: SelectionInput): Promise<StoredSelection>;
 }
 
@@ -23,23 +23,23 @@ export function normalizeModuleIds(ids: readonly string[]): string[] {
 
 export function createKnowledgeSelections(deps: { store: Pick<Storage, 'repos' | 'writer'> }): KnowledgeSelections {
   const { repos, writer } = deps.store;
-  const { automations, knowledge } = repos;
+  const { automations } = repos;
 
   return {
-    read(author, automationId) {
-      const automation = editableAutomation(repos, author, automationId, 'manage_knowledge');
-      return parseSelection(automations.knowledgeSelection(automation.id));
+    async read(author, automationId) {
+      const automation = await editableAutomation(repos, author, automationId, 'manage_knowledge');
+      return parseSelection(await automations.knowledgeSelection(automation.id));
     },
 
     async set(author, automationId, input) {
       const moduleIds = normalizeModuleIds(input.moduleIds ?? []);
       if (input.mode !== 'modules' && moduleIds.length > 0) throw validation('moduleIds is only allowed with mode "modules".');
-      return writer.submit(() => {
-        const automation = editableAutomation(repos, author, automationId, 'manage_knowledge');
+      return writer.submit(async (tx) => {
+        const automation = await editableAutomation(tx.repos, author, automationId, 'manage_knowledge');
         if (automation.kind !== 'agent') throw validation('This automation is a Flow; only agents have a knowledge selection.');
         const invisible: string[] = [];
         for (const id of moduleIds) {
-          const module = isUuid(id) ? knowledge.module(id) : undefined;
+          const module = isUuid(id) ? await tx.repos.knowledge.module(id) : undefined;
           // Another organization's module is indistinguishable from an unknown one (uniform 404).
           if (module === undefined || module.orgId !== author.orgId) throw notFound();
           if (!moduleVisibleToAgent(module, automation)) invisible.push(id);
@@ -47,7 +47,7 @@ export function createKnowledgeSelections(deps: { store: Pick<Storage, 'repos' |
         if (invisible.length > 0) {
           throw validation("Some modules belong to another domain and are not visible to this agent.", { moduleIds: invisible });
         }
-        automations.upsertKnowledgeSelection({ automationId: automation.id, mode: input.mode, moduleIds });
+        await tx.repos.automations.upsertKnowledgeSelection({ automationId: automation.id, mode: input.mode, moduleIds });
         return { mode: input.mode, moduleIds };
       });
     },

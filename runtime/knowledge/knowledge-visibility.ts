@@ -1,7 +1,8 @@
 // Owns which knowledge reaches whom: modules an agent may select, articles a module may hold, modules a selection means.
 import type { Automation, KnowledgeMode, KnowledgeSelection } from '../../storage/records/automations.js';
 import type { KnowledgeBase, KnowledgeModule } from '../../storage/records/knowledge.js';
-import type { KnowledgeRepo } from '../../storage/repos/knowledge.repo.js';
+import type { Awaitable, PortRepositories } from '../../storage/port/storage.js';
+import { nowOrLater } from './now-or-later.js';
 
 /** Organization modules serve every domain; a domain module serves agents of its own domain only. */
 export function moduleVisibleToAgent(module: KnowledgeModule, agent: Pick<Automation, 'orgId' | 'domainId'>): boolean {
@@ -31,10 +32,21 @@ export function parseSelection(selection: KnowledgeSelection | undefined): Store
  * The modules a selection means now: `org` every organization module; `domain` the agent's domain modules plus the
  * organization's (organization knowledge is meant for every domain); `modules` the listed ones still visible.
  */
-export function modulesOfSelection(knowledge: KnowledgeRepo, agent: Pick<Automation, 'orgId' | 'domainId'>, selection: StoredSelection): string[] {
+export function modulesOfSelection(
+  knowledge: PortRepositories['knowledge'],
+  agent: Pick<Automation, 'orgId' | 'domainId'>,
+  selection: StoredSelection,
+): Awaitable<string[]> {
   if (selection.mode === 'none') return [];
-  const visible = knowledge.modulesOfOrganization(agent.orgId).filter((module) => moduleVisibleToAgent(module, agent));
+  // Synchronous when the repository is (the turn's cached read path), a promise otherwise.
+  return nowOrLater(knowledge.modulesOfOrganization(agent.orgId), (modules) => modulesVisibleBy(modules, agent, selection));
+}
+
+function modulesVisibleBy(modules: readonly KnowledgeModule[], agent: Pick<Automation, 'orgId' | 'domainId'>, selection: StoredSelection): string[] {
+  const visible = modules.filter((module) => moduleVisibleToAgent(module, agent));
   switch (selection.mode) {
+    case 'none':
+      return [];
     case 'org':
       return visible.filter((module) => module.kind === 'org').map((module) => module.id);
     case 'domain':

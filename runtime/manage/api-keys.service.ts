@@ -35,8 +35,8 @@ interface Caller {
 
 export interface ApiKeyService {
   create(caller: Caller, input: { name: string }): Promise<{ apiKey: ApiKeyView; secret: string }>;
-  listOwn(caller: Caller, page: { limit: number; cursor?: string }): { apiKeys: ApiKeyView[]; nextCursor: string | null };
-  listOrganization(caller: Caller, query: { userId?: string; limit: number; cursor?: string }): { apiKeys: ApiKeyView[]; nextCursor: string | null };
+  listOwn(caller: Caller, page: { limit: number; cursor?: string }): Promise<{ apiKeys: ApiKeyView[]; nextCursor: string | null }>;
+  listOrganization(caller: Caller, query: { userId?: string; limit: number; cursor?: string }): Promise<{ apiKeys: ApiKeyView[]; nextCursor: string | null }>;
   revoke(caller: Caller, keyId: string): Promise<void>;
 }
 
@@ -58,8 +58,8 @@ export function createApiKeyService(deps: { store: Storage; clock: Clock }): Api
 
   return {
     create(caller, input) {
-      return store.writer.submit(() => {
-        const active = credentials.apiKeysOfUser(caller.userId, caller.orgId).filter((k) => k.revokedAt === null).length;
+      return store.writer.submit(async (tx) => {
+        const active = (await tx.repos.credentials.apiKeysOfUser(caller.userId, caller.orgId)).filter((k) => k.revokedAt === null).length;
         if (active >= ACTIVE_KEYS_PER_USER) {
           throw new AppError('CONFLICT', `You already hold ${ACTIVE_KEYS_PER_USER} active keys; revoke one first.`, { reason: 'too_many_keys', limit: ACTIVE_KEYS_PER_USER });
         }
@@ -75,29 +75,29 @@ export function createApiKeyService(deps: { store: Storage; clock: Clock }): Api
           revokedAt: null,
           lastUsedAt: null,
         };
-        credentials.insertApiKey(row);
+        await tx.repos.credentials.insertApiKey(row);
         return { apiKey: apiKeyView(row), secret };
       });
     },
 
-    listOwn(caller, options) {
-      const page = keysetPage(options.cursor, options.limit, (after, n) => credentials.apiKeysOfUserPage(caller.userId, caller.orgId, after, n), byCreation);
+    async listOwn(caller, options) {
+      const page = await keysetPage(options.cursor, options.limit, (after, n) => credentials.apiKeysOfUserPage(caller.userId, caller.orgId, after, n), byCreation);
       return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
     },
 
-    listOrganization(caller, query) {
-      if (!isOrganizationAdmin(store.repos, caller)) throw forbidden('Only organization owners and admins see every key.');
-      const page = keysetPage(query.cursor, query.limit, (after, n) => credentials.apiKeysOfOrganizationPage(caller.orgId, query.userId ?? null, after, n), byCreation);
+    async listOrganization(caller, query) {
+      if (!(await isOrganizationAdmin(store.repos, caller))) throw forbidden('Only organization owners and admins see every key.');
+      const page = await keysetPage(query.cursor, query.limit, (after, n) => credentials.apiKeysOfOrganizationPage(caller.orgId, query.userId ?? null, after, n), byCreation);
       return { apiKeys: page.rows.map(apiKeyView), nextCursor: page.nextCursor };
     },
 
     async revoke(caller, keyId) {
-      await store.writer.submit(() => {
-        const key = isUuid(keyId) ? credentials.apiKey(keyId.toLowerCase()) : undefined;
+      await store.writer.submit(async (tx) => {
+        const key = isUuid(keyId) ? await tx.repos.credentials.apiKey(keyId.toLowerCase()) : undefined;
         if (key === undefined || key.orgId !== caller.orgId) throw notFound();
-        if (key.userId !== caller.userId && !isOrganizationAdmin(store.repos, caller)) throw forbidden('Only the key\'s owner or an organization owner or admin can revoke it.');
+        if (key.userId !== caller.userId && !(await isOrganizationAdmin(tx.repos, caller))) throw forbidden('Only the key\'s owner or an organization owner or admin can revoke it.');
         // Idempotent: revoking a revoked key keeps its first revocation time.
-        credentials.revokeApiKey(key.id, clock.now());
+        await tx.repos.credentials.revokeApiKey(key.id, clock.now());
       });
     },
   };

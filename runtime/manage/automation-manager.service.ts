@@ -7,7 +7,7 @@
  * Reading needs any role in the automation's domain; changing it needs edit_automation there.
  */
 import type { Automation, AutomationKind } from '../../storage/records/automations.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import { requireDomainPermission } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
@@ -53,9 +53,9 @@ export interface Caller {
 }
 
 export interface AutomationManager {
-  list(caller: Caller, query: AutomationListQuery): { automations: AutomationSummary[]; nextCursor: string | null };
-  read(caller: Caller, automationId: string): AutomationSummary;
-  revisions(caller: Caller, automationId: string, page: { limit: number; cursor?: string }): { revisions: RevisionSummary[]; nextCursor: string | null };
+  list(caller: Caller, query: AutomationListQuery): Promise<{ automations: AutomationSummary[]; nextCursor: string | null }>;
+  read(caller: Caller, automationId: string): Promise<AutomationSummary>;
+  revisions(caller: Caller, automationId: string, page: { limit: number; cursor?: string }): Promise<{ revisions: RevisionSummary[]; nextCursor: string | null }>;
   describe(caller: Caller, automationId: string, patch: { name?: string; description?: string | null }): Promise<AutomationSummary>;
   rollback(caller: Caller, automationId: string, revision: number): Promise<AutomationSummary>;
   setArchived(caller: Caller, automationId: string, archived: boolean): Promise<AutomationSummary>;
@@ -78,33 +78,36 @@ export function createAutomationManager(deps: { store: Storage; clock: Clock }):
   const { store, clock } = deps;
   const { repos } = store;
 
-  const ofCaller = (caller: Caller, automationId: string): Automation => {
-    const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
+  // `from`: the store's repositories for reads, the unit's (`tx.repos`) inside one.
+  const ofCaller = async (from: PortRepositories, caller: Caller, automationId: string): Promise<Automation> => {
+    const automation = isUuid(automationId) ? await from.automations.automation(automationId) : undefined;
     if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
     return automation;
   };
 
-  const readable = (caller: Caller, automationId: string): Automation => {
-    const automation = ofCaller(caller, automationId);
-    if (repos.tenancy.domainRole(automation.domainId, caller.userId) === null) throw forbidden('You are not a member of this automation\'s domain.');
+  const readable = async (caller: Caller, automationId: string): Promise<Automation> => {
+    const automation = await ofCaller(repos, caller, automationId);
+    if ((await repos.tenancy.domainRole(automation.domainId, caller.userId)) === null) throw forbidden('You are not a member of this automation\'s domain.');
     return automation;
   };
 
-  const editable = (caller: Caller, automationId: string): Automation => {
-    const automation = ofCaller(caller, automationId);
-    requireDomainPermission(repos, caller, automation.domainId, 'edit_automation');
+  const editable = async (from: PortRepositories, caller: Caller, automationId: string): Promise<Automation> => {
+    const automation = await ofCaller(from, caller, automationId);
+    await requireDomainPermission(from, caller, automation.domainId, 'edit_automation');
     return automation;
   };
 
-  const hasRevision = (automation: Automation, revision: number): boolean =>
-    automation.kind === 'agent' ? repos.automations.agentRevision(automation.id, revision) !== undefined : repos.automations.flowVersion(automation.id, revision) !== undefined;
+  const hasRevision = async (from: PortRepositories, automation: Automation, revision: number): Promise<boolean> =>
+    automation.kind === 'agent'
+      ? (await from.automations.agentRevision(automation.id, revision)) !== undefined
+      : (await from.automations.flowVersion(automation.id, revision)) !== undefined;
 
-  const reread = (id: string): AutomationSummary => automationSummary(repos.automations.automation(id)!);
+  const reread = async (from: PortRepositories, id: string): Promise<AutomationSummary> => automationSummary((await from.automations.automation(id))!);
 
   return {
-    list(caller, query) {
+    async list(caller, query) {
       const filter = { kind: query.kind ?? null, domainId: query.domainId ?? null, archived: query.archived ?? null };
-      const page = keysetPage(
+      const page = await keysetPage(
         query.cursor,
         query.limit,
         (after, n) => repos.automations.automationsOfOrganizationPage(caller.orgId, caller.userId, filter, after, n),
@@ -113,13 +116,13 @@ export function createAutomationManager(deps: { store: Storage; clock: Clock }):
       return { automations: page.rows.map(automationSummary), nextCursor: page.nextCursor };
     },
 
-    read: (caller, automationId) => automationSummary(readable(caller, automationId)),
+    read: async (caller, automationId) => automationSummary(await readable(caller, automationId)),
 
-    revisions(caller, automationId, options) {
-      const automation = readable(caller, automationId);
+    async revisions(caller, automationId, options) {
+      const automation = await readable(caller, automationId);
       const current = automation.publishedRevision ?? automation.archivedRevision ?? null;
       if (automation.kind === 'agent') {
-        const page = revisionPage(options.cursor, options.limit, (below, n) => repos.automations.agentRevisionsPage(automation.id, below, n), (r) => r.revision);
+        const page = await revisionPage(options.cursor, options.limit, (below, n) => repos.automations.agentRevisionsPage(automation.id, below, n), (r) => r.revision);
         const revisions = page.rows.map((r) => ({
           revision: r.revision,
           createdAt: toIso(r.createdAt),
@@ -129,42 +132,42 @@ export function createAutomationManager(deps: { store: Storage; clock: Clock }):
         }));
         return { revisions, nextCursor: page.nextCursor };
       }
-      const page = revisionPage(options.cursor, options.limit, (below, n) => repos.automations.flowVersionsPage(automation.id, below, n), (v) => v.version);
+      const page = await revisionPage(options.cursor, options.limit, (below, n) => repos.automations.flowVersionsPage(automation.id, below, n), (v) => v.version);
       const revisions = page.rows.map((v) => ({ revision: v.version, createdAt: toIso(v.createdAt), publishedBy: null, changeNote: null, current: v.version === current }));
       return { revisions, nextCursor: page.nextCursor };
     },
 
     describe(caller, automationId, patch) {
-      return store.writer.submit(() => {
-        const automation = editable(caller, automationId);
+      return store.writer.submit(async (tx) => {
+        const automation = await editable(tx.repos, caller, automationId);
         const description = patch.description === undefined ? automation.description : patch.description;
-        repos.automations.renameAutomation(automation.id, patch.name ?? automation.name, description, clock.now());
-        return reread(automation.id);
+        await tx.repos.automations.renameAutomation(automation.id, patch.name ?? automation.name, description, clock.now());
+        return reread(tx.repos, automation.id);
       });
     },
 
     rollback(caller, automationId, revision) {
-      return store.writer.submit(() => {
-        const automation = editable(caller, automationId);
+      return store.writer.submit(async (tx) => {
+        const automation = await editable(tx.repos, caller, automationId);
         if (automation.archivedAt != null) {
           throw new AppError('CONFLICT', 'Unarchive the automation before moving its published revision.', { reason: 'automation_archived' });
         }
-        if (!hasRevision(automation, revision)) {
+        if (!(await hasRevision(tx.repos, automation, revision))) {
           throw validation('The published revision cannot be moved.', { issues: [{ path: 'revision', message: `is not a published ${automation.kind === 'agent' ? 'revision' : 'version'} of this ${automation.kind}` }] });
         }
         // Immutable revisions make this a pointer move: running sessions keep their own revision, new ones get this.
-        repos.automations.setPublishedRevision(automation.id, revision, clock.now());
-        return reread(automation.id);
+        await tx.repos.automations.setPublishedRevision(automation.id, revision, clock.now());
+        return reread(tx.repos, automation.id);
       });
     },
 
     setArchived(caller, automationId, archived) {
-      return store.writer.submit(() => {
-        const automation = editable(caller, automationId);
+      return store.writer.submit(async (tx) => {
+        const automation = await editable(tx.repos, caller, automationId);
         // Idempotent both ways: archiving an archived automation changes nothing.
-        if (archived) repos.automations.archiveAutomation(automation.id, clock.now());
-        else repos.automations.unarchiveAutomation(automation.id, clock.now());
-        return reread(automation.id);
+        if (archived) await tx.repos.automations.archiveAutomation(automation.id, clock.now());
+        else await tx.repos.automations.unarchiveAutomation(automation.id, clock.now());
+        return reread(tx.repos, automation.id);
       });
     },
   };

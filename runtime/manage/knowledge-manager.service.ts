@@ -7,7 +7,7 @@
  */
 import type { Article } from '../../storage/records/knowledge.js';
 import type { Storage } from '../../storage/port/storage.js';
-import { managedBase, managedModule, requireKnowledgeAuthority, type Author } from '../authoring/authoring-access.js';
+import { managedBase, managedModule, requireKnowledgeAuthority, type Author, type AuthoringRepos } from '../authoring/authoring-access.js';
 import { toIso, type Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -26,7 +26,11 @@ export interface ArticleSummary {
 }
 
 export interface KnowledgeManager {
-  listArticles(author: Author, baseId: string, query: { published?: boolean; limit: number; cursor?: string }): { articles: ArticleSummary[]; nextCursor: string | null };
+  listArticles(
+    author: Author,
+    baseId: string,
+    query: { published?: boolean; limit: number; cursor?: string },
+  ): Promise<{ articles: ArticleSummary[]; nextCursor: string | null }>;
   unpublishArticle(author: Author, articleId: string): Promise<ArticleView>;
   deleteArticle(author: Author, articleId: string): Promise<void>;
   removeFromModule(author: Author, moduleId: string, articleId: string): Promise<void>;
@@ -48,20 +52,20 @@ export function createKnowledgeManager(deps: { store: Storage; clock: Clock }): 
   const { repos } = store;
   const { knowledge } = repos;
 
-  /** An article of the author's organization whose base the author may manage (else 404 / 403). */
-  const managedArticle = (author: Author, articleId: string): Article => {
-    const article = isUuid(articleId) ? knowledge.article(articleId.toLowerCase()) : undefined;
+  /** An article of the author's organization whose base the author may manage (else 404 / 403); `from`: the unit's repositories. */
+  const managedArticle = async (from: AuthoringRepos, author: Author, articleId: string): Promise<Article> => {
+    const article = isUuid(articleId) ? await from.knowledge.article(articleId.toLowerCase()) : undefined;
     if (article === undefined || article.orgId !== author.orgId) throw notFound();
-    const base = knowledge.base(article.baseId);
+    const base = await from.knowledge.base(article.baseId);
     if (base === undefined) throw notFound();
-    requireKnowledgeAuthority(repos, author, base.domainId);
+    await requireKnowledgeAuthority(from, author, base.domainId);
     return article;
   };
 
   return {
-    listArticles(author, baseId, query) {
-      const base = managedBase(repos, author, baseId);
-      const page = keysetPage(
+    async listArticles(author, baseId, query) {
+      const base = await managedBase(repos, author, baseId);
+      const page = await keysetPage(
         query.cursor,
         query.limit,
         (after, n) => knowledge.articlesOfBasePage(base.id, query.published ?? null, after, n),
@@ -71,31 +75,31 @@ export function createKnowledgeManager(deps: { store: Storage; clock: Clock }): 
     },
 
     unpublishArticle(author, articleId) {
-      return store.writer.submit(() => {
-        const article = managedArticle(author, articleId);
+      return store.writer.submit(async (tx) => {
+        const article = await managedArticle(tx.repos, author, articleId);
         // Idempotent: unpublishing a draft-only article changes nothing.
-        knowledge.unpublishArticle(article.id, clock.now());
-        return articleView(knowledge.article(article.id)!);
+        await tx.repos.knowledge.unpublishArticle(article.id, clock.now());
+        return articleView((await tx.repos.knowledge.article(article.id))!);
       });
     },
 
     async deleteArticle(author, articleId) {
-      await store.writer.submit(() => {
+      await store.writer.submit(async (tx) => {
         // Memberships and the index entry cascade with the row (migrations 0080, 0110).
-        knowledge.deleteArticle(managedArticle(author, articleId).id);
+        await tx.repos.knowledge.deleteArticle((await managedArticle(tx.repos, author, articleId)).id);
       });
     },
 
     async removeFromModule(author, moduleId, articleId) {
-      await store.writer.submit(() => {
-        const module = managedModule(repos, author, moduleId);
-        if (!isUuid(articleId) || !knowledge.removeModuleArticle(module.id, articleId.toLowerCase())) throw notFound();
+      await store.writer.submit(async (tx) => {
+        const module = await managedModule(tx.repos, author, moduleId);
+        if (!isUuid(articleId) || !(await tx.repos.knowledge.removeModuleArticle(module.id, articleId.toLowerCase()))) throw notFound();
       });
     },
 
     async deleteModule(author, moduleId) {
-      await store.writer.submit(() => {
-        knowledge.deleteModule(managedModule(repos, author, moduleId).id);
+      await store.writer.submit(async (tx) => {
+        await tx.repos.knowledge.deleteModule((await managedModule(tx.repos, author, moduleId)).id);
       });
     },
   };

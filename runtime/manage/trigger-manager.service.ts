@@ -7,7 +7,7 @@
  */
 import type { Automation } from '../../storage/records/automations.js';
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import { requireDomainPermission } from '../authoring/authoring-access.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound, validation } from '../errors.js';
@@ -45,8 +45,8 @@ export interface TriggerListQuery {
 }
 
 export interface TriggerManager {
-  list(caller: TriggerCaller, query: TriggerListQuery, baseUrl: string | null): { triggers: TriggerView[]; nextCursor: string | null };
-  read(caller: TriggerCaller, triggerId: string, baseUrl: string | null): TriggerDetail;
+  list(caller: TriggerCaller, query: TriggerListQuery, baseUrl: string | null): Promise<{ triggers: TriggerView[]; nextCursor: string | null }>;
+  read(caller: TriggerCaller, triggerId: string, baseUrl: string | null): Promise<TriggerDetail>;
   update(caller: TriggerCaller, triggerId: string, patch: UpdateTriggerInput, baseUrl: string | null): Promise<TriggerDetail>;
   setActive(caller: TriggerCaller, triggerId: string, active: boolean, baseUrl: string | null): Promise<TriggerDetail>;
   remove(caller: TriggerCaller, triggerId: string): Promise<void>;
@@ -74,40 +74,46 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
     archived: automation.archivedAt != null,
   });
 
-  const viewOf = (trigger: Trigger, ids: readonly string[], baseUrl: string | null): TriggerView =>
-    triggerView(trigger, ids, { nextRunAt: scheduleTicks.nextRunAt(trigger.id), baseUrl });
+  const viewOf = async (trigger: Trigger, ids: readonly string[], baseUrl: string | null): Promise<TriggerView> =>
+    triggerView(trigger, ids, { nextRunAt: await scheduleTicks.nextRunAt(trigger.id), baseUrl });
 
-  const detail = (trigger: Trigger, baseUrl: string | null): TriggerDetail => {
-    const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automationId);
-    const view = viewOf(trigger, ids, baseUrl);
-    const subscribers = ids.flatMap((id) => {
-      const automation = repos.automations.automation(id);
-      return automation === undefined ? [] : [summary(automation)];
-    });
+  /**
+   * Read after the unit that wrote `trigger` committed, not inside it: the next run time comes from the schedule
+   * ticks' own reads, which on PostgreSQL run outside a unit's transaction and would miss the tick it just armed.
+   */
+  const detail = async (trigger: Trigger, baseUrl: string | null): Promise<TriggerDetail> => {
+    const ids = (await repos.triggers.subscribers(trigger.id)).map((s) => s.automationId);
+    const view = await viewOf(trigger, ids, baseUrl);
+    const subscribers: SubscriberSummary[] = [];
+    for (const id of ids) {
+      const automation = await repos.automations.automation(id);
+      if (automation !== undefined) subscribers.push(summary(automation));
+    }
     return { trigger: view, subscribers };
   };
 
-  const readable = (caller: TriggerCaller, triggerId: string): Trigger => {
-    const trigger = isUuid(triggerId) ? triggerOfCaller(repos, caller, triggerId) : undefined;
+  const readable = async (caller: TriggerCaller, triggerId: string): Promise<Trigger> => {
+    const trigger = isUuid(triggerId) ? await triggerOfCaller(repos, caller, triggerId) : undefined;
     if (trigger === undefined) throw notFound();
-    if (repos.tenancy.domainRole(trigger.domainId, caller.userId) === null) throw forbidden('You are not a member of this trigger\'s domain.');
+    if ((await repos.tenancy.domainRole(trigger.domainId, caller.userId)) === null) throw forbidden('You are not a member of this trigger\'s domain.');
     return trigger;
   };
 
-  const editable = (caller: TriggerCaller, triggerId: string): Trigger => {
-    const trigger = isUuid(triggerId) ? triggerOfCaller(repos, caller, triggerId) : undefined;
+  /** `from`: the unit's repositories. */
+  const editable = async (from: PortRepositories, caller: TriggerCaller, triggerId: string): Promise<Trigger> => {
+    const trigger = isUuid(triggerId) ? await triggerOfCaller(from, caller, triggerId) : undefined;
     if (trigger === undefined) throw notFound();
-    requireDomainPermission(repos, caller, trigger.domainId, 'edit_automation');
+    await requireDomainPermission(from, caller, trigger.domainId, 'edit_automation');
     return trigger;
   };
 
   /** Keeps the schedule tick in step with the row just written: armed while an active schedule, else none. */
-  const syncTick = (trigger: Trigger): void => {
+  const syncTick = async (trigger: Trigger): Promise<void> => {
     if (trigger.type === 'schedule' && trigger.active) {
       const config = scheduleConfigOf(trigger.config);
-      scheduleTicks.arm(trigger.id, config, clock.now())();
+      await scheduleTicks.arm(trigger.id, config, clock.now())();
     } else {
-      scheduleTicks.disarm(trigger.id)();
+      await scheduleTicks.disarm(trigger.id)();
     }
   };
 
@@ -115,12 +121,12 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
    * Re-arms only when the schedule or the active flag changed: re-arming computes the next slot from now, so an
    * overdue tick not yet delivered would otherwise be skipped by a rename.
    */
-  const write = (trigger: Trigger, scheduleChanged: boolean): void => {
-    repos.triggers.updateTrigger(trigger);
-    if (scheduleChanged) syncTick(trigger);
+  const write = async (from: PortRepositories, trigger: Trigger, scheduleChanged: boolean): Promise<void> => {
+    await from.triggers.updateTrigger(trigger);
+    if (scheduleChanged) await syncTick(trigger);
   };
 
-  function patched(trigger: Trigger, patch: UpdateTriggerInput): Trigger {
+  async function patched(from: PortRepositories, trigger: Trigger, patch: UpdateTriggerInput): Promise<Trigger> {
     for (const [field, type] of Object.entries(FIELD_TYPES)) {
       if (field in patch && trigger.type !== type) throw refuse(field, `applies to ${type} triggers only; this is an ${trigger.type} trigger`);
     }
@@ -136,7 +142,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
       Object.assign(config, next);
     } else if (trigger.type === 'event' && patch.eventFilter !== undefined) {
       if (patch.eventFilter !== null) {
-        const integration = visibleIntegration(repos, trigger.orgId, String(config.sourceIntegrationId));
+        const integration = await visibleIntegration(from, trigger.orgId, String(config.sourceIntegrationId));
         const event = integration === undefined ? undefined : eventsOf(integration).find((e) => e.type === config.eventType);
         if (event === undefined) throw refuse('eventFilter', 'the trigger\'s event type is no longer in its integration\'s catalog');
         const issues = filterIssues(patch.eventFilter, event);
@@ -149,8 +155,8 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
   }
 
   /** A subscriber is an agent or flow of the trigger's own domain that is not archived. */
-  function subscribable(caller: TriggerCaller, trigger: Trigger, automationId: string): Automation {
-    const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
+  async function subscribable(from: PortRepositories, caller: TriggerCaller, trigger: Trigger, automationId: string): Promise<Automation> {
+    const automation = isUuid(automationId) ? await from.automations.automation(automationId) : undefined;
     if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
     if (automation.domainId !== trigger.domainId) throw refuse('automationId', 'must be an agent or flow of the trigger\'s domain');
     if (automation.archivedAt != null) throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived' });
@@ -158,69 +164,74 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
   }
 
   return {
-    list(caller, query, baseUrl) {
-      const page = keysetPage(
+    async list(caller, query, baseUrl) {
+      const page = await keysetPage(
         query.cursor,
         query.limit,
         (after, n) => repos.triggers.triggersOfOrganizationPage(caller.orgId, caller.userId, { domainId: query.domainId ?? null, type: query.type ?? null }, after, n),
         byCreation,
       );
-      const triggers = page.rows.map((row) => viewOf(row, repos.triggers.subscribers(row.id).map((s) => s.automationId), baseUrl));
+      const triggers: TriggerView[] = [];
+      for (const row of page.rows) triggers.push(await viewOf(row, (await repos.triggers.subscribers(row.id)).map((s) => s.automationId), baseUrl));
       return { triggers, nextCursor: page.nextCursor };
     },
 
-    read: (caller, triggerId, baseUrl) => detail(readable(caller, triggerId), baseUrl),
+    read: async (caller, triggerId, baseUrl) => detail(await readable(caller, triggerId), baseUrl),
 
-    update(caller, triggerId, patch, baseUrl) {
-      return store.writer.submit(() => {
-        const next = patched(editable(caller, triggerId), patch);
-        write(next, patch.cron !== undefined || patch.timezone !== undefined);
-        return detail(next, baseUrl);
+    async update(caller, triggerId, patch, baseUrl) {
+      const next = await store.writer.submit(async (tx) => {
+        const updated = await patched(tx.repos, await editable(tx.repos, caller, triggerId), patch);
+        await write(tx.repos, updated, patch.cron !== undefined || patch.timezone !== undefined);
+        return updated;
       });
+      return detail(next, baseUrl);
     },
 
-    setActive(caller, triggerId, active, baseUrl) {
-      return store.writer.submit(() => {
-        const trigger = editable(caller, triggerId);
+    async setActive(caller, triggerId, active, baseUrl) {
+      const next = await store.writer.submit(async (tx) => {
+        const trigger = await editable(tx.repos, caller, triggerId);
         // Idempotent: pausing a paused trigger changes nothing (and keeps no tick).
-        const next = { ...trigger, active };
-        write(next, next.active !== trigger.active);
-        return detail(next, baseUrl);
+        const updated = { ...trigger, active };
+        await write(tx.repos, updated, updated.active !== trigger.active);
+        return updated;
       });
+      return detail(next, baseUrl);
     },
 
     async remove(caller, triggerId) {
-      await store.writer.submit(() => {
-        const trigger = editable(caller, triggerId);
-        scheduleTicks.disarm(trigger.id)();
-        repos.triggers.deleteTrigger(trigger.id);
+      await store.writer.submit(async (tx) => {
+        const trigger = await editable(tx.repos, caller, triggerId);
+        await scheduleTicks.disarm(trigger.id)();
+        await tx.repos.triggers.deleteTrigger(trigger.id);
       });
     },
 
-    addSubscriber(caller, triggerId, automationId, baseUrl) {
-      return store.writer.submit(() => {
-        const trigger = editable(caller, triggerId);
-        const automation = subscribable(caller, trigger, automationId);
-        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automationId);
+    async addSubscriber(caller, triggerId, automationId, baseUrl) {
+      const trigger = await store.writer.submit(async (tx) => {
+        const trigger = await editable(tx.repos, caller, triggerId);
+        const automation = await subscribable(tx.repos, caller, trigger, automationId);
+        const ids = (await tx.repos.triggers.subscribers(trigger.id)).map((s) => s.automationId);
         if (!ids.includes(automation.id)) {
           if (ids.length >= TRIGGER_LIMITS.subscribersMaxEntries) throw refuse('automationId', `a trigger has at most ${TRIGGER_LIMITS.subscribersMaxEntries} subscribers`);
           // Appended: it fires after the existing subscribers.
-          repos.triggers.replaceSubscriptions(trigger.id, [...ids, automation.id]);
+          await tx.repos.triggers.replaceSubscriptions(trigger.id, [...ids, automation.id]);
         }
-        return detail(trigger, baseUrl);
+        return trigger;
       });
+      return detail(trigger, baseUrl);
     },
 
-    removeSubscriber(caller, triggerId, automationId, baseUrl) {
-      return store.writer.submit(() => {
-        const trigger = editable(caller, triggerId);
-        const automation = isUuid(automationId) ? repos.automations.automation(automationId) : undefined;
-        const ids = repos.triggers.subscribers(trigger.id).map((s) => s.automationId);
+    async removeSubscriber(caller, triggerId, automationId, baseUrl) {
+      const trigger = await store.writer.submit(async (tx) => {
+        const trigger = await editable(tx.repos, caller, triggerId);
+        const automation = isUuid(automationId) ? await tx.repos.automations.automation(automationId) : undefined;
+        const ids = (await tx.repos.triggers.subscribers(trigger.id)).map((s) => s.automationId);
         // An automation that is gone but still listed can be removed; an id never seen here is the uniform 404.
         if (!ids.includes(automationId.toLowerCase()) && (automation === undefined || automation.orgId !== caller.orgId)) throw notFound();
-        repos.triggers.replaceSubscriptions(trigger.id, ids.filter((id) => id !== automationId.toLowerCase()));
-        return detail(trigger, baseUrl);
+        await tx.repos.triggers.replaceSubscriptions(trigger.id, ids.filter((id) => id !== automationId.toLowerCase()));
+        return trigger;
       });
+      return detail(trigger, baseUrl);
     },
   };
 }

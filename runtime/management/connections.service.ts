@@ -1,5 +1,5 @@
 // An organization's connections (issue 13 item 6): list, add, rotate, remove; secret material sealed, never returned.
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { Connection } from '../../storage/records/integrations.js';
 import { toIso, type Clock } from '../clock.js';
 import { notFound, validation } from '../errors.js';
@@ -21,7 +21,7 @@ export interface ConnectionView {
 }
 
 export interface ConnectionsService {
-  list(manager: Manager): ConnectionView[];
+  list(manager: Manager): Promise<ConnectionView[]>;
   add(manager: Manager, input: { integrationId: string; domainId?: string; secret: ConnectionSecret }): Promise<ConnectionView>;
   rotate(manager: Manager, connectionId: string, input: { secret: ConnectionSecret }): Promise<ConnectionView>;
   remove(manager: Manager, connectionId: string): Promise<void>;
@@ -40,50 +40,55 @@ export function createConnectionsService(deps: { store: Storage; clock: Clock; k
   const { repos, writer } = deps.store;
   const { management, integrations } = repos;
 
-  const connectionOf = (orgId: string, connectionId: string): Connection => {
-    const row = isUuid(connectionId) ? management.connection(connectionId) : undefined;
+  /** `from`: the store's repositories, or the unit's inside one. */
+  const connectionOf = async (from: Pick<PortRepositories, 'management'>, orgId: string, connectionId: string): Promise<Connection> => {
+    const row = isUuid(connectionId) ? await from.management.connection(connectionId) : undefined;
     if (row === undefined || row.orgId !== orgId) throw notFound();
     return row;
   };
 
   return {
-    list(manager) {
-      requireOrgAdmin(repos, manager);
-      return integrations.connectionsOfOrganization(manager.orgId).map(view);
+    async list(manager) {
+      await requireOrgAdmin(repos, manager);
+      return (await integrations.connectionsOfOrganization(manager.orgId)).map(view);
     },
 
     async add(manager, input) {
-      requireOrgAdmin(repos, manager);
-      const integration = integrations.integration(input.integrationId);
+      await requireOrgAdmin(repos, manager);
+      const integration = await integrations.integration(input.integrationId);
       // Another organization's private integration reads as unknown, like a missing one.
       if (integration === undefined || (integration.orgId !== null && integration.orgId !== manager.orgId)) {
         throw validation('The request body is not valid.', { issues: [{ path: 'integrationId', message: `no integration "${input.integrationId}"` }] });
       }
-      const domainId = input.domainId === undefined ? null : domainOfOrg(repos, manager.orgId, input.domainId).id;
+      const domainId = input.domainId === undefined ? null : (await domainOfOrg(repos, manager.orgId, input.domainId)).id;
       const id = newId();
       const now = deps.clock.now();
       // Sealed before the unit of work: encryption is CPU work that must not hold the writer.
       const sealed = sealSecret(deps.keyRing, input.secret, sealedSecretAad.connection(manager.orgId, id));
       const connection: Connection = { id, orgId: manager.orgId, domainId, integrationId: integration.id, secretSealed: sealed, createdAt: now, rotatedAt: null };
-      await writer.submit(() => integrations.insertConnection(connection));
+      await writer.submit(async (tx) => {
+        await tx.repos.integrations.insertConnection(connection);
+      });
       return view(connection);
     },
 
     async rotate(manager, connectionId, { secret }) {
-      requireOrgAdmin(repos, manager);
-      const row = connectionOf(manager.orgId, connectionId);
+      await requireOrgAdmin(repos, manager);
+      const row = await connectionOf(repos, manager.orgId, connectionId);
       const sealed = sealSecret(deps.keyRing, secret, sealedSecretAad.connection(manager.orgId, row.id));
       const now = deps.clock.now();
-      await writer.submit(() => {
-        connectionOf(manager.orgId, connectionId);
-        management.rotateConnection(row.id, sealed, now);
+      await writer.submit(async (tx) => {
+        await connectionOf(tx.repos, manager.orgId, connectionId);
+        await tx.repos.management.rotateConnection(row.id, sealed, now);
       });
       return view({ ...row, secretSealed: sealed, rotatedAt: now });
     },
 
     async remove(manager, connectionId) {
-      requireOrgAdmin(repos, manager);
-      await writer.submit(() => management.deleteConnection(connectionOf(manager.orgId, connectionId).id));
+      await requireOrgAdmin(repos, manager);
+      await writer.submit(async (tx) => {
+        await tx.repos.management.deleteConnection((await connectionOf(tx.repos, manager.orgId, connectionId)).id);
+      });
     },
   };
 }

@@ -9,7 +9,7 @@ import { byCreation, viewPage, type Page, type PageQuery } from '../paging/keyse
 export type { CustomerSummary } from '../partners/customer-status.js';
 
 export interface CustomersService {
-  list(partnerId: string, query: PageQuery): Page<CustomerSummary>;
+  list(partnerId: string, query: PageQuery): Promise<Page<CustomerSummary>>;
   /** Suspends (or resumes) at once; repeating it changes nothing (idempotent) and answers the current status. */
   setSuspended(partnerId: string, orgId: string, suspended: boolean): Promise<CustomerStatus>;
   supportGrants(partnerId: string, orgId: string, query: PageQuery): Promise<Page<SupportGrantView>>;
@@ -28,7 +28,7 @@ export function createCustomersService(deps: { store: Storage; clock: Clock }): 
         if (suspended && current === null) await tx.repos.management.setSuspended(org.id, deps.clock.now());
         if (!suspended && current !== null) await tx.repos.management.setSuspended(org.id, null);
       });
-      return customerStatus(repos, partnerId, orgId);
+      return await customerStatus(repos, partnerId, orgId);
     },
 
     async supportGrants(partnerId, orgId, query) {

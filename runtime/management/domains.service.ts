@@ -1,5 +1,5 @@
 // Domains of an organization (issue 13 item 6): list, create (the creator owns it), rename.
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { Domain } from '../../storage/records/tenancy.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -13,7 +13,7 @@ export interface DomainView {
 }
 
 export interface DomainsService {
-  list(manager: Manager): DomainView[];
+  list(manager: Manager): Promise<DomainView[]>;
   create(manager: Manager, input: { name: string }): Promise<DomainView>;
   rename(manager: Manager, domainId: string, input: { name: string }): Promise<DomainView>;
 }
@@ -22,39 +22,39 @@ const view = (row: Domain): DomainView => ({ domainId: row.id, name: row.name, c
 
 export function createDomainsService(deps: { store: Storage; clock: Clock }): DomainsService {
   const { repos, writer } = deps.store;
-  const { tenancy, management } = repos;
+  const { tenancy } = repos;
 
-  /** Names are unique per organization (case-insensitive): two "Sales" domains would be told apart by id only. */
-  const assertFreeName = (orgId: string, name: string, except: string | null): void => {
-    const holder = management.domainNamed(orgId, name);
+  /** Names are unique per organization (case-insensitive): two "Sales" domains would be told apart by id only (`from`: the unit's). */
+  const assertFreeName = async (from: Pick<PortRepositories, 'management'>, orgId: string, name: string, except: string | null): Promise<void> => {
+    const holder = await from.management.domainNamed(orgId, name);
     if (holder !== undefined && holder !== except) throw new AppError('CONFLICT', 'Another domain of this organization has that name.', { field: 'name' });
   };
 
   return {
-    list(manager) {
-      requireOrgAdmin(repos, manager);
-      return tenancy.domainsOfOrganization(manager.orgId).map(view);
+    async list(manager) {
+      await requireOrgAdmin(repos, manager);
+      return (await tenancy.domainsOfOrganization(manager.orgId)).map(view);
     },
 
     async create(manager, { name }) {
-      requireOrgAdmin(repos, manager);
-      return writer.submit(() => {
-        assertFreeName(manager.orgId, name, null);
+      await requireOrgAdmin(repos, manager);
+      return writer.submit(async (tx) => {
+        await assertFreeName(tx.repos, manager.orgId, name, null);
         const now = deps.clock.now();
         const row: Domain = { id: newId(), orgId: manager.orgId, name, approvalPolicy: {}, createdAt: now };
-        tenancy.insertDomain(row);
+        await tx.repos.tenancy.insertDomain(row);
         // Somebody must be able to author in a new domain: its creator owns it (docs/decisions.md).
-        tenancy.setDomainRole(row.id, manager.userId, 'owner', now);
+        await tx.repos.tenancy.setDomainRole(row.id, manager.userId, 'owner', now);
         return view(row);
       });
     },
 
     async rename(manager, domainId, { name }) {
-      requireOrgAdmin(repos, manager);
-      return writer.submit(() => {
-        const domain = domainOfOrg(repos, manager.orgId, domainId);
-        assertFreeName(manager.orgId, name, domain.id);
-        management.renameDomain(domain.id, name);
+      await requireOrgAdmin(repos, manager);
+      return writer.submit(async (tx) => {
+        const domain = await domainOfOrg(tx.repos, manager.orgId, domainId);
+        await assertFreeName(tx.repos, manager.orgId, name, domain.id);
+        await tx.repos.management.renameDomain(domain.id, name);
         return view({ ...domain, name });
       });
     },

@@ -29,7 +29,7 @@ export interface FlowView {
 
 export interface FlowsService {
   create(author: Author, input: { domainId: string; name: string; description?: string | null; definition: unknown; publish?: boolean }): Promise<FlowView>;
-  read(author: Author, flowId: string): FlowView & { definition: unknown };
+  read(author: Author, flowId: string): Promise<FlowView & { definition: unknown }>;
   addVersion(author: Author, flowId: string, input: { definition: unknown; publish?: boolean }): Promise<FlowView & { created: boolean }>;
   publish(author: Author, flowId: string, input: { version: number }): Promise<FlowView>;
 }
@@ -38,26 +38,26 @@ export function createFlowsService(deps: { store: Storage; clock: Clock }): Flow
   const { repos, writer } = deps.store;
   const { automations } = repos;
 
-  const flowOf = (author: Author, flowId: string): Automation => {
-    const row = editableAutomation(repos, author, flowId);
+  const flowOf = async (author: Author, flowId: string): Promise<Automation> => {
+    const row = await editableAutomation(repos, author, flowId);
     if (row.kind !== 'flow') throw notFound();
     return row;
   };
 
-  const view = (row: Automation): FlowView => ({
+  const view = async (row: Automation): Promise<FlowView> => ({
     flowId: row.id,
     domainId: row.domainId,
     name: row.name,
     description: row.description,
     publishedVersion: row.publishedRevision,
-    latestVersion: automations.latestFlowVersion(row.id)?.version ?? 0,
+    latestVersion: (await automations.latestFlowVersion(row.id))?.version ?? 0,
     createdAt: toIso(row.createdAt),
     updatedAt: toIso(row.updatedAt),
   });
 
   /** Checked against the tools and integrations this organization can use; stored canonical, as apply stores it. */
-  function checked(orgId: string, definition: unknown): Pick<FlowVersion, 'definition' | 'bindings'> {
-    const result = validateFlowDefinition(definition, organizationCatalog(repos.integrations, orgId));
+  async function checked(orgId: string, definition: unknown): Promise<Pick<FlowVersion, 'definition' | 'bindings'>> {
+    const result = validateFlowDefinition(definition, await organizationCatalog(repos.integrations, orgId));
     if (!result.ok) {
       const issues = result.issues.map((i) => ({ path: `definition.${i.path}`, message: i.message }));
       throw new AppError('VALIDATION', `The flow definition has ${issues.length} problem${issues.length === 1 ? '' : 's'}; nothing was stored.`, { issues }, { status: 422 });
@@ -68,9 +68,9 @@ export function createFlowsService(deps: { store: Storage; clock: Clock }): Flow
 
   return {
     async create(author, input) {
-      const domain = domainOf(repos, author, input.domainId);
-      requireDomainPermission(repos, author, domain.id, 'edit_automation');
-      const stored = checked(author.orgId, input.definition);
+      const domain = await domainOf(repos, author, input.domainId);
+      await requireDomainPermission(repos, author, domain.id, 'edit_automation');
+      const stored = await checked(author.orgId, input.definition);
       const now = deps.clock.now();
       const row: Automation = {
         id: newId(),
@@ -87,43 +87,44 @@ export function createFlowsService(deps: { store: Storage; clock: Clock }): Flow
         archivedAt: null,
         archivedRevision: null,
       };
-      await writer.submit(() => {
-        automations.insertAutomation(row);
-        automations.insertFlowVersion({ automationId: row.id, version: 1, ...stored, createdAt: now });
+      await writer.submit(async (tx) => {
+        await tx.repos.automations.insertAutomation(row);
+        await tx.repos.automations.insertFlowVersion({ automationId: row.id, version: 1, ...stored, createdAt: now });
       });
       return view(row);
     },
 
-    read(author, flowId) {
-      const row = flowOf(author, flowId);
-      const latest = automations.latestFlowVersion(row.id);
-      return { ...view(row), definition: latest === undefined ? null : { ...(latest.definition as object), bindings: latest.bindings } };
+    async read(author, flowId) {
+      const row = await flowOf(author, flowId);
+      const latest = await automations.latestFlowVersion(row.id);
+      return { ...(await view(row)), definition: latest === undefined ? null : { ...(latest.definition as object), bindings: latest.bindings } };
     },
 
     async addVersion(author, flowId, input) {
-      const row = flowOf(author, flowId);
-      const stored = checked(author.orgId, input.definition);
-      const created = await writer.submit(() => {
+      const row = await flowOf(author, flowId);
+      const stored = await checked(author.orgId, input.definition);
+      const created = await writer.submit(async (tx) => {
+        const { automations } = tx.repos;
         const now = deps.clock.now();
-        const latest = automations.latestFlowVersion(row.id);
+        const latest = await automations.latestFlowVersion(row.id);
         const changed = latest === undefined || canonicalJson(latest.definition) !== canonicalJson(stored.definition) || canonicalJson(latest.bindings) !== canonicalJson(stored.bindings);
         const version = changed ? (latest?.version ?? 0) + 1 : latest.version;
-        if (changed) automations.insertFlowVersion({ automationId: row.id, version, ...stored, createdAt: now });
-        if (input.publish === true) automations.setPublishedRevision(row.id, version, now);
+        if (changed) await automations.insertFlowVersion({ automationId: row.id, version, ...stored, createdAt: now });
+        if (input.publish === true) await automations.setPublishedRevision(row.id, version, now);
         return changed;
       });
-      return { ...view(automations.automation(row.id)!), created };
+      return { ...(await view((await automations.automation(row.id))!)), created };
     },
 
     async publish(author, flowId, { version }) {
-      const row = flowOf(author, flowId);
-      await writer.submit(() => {
-        if (automations.flowVersion(row.id, version) === undefined) {
+      const row = await flowOf(author, flowId);
+      await writer.submit(async (tx) => {
+        if ((await tx.repos.automations.flowVersion(row.id, version)) === undefined) {
           throw new AppError('VALIDATION', `Version ${version} of this flow does not exist.`, { issues: [{ path: 'version', message: 'no such version' }] });
         }
-        automations.setPublishedRevision(row.id, version, deps.clock.now());
+        await tx.repos.automations.setPublishedRevision(row.id, version, deps.clock.now());
       });
-      return view(automations.automation(row.id)!);
+      return view((await automations.automation(row.id))!);
     },
   };
 }

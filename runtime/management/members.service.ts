@@ -5,9 +5,9 @@
  * link is returned once, in the invite answer. Disabling a member sets `org_memberships.disabled_at`: the key
  * query, the token and console checks and every role lookup refuse that person in this organization at once.
  */
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { Member } from '../../storage/records/management.js';
-import type { DomainRole, OrgRole } from '../../storage/repos/tenancy.repo.js';
+import type { DomainRole, OrgRole } from '../../storage/records/tenancy.js';
 import { hashSecret, mintSecret } from '../auth/secrets.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
@@ -49,7 +49,7 @@ export interface InviteAnswer {
 }
 
 export interface MembersService {
-  list(manager: Manager, query: PageQuery): Page<MemberView>;
+  list(manager: Manager, query: PageQuery): Promise<Page<MemberView>>;
   invite(manager: Manager, input: InviteInput, linkBase: string): Promise<InviteAnswer>;
   setRoles(manager: Manager, userId: string, input: { orgRole?: OrgRole; domainRoles?: DomainRoleChange[] }): Promise<MemberView>;
   setDisabled(manager: Manager, userId: string, disabled: boolean): Promise<MemberView>;
@@ -57,66 +57,74 @@ export interface MembersService {
 
 export function createMembersService(deps: { store: Storage; clock: Clock }): MembersService {
   const { repos, writer } = deps.store;
-  const { tenancy, management } = repos;
+  const { management } = repos;
+  // Helpers below take `from`: the store's repositories for reads, the unit's (`tx.repos`) inside one.
+  type Repos = Pick<PortRepositories, 'tenancy' | 'management'>;
 
-  const view = (orgId: string, member: Member): MemberView => ({
+  const view = async (from: Repos, orgId: string, member: Member): Promise<MemberView> => ({
     userId: member.userId,
     email: member.email,
     name: member.name,
     orgRole: member.role,
     status: member.disabledAt !== null || member.userDisabled ? 'disabled' : member.hasPassword ? 'active' : 'invited',
-    domainRoles: tenancy.domainRolesOfUser(member.userId, orgId).map((d) => ({ domainId: d.domainId, role: d.role })),
+    domainRoles: (await from.tenancy.domainRolesOfUser(member.userId, orgId)).map((d) => ({ domainId: d.domainId, role: d.role })),
     createdAt: toIso(member.createdAt),
   });
 
-  const memberOf = (orgId: string, userId: string): Member => {
-    const row = isUuid(userId) ? management.member(orgId, userId) : undefined;
+  const memberOf = async (from: Repos, orgId: string, userId: string): Promise<Member> => {
+    const row = isUuid(userId) ? await from.management.member(orgId, userId) : undefined;
     if (row === undefined) throw notFound();
     return row;
   };
 
   /** Owners are changed only by owners, and the organization always keeps one active owner. */
-  function guardOwner(manager: Manager, callerRole: OrgRole, target: Member, losesOwner: boolean): void {
+  async function guardOwner(from: Repos, manager: Manager, callerRole: OrgRole, target: Member, losesOwner: boolean): Promise<void> {
     if ((target.role === 'owner' || losesOwner) && callerRole !== 'owner') throw forbidden('Only an organization Owner can change an Owner.');
-    if (target.role === 'owner' && losesOwner && target.disabledAt === null && management.activeOwnerCount(manager.orgId) <= 1) {
+    if (target.role === 'owner' && losesOwner && target.disabledAt === null && (await from.management.activeOwnerCount(manager.orgId)) <= 1) {
       throw new AppError('CONFLICT', 'The organization must keep at least one active Owner.');
     }
   }
 
-  function applyDomainRoles(manager: Manager, userId: string, changes: DomainRoleChange[] | undefined, now: number): void {
+  async function applyDomainRoles(from: Repos, manager: Manager, userId: string, changes: DomainRoleChange[] | undefined, now: number): Promise<void> {
     for (const change of changes ?? []) {
-      const domain = domainOfOrg(repos, manager.orgId, change.domainId);
-      if (change.role === null) tenancy.removeDomainMember(domain.id, userId);
-      else tenancy.setDomainRole(domain.id, userId, change.role, now);
+      const domain = await domainOfOrg(from, manager.orgId, change.domainId);
+      if (change.role === null) await from.tenancy.removeDomainMember(domain.id, userId);
+      else await from.tenancy.setDomainRole(domain.id, userId, change.role, now);
     }
   }
 
   return {
-    list: (manager, query) => {
-      requireOrgAdmin(repos, manager);
-      return viewPage(query, (after, limit) => management.members(manager.orgId, after, limit), (member) => ({ createdAt: member.createdAt, id: member.userId }), (member) => view(manager.orgId, member));
+    list: async (manager, query) => {
+      await requireOrgAdmin(repos, manager);
+      return viewPage(
+        query,
+        (after, limit) => management.members(manager.orgId, after, limit),
+        (member) => ({ createdAt: member.createdAt, id: member.userId }),
+        (member) => view(repos, manager.orgId, member),
+      );
     },
 
     async invite(manager, input, linkBase) {
-      const callerRole = requireOrgAdmin(repos, manager);
+      const callerRole = await requireOrgAdmin(repos, manager);
       if (input.orgRole === 'owner' && callerRole !== 'owner') throw forbidden('Only an organization Owner can invite an Owner.');
       const secret = mintSecret('svi_');
       const now = deps.clock.now();
-      const answer = await writer.submit(() => {
-        let user = tenancy.userByEmail(input.email);
-        if (user !== undefined && management.member(manager.orgId, user.id) !== undefined) throw new AppError('CONFLICT', 'This person is already a member of the organization.');
+      const answer = await writer.submit(async (tx) => {
+        const { tenancy, management } = tx.repos;
+        let user = await tenancy.userByEmail(input.email);
+        if (user !== undefined && (await management.member(manager.orgId, user.id)) !== undefined) throw new AppError('CONFLICT', 'This person is already a member of the organization.');
         if (user === undefined) {
           user = { id: newId(), email: input.email, name: input.name, passwordHash: null, disabled: false, createdAt: now };
-          tenancy.insertUser(user);
+          await tenancy.insertUser(user);
         }
-        tenancy.setOrgRole(manager.orgId, user.id, input.orgRole, now);
-        applyDomainRoles(manager, user.id, input.domainRoles, now);
+        await tenancy.setOrgRole(manager.orgId, user.id, input.orgRole, now);
+        await applyDomainRoles(tx.repos, manager, user.id, input.domainRoles, now);
         // A link only sets a first password: an account that has one is never handed to a link (it could take it over).
         const needsLink = user.passwordHash === null;
         if (needsLink) {
-          repos.provisioning.insertInvitation({ id: newId(), userId: user.id, tokenHash: hashSecret(secret), expiresAt: now + INVITATION_TTL_MS, usedAt: null, createdAt: now });
+          await tx.repos.provisioning.insertInvitation({ id: newId(), userId: user.id, tokenHash: hashSecret(secret), expiresAt: now + INVITATION_TTL_MS, usedAt: null, createdAt: now });
         }
-        return { member: view(manager.orgId, management.member(manager.orgId, user.id)!), needsLink };
+        return { member: await view(tx.repos, manager.orgId, (await management.member(manager.orgId, user.id))!), needsLink };
       });
       return {
         member: answer.member,
@@ -126,32 +134,32 @@ export function createMembersService(deps: { store: Storage; clock: Clock }): Me
     },
 
     async setRoles(manager, userId, input) {
-      const callerRole = requireOrgAdmin(repos, manager);
-      return writer.submit(() => {
-        const target = memberOf(manager.orgId, userId);
+      const callerRole = await requireOrgAdmin(repos, manager);
+      return writer.submit(async (tx) => {
+        const target = await memberOf(tx.repos, manager.orgId, userId);
         const now = deps.clock.now();
         if (input.orgRole !== undefined && input.orgRole !== target.role) {
-          guardOwner(manager, callerRole, target, target.role === 'owner' || input.orgRole === 'owner');
-          tenancy.setOrgRole(manager.orgId, target.userId, input.orgRole, now);
+          await guardOwner(tx.repos, manager, callerRole, target, target.role === 'owner' || input.orgRole === 'owner');
+          await tx.repos.tenancy.setOrgRole(manager.orgId, target.userId, input.orgRole, now);
         }
-        applyDomainRoles(manager, target.userId, input.domainRoles, now);
-        return view(manager.orgId, memberOf(manager.orgId, userId));
+        await applyDomainRoles(tx.repos, manager, target.userId, input.domainRoles, now);
+        return view(tx.repos, manager.orgId, await memberOf(tx.repos, manager.orgId, userId));
       });
     },
 
     async setDisabled(manager, userId, disabled) {
-      const callerRole = requireOrgAdmin(repos, manager);
-      return writer.submit(() => {
-        const target = memberOf(manager.orgId, userId);
+      const callerRole = await requireOrgAdmin(repos, manager);
+      return writer.submit(async (tx) => {
+        const target = await memberOf(tx.repos, manager.orgId, userId);
         if (target.userId === manager.userId) throw new AppError('CONFLICT', 'You cannot disable yourself.');
         if (disabled && target.disabledAt === null) {
-          guardOwner(manager, callerRole, target, target.role === 'owner');
-          management.setMemberDisabled(manager.orgId, target.userId, deps.clock.now());
+          await guardOwner(tx.repos, manager, callerRole, target, target.role === 'owner');
+          await tx.repos.management.setMemberDisabled(manager.orgId, target.userId, deps.clock.now());
         } else if (!disabled && target.disabledAt !== null) {
           if (target.role === 'owner' && callerRole !== 'owner') throw forbidden('Only an organization Owner can change an Owner.');
-          management.setMemberDisabled(manager.orgId, target.userId, null);
+          await tx.repos.management.setMemberDisabled(manager.orgId, target.userId, null);
         }
-        return view(manager.orgId, memberOf(manager.orgId, userId));
+        return view(tx.repos, manager.orgId, await memberOf(tx.repos, manager.orgId, userId));
       });
     },
   };

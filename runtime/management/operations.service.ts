@@ -1,5 +1,5 @@
 // What runs right now in one organization (issue 14 item 8): turns, approvals, fires, webhook failures, and process-wide load.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { HOUR, toIso, type Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/event-bus.js';
 import type { Admission } from '../execution/admission.js';
@@ -23,21 +23,25 @@ export interface OperationsSnapshot {
 }
 
 export interface OperationsDeps {
-  store: { repos: Pick<Repositories, 'tenancy' | 'operations'> };
+  store: { repos: Pick<PortRepositories, 'tenancy' | 'operations'> };
   clock: Clock;
   events: Pick<SessionEventBus, 'stats'>;
   admission: Pick<Admission, 'stats'>;
 }
 
 /** Owners and Admins only (403 otherwise); a handful of indexed reads and two in-memory counters. */
-export function operationsSnapshot(deps: OperationsDeps, manager: Manager): OperationsSnapshot {
+export async function operationsSnapshot(deps: OperationsDeps, manager: Manager): Promise<OperationsSnapshot> {
   const { repos } = deps.store;
-  requireOrgAdmin(repos, manager);
+  await requireOrgAdmin(repos, manager);
   const now = deps.clock.now();
-  const unsettled = new Map(repos.operations.unsettledExecutions(manager.orgId).map((row) => [row.status, row.count]));
-  const waiting = repos.operations.awaitingApproval(manager.orgId);
-  const fires = repos.operations.firesSince(manager.orgId, now - FIRE_WINDOW_SECONDS * 1000);
-  const webhooks = repos.operations.webhooksSince(manager.orgId, now - WEBHOOK_WINDOW_HOURS * HOUR);
+  // Independent reads outside any unit: asked together.
+  const [unsettledRows, waiting, fires, webhooks] = await Promise.all([
+    repos.operations.unsettledExecutions(manager.orgId),
+    repos.operations.awaitingApproval(manager.orgId),
+    repos.operations.firesSince(manager.orgId, now - FIRE_WINDOW_SECONDS * 1000),
+    repos.operations.webhooksSince(manager.orgId, now - WEBHOOK_WINDOW_HOURS * HOUR),
+  ]);
+  const unsettled = new Map(unsettledRows.map((row) => [row.status, row.count]));
   const stream = deps.events.stats();
   const queue = deps.admission.stats();
   return {

@@ -1,5 +1,5 @@
 // Who may manage an organization (issue 13 item 6): its Owners and Admins; ids of other organizations are the uniform 404.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { Domain, OrgRole } from '../../storage/records/tenancy.js';
 import { forbidden, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -10,17 +10,17 @@ export interface Manager {
   readonly orgId: string;
 }
 
-type Repos = Pick<Repositories, 'tenancy'>;
+type Repos = Pick<PortRepositories, 'tenancy'>;
 
 /** The caller's role when it is Owner or Admin; 403 otherwise (the caller is inside the organization already). */
-export function requireOrgAdmin(repos: Repos, manager: Manager): OrgRole {
-  const role = repos.tenancy.orgRole(manager.orgId, manager.userId);
+export async function requireOrgAdmin(repos: Repos, manager: Manager): Promise<OrgRole> {
+  const role = await repos.tenancy.orgRole(manager.orgId, manager.userId);
   if (role !== 'owner' && role !== 'admin') throw forbidden('Only an organization Owner or Admin can manage the organization.');
   return role;
 }
 
-export function domainOfOrg(repos: Repos, orgId: string, domainId: string): Domain {
-  const domain = isUuid(domainId) ? repos.tenancy.domain(domainId) : undefined;
+export async function domainOfOrg(repos: Repos, orgId: string, domainId: string): Promise<Domain> {
+  const domain = isUuid(domainId) ? await repos.tenancy.domain(domainId) : undefined;
   if (domain === undefined || domain.orgId !== orgId) throw notFound();
   return domain;
 }

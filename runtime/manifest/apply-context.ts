@@ -1,10 +1,11 @@
 // Owns what every step of a manifest apply shares: repositories, one timestamp, the key ring, the ref book, the refs out.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { KeyRing } from '../vault/key-ring.js';
 import type { RefBook } from './ref-book.js';
 
 export interface ApplyContext {
-  readonly repos: Repositories;
+  /** The unit's repositories (`tx.repos`): the whole apply is one unit of work. */
+  readonly repos: PortRepositories;
   /** One timestamp for the whole apply: every row it writes carries the same time. */
   readonly now: number;
   readonly keyRing: KeyRing;

@@ -11,17 +11,17 @@ import type { OrganizationManifest } from './organization.schema.js';
 /** Kept for importers of this module; the AADs live in runtime/vault/sealed-secret.ts. */
 export const connectionSecretAad = sealedSecretAad.connection;
 
-export function applyIntegrations(ctx: ApplyContext, integrations: readonly IntegrationDefinition[]): void {
+export async function applyIntegrations(ctx: ApplyContext, integrations: readonly IntegrationDefinition[]): Promise<void> {
   const repo = ctx.repos.integrations;
-  integrations.forEach((definition, i) => {
-    const existing = repo.integration(definition.id);
+  for (const [i, definition] of integrations.entries()) {
+    const existing = await repo.integration(definition.id);
     if (existing !== undefined && existing.orgId !== null) {
       throw new ManifestError([{ path: formatPath(['integrations', i, 'id']), message: `"${definition.id}" is an organization's private integration` }]);
     }
     const unchanged = existing !== undefined && existing.available && existing.name === definition.name && existing.description === definition.description
       && canonicalJson(existing.definition) === canonicalJson(definition);
-    if (unchanged) return;
-    repo.upsertIntegration({
+    if (unchanged) continue;
+    await repo.upsertIntegration({
       id: definition.id,
       orgId: null,
       name: definition.name,
@@ -30,7 +30,7 @@ export function applyIntegrations(ctx: ApplyContext, integrations: readonly Inte
       available: true,
       updatedAt: ctx.now,
     });
-  });
+  }
 }
 
 /** Seals `value` unless the stored blob already holds it (key order aside), so a re-apply writes nothing. */
@@ -46,27 +46,27 @@ export function sealIfChanged(ctx: ApplyContext, stored: Buffer | null, value: u
   return sealSecret(ctx.keyRing, value, aad);
 }
 
-export function applyConnections(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): void {
+export async function applyConnections(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): Promise<void> {
   const repo = ctx.repos.integrations;
-  org.connections.forEach((connection, k) => {
+  for (const [k, connection] of org.connections.entries()) {
     const path = formatPath(['organizations', o, 'connections', k]);
     const domainId = connection.domain === undefined ? null : ids.domains.get(connection.domain)!;
-    let id = ctx.book.lookup(ids.scope, connection.ref, 'connection', path, (found) => repo.connection(found)?.orgId === ids.orgId);
+    let id = await ctx.book.lookup(ids.scope, connection.ref, 'connection', path, async (found) => (await repo.connection(found))?.orgId === ids.orgId);
     if (id === undefined) {
       id = newId();
       const sealed = connection.secret === undefined ? null : sealSecret(ctx.keyRing, connection.secret, sealedSecretAad.connection(ids.orgId, id));
-      repo.insertConnection({ id, orgId: ids.orgId, domainId, integrationId: connection.integration, secretSealed: sealed, createdAt: ctx.now, rotatedAt: null });
+      await repo.insertConnection({ id, orgId: ids.orgId, domainId, integrationId: connection.integration, secretSealed: sealed, createdAt: ctx.now, rotatedAt: null });
     } else {
-      const row = repo.connection(id)!;
+      const row = (await repo.connection(id))!;
       // An absent secret keeps the stored one: material may have been set in the product since.
       const sealed =
         connection.secret === undefined ? row.secretSealed : sealIfChanged(ctx, row.secretSealed, connection.secret, sealedSecretAad.connection(ids.orgId, id));
       if (row.domainId !== domainId || row.integrationId !== connection.integration || sealed !== row.secretSealed) {
-        repo.updateConnection({ id, domainId, integrationId: connection.integration, secretSealed: sealed });
+        await repo.updateConnection({ id, domainId, integrationId: connection.integration, secretSealed: sealed });
       }
     }
-    ctx.book.remember(ids.scope, connection.ref, 'connection', id);
+    await ctx.book.remember(ids.scope, connection.ref, 'connection', id);
     ctx.refs[connection.ref] = id;
     ids.connections.set(connection.ref, id);
-  });
+  }
 }

@@ -4,31 +4,31 @@ import type { ApplyContext, OrganizationIds } from './apply-context.js';
 import { formatPath } from './manifest-error.js';
 import type { OrganizationManifest } from './organization.schema.js';
 
-export function applyKnowledge(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): void {
+export async function applyKnowledge(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): Promise<void> {
   const repo = ctx.repos.knowledge;
   const articles = new Map<string, string>();
   const P = ['organizations', o, 'knowledge'];
 
-  org.knowledge.bases.forEach((base, b) => {
+  for (const [b, base] of org.knowledge.bases.entries()) {
     const domainId = base.domain === undefined ? null : ids.domains.get(base.domain)!;
-    let baseId = ctx.book.lookup(ids.scope, base.ref, 'knowledge_base', formatPath([...P, 'bases', b]), (id) => repo.base(id)?.orgId === ids.orgId);
+    let baseId = await ctx.book.lookup(ids.scope, base.ref, 'knowledge_base', formatPath([...P, 'bases', b]), async (id) => (await repo.base(id))?.orgId === ids.orgId);
     if (baseId === undefined) {
       baseId = newId();
-      repo.insertBase({ id: baseId, orgId: ids.orgId, domainId, name: base.name, createdAt: ctx.now });
+      await repo.insertBase({ id: baseId, orgId: ids.orgId, domainId, name: base.name, createdAt: ctx.now });
     } else {
-      const row = repo.base(baseId)!;
-      if (row.name !== base.name || row.domainId !== domainId) repo.updateBase(baseId, base.name, domainId);
+      const row = (await repo.base(baseId))!;
+      if (row.name !== base.name || row.domainId !== domainId) await repo.updateBase(baseId, base.name, domainId);
     }
-    ctx.book.remember(ids.scope, base.ref, 'knowledge_base', baseId);
+    await ctx.book.remember(ids.scope, base.ref, 'knowledge_base', baseId);
     ctx.refs[base.ref] = baseId;
 
-    base.articles.forEach((article, a) => {
+    for (const [a, article] of base.articles.entries()) {
       const path = formatPath([...P, 'bases', b, 'articles', a]);
-      let articleId = ctx.book.lookup(ids.scope, article.ref, 'article', path, (id) => repo.article(id)?.baseId === baseId);
+      let articleId = await ctx.book.lookup(ids.scope, article.ref, 'article', path, async (id) => (await repo.article(id))?.baseId === baseId);
       let titleChanged = false;
       if (articleId === undefined) {
         articleId = newId();
-        repo.insertArticle({
+        await repo.insertArticle({
           id: articleId,
           baseId: baseId!,
           orgId: ids.orgId,
@@ -39,40 +39,42 @@ export function applyKnowledge(ctx: ApplyContext, ids: OrganizationIds, org: Org
           updatedAt: ctx.now,
         });
       } else {
-        const row = repo.article(articleId)!;
+        const row = (await repo.article(articleId))!;
         titleChanged = row.title !== article.title;
-        if (titleChanged || row.draftBody !== article.body) repo.updateArticleDraft(articleId, article.title, article.body, ctx.now);
+        if (titleChanged || row.draftBody !== article.body) await repo.updateArticleDraft(articleId, article.title, article.body, ctx.now);
       }
       // Publishing (and re-indexing) only when the published text would change; never unpublishes.
       if (article.published) {
-        const row = repo.article(articleId)!;
-        if (row.publishedAt === null || row.publishedBody !== row.draftBody || titleChanged) repo.publishArticle(articleId, ctx.now);
+        const row = (await repo.article(articleId))!;
+        if (row.publishedAt === null || row.publishedBody !== row.draftBody || titleChanged) await repo.publishArticle(articleId, ctx.now);
       }
-      ctx.book.remember(ids.scope, article.ref, 'article', articleId);
+      await ctx.book.remember(ids.scope, article.ref, 'article', articleId);
       ctx.refs[article.ref] = articleId;
       articles.set(article.ref, articleId);
-    });
-  });
+    }
+  }
 
-  org.knowledge.modules.forEach((module, m) => {
+  for (const [m, module] of org.knowledge.modules.entries()) {
     const fields = {
       kind: module.kind,
       domainId: module.domain === undefined ? null : ids.domains.get(module.domain)!,
       name: module.name,
       description: module.description ?? null,
     };
-    let moduleId = ctx.book.lookup(ids.scope, module.ref, 'knowledge_module', formatPath([...P, 'modules', m]), (id) => repo.module(id)?.orgId === ids.orgId);
+    let moduleId = await ctx.book.lookup(
+      ids.scope, module.ref, 'knowledge_module', formatPath([...P, 'modules', m]), async (id) => (await repo.module(id))?.orgId === ids.orgId,
+    );
     if (moduleId === undefined) {
       moduleId = newId();
-      repo.insertModule({ id: moduleId, orgId: ids.orgId, ...fields, createdAt: ctx.now });
+      await repo.insertModule({ id: moduleId, orgId: ids.orgId, ...fields, createdAt: ctx.now });
     } else {
-      const row = repo.module(moduleId)!;
-      if ((Object.keys(fields) as Array<keyof typeof fields>).some((key) => row[key] !== fields[key])) repo.updateModule({ id: moduleId, ...fields });
+      const row = (await repo.module(moduleId))!;
+      if ((Object.keys(fields) as Array<keyof typeof fields>).some((key) => row[key] !== fields[key])) await repo.updateModule({ id: moduleId, ...fields });
     }
-    ctx.book.remember(ids.scope, module.ref, 'knowledge_module', moduleId);
+    await ctx.book.remember(ids.scope, module.ref, 'knowledge_module', moduleId);
     ctx.refs[module.ref] = moduleId;
     ids.modules.set(module.ref, moduleId);
     // Additive, like the authoring route: memberships added in the product are kept.
-    for (const ref of module.articles) repo.addModuleArticle(moduleId, articles.get(ref)!, ctx.now);
-  });
+    for (const ref of module.articles) await repo.addModuleArticle(moduleId, articles.get(ref)!, ctx.now);
+  }
 }

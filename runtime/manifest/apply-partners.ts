@@ -1,4 +1,5 @@
 // Owns applying partner platforms: the partner (grant, quota, template), `svp_` keys, apps and templates.
+import type { Awaitable } from '../../storage/port/storage.js';
 import { hashSecret, hintOf, mintSecret } from '../auth/secrets.js';
 import { newId } from '../ids.js';
 import type { ApplyContext } from './apply-context.js';
@@ -7,14 +8,14 @@ import { formatPath } from './manifest-error.js';
 import type { PartnerManifest } from './partner.schema.js';
 import { GLOBAL_SCOPE } from './ref-book.js';
 
-export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: number): void {
+export async function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: number): Promise<void> {
   const repo = ctx.repos.partners;
   const P = ['partners', p];
-  let partnerId = ctx.book.lookup(GLOBAL_SCOPE, partner.ref, 'partner', formatPath(P), (id) => repo.partner(id) !== undefined);
+  let partnerId = await ctx.book.lookup(GLOBAL_SCOPE, partner.ref, 'partner', formatPath(P), async (id) => (await repo.partner(id)) !== undefined);
   if (partnerId === undefined) {
     partnerId = newId();
     // Grant and template are settled below, once the templates exist.
-    repo.insertPartner({
+    await repo.insertPartner({
       id: partnerId,
       name: partner.name,
       suspended: partner.suspended,
@@ -25,53 +26,54 @@ export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: num
       createdAt: ctx.now,
     });
   }
-  ctx.book.remember(GLOBAL_SCOPE, partner.ref, 'partner', partnerId);
+  await ctx.book.remember(GLOBAL_SCOPE, partner.ref, 'partner', partnerId);
   ctx.refs[partner.ref] = partnerId;
-  const owned = <T extends { partnerId: string }>(record: T | undefined) => record?.partnerId === partnerId;
+  const owned = async <T extends { partnerId: string }>(record: Awaitable<T | undefined>) => (await record)?.partnerId === partnerId;
 
-  partner.keys.forEach((keyRef, k) => {
-    const keyId = ctx.book.lookup(GLOBAL_SCOPE, keyRef, 'partner_key', formatPath([...P, 'keys', k]), (id) => owned(repo.partnerKey(id)));
+  for (const [k, keyRef] of partner.keys.entries()) {
+    const keyId = await ctx.book.lookup(GLOBAL_SCOPE, keyRef, 'partner_key', formatPath([...P, 'keys', k]), (id) => owned(repo.partnerKey(id)));
     if (keyId !== undefined) {
       ctx.refs[keyRef] = keyId;
-      return;
+      continue;
     }
     // Printed once only: storage keeps the SHA-256 of the secret and a hint.
     const secret = mintSecret('svp_');
     const id = newId();
-    repo.insertPartnerKey({ id, partnerId: partnerId!, keyHash: hashSecret(secret), hint: hintOf(secret), provisioningEnabled: true, createdAt: ctx.now, revokedAt: null });
-    ctx.book.remember(GLOBAL_SCOPE, keyRef, 'partner_key', id);
+    await repo.insertPartnerKey({ id, partnerId: partnerId!, keyHash: hashSecret(secret), hint: hintOf(secret), provisioningEnabled: true, createdAt: ctx.now, revokedAt: null });
+    await ctx.book.remember(GLOBAL_SCOPE, keyRef, 'partner_key', id);
     ctx.refs[keyRef] = secret;
-  });
+  }
 
-  partner.apps.forEach((app, a) => {
-    let appId = ctx.book.lookup(GLOBAL_SCOPE, app.ref, 'partner_app', formatPath([...P, 'apps', a]), (id) => owned(repo.partnerApp(id)));
+  for (const [a, app] of partner.apps.entries()) {
+    let appId = await ctx.book.lookup(GLOBAL_SCOPE, app.ref, 'partner_app', formatPath([...P, 'apps', a]), (id) => owned(repo.partnerApp(id)));
     if (appId === undefined) {
       appId = newId();
-      repo.insertPartnerApp({ id: appId, partnerId: partnerId!, name: app.name, createdAt: ctx.now });
-    } else if (repo.partnerApp(appId)!.name !== app.name) {
-      repo.renamePartnerApp(appId, app.name);
+      await repo.insertPartnerApp({ id: appId, partnerId: partnerId!, name: app.name, createdAt: ctx.now });
+    } else if ((await repo.partnerApp(appId))!.name !== app.name) {
+      await repo.renamePartnerApp(appId, app.name);
     }
-    ctx.book.remember(GLOBAL_SCOPE, app.ref, 'partner_app', appId);
+    await ctx.book.remember(GLOBAL_SCOPE, app.ref, 'partner_app', appId);
     ctx.refs[app.ref] = appId;
-  });
+  }
 
   const templates = new Map<string, string>();
-  partner.templates.forEach((template, t) => {
+  for (const [t, template] of partner.templates.entries()) {
     const { ref, suspended, ...rest } = template;
     const path = formatPath([...P, 'templates', t]);
     let templateId =
-      ctx.book.lookup(GLOBAL_SCOPE, ref, 'partner_template', path, (id) => owned(repo.partnerTemplate(id))) ?? repo.partnerTemplateByRef(partnerId!, ref)?.id;
+      (await ctx.book.lookup(GLOBAL_SCOPE, ref, 'partner_template', path, (id) => owned(repo.partnerTemplate(id)))) ??
+      (await repo.partnerTemplateByRef(partnerId!, ref))?.id;
     if (templateId === undefined) {
       templateId = newId();
-      repo.insertPartnerTemplate({ id: templateId, partnerId: partnerId!, ref, suspended, definition: rest, createdAt: ctx.now });
+      await repo.insertPartnerTemplate({ id: templateId, partnerId: partnerId!, ref, suspended, definition: rest, createdAt: ctx.now });
     } else {
-      const stored = repo.partnerTemplate(templateId)!;
-      if (canonicalJson(stored.definition) !== canonicalJson(rest) || stored.suspended !== suspended) repo.updatePartnerTemplate(templateId, rest, suspended);
+      const stored = (await repo.partnerTemplate(templateId))!;
+      if (canonicalJson(stored.definition) !== canonicalJson(rest) || stored.suspended !== suspended) await repo.updatePartnerTemplate(templateId, rest, suspended);
     }
-    ctx.book.remember(GLOBAL_SCOPE, ref, 'partner_template', templateId);
+    await ctx.book.remember(GLOBAL_SCOPE, ref, 'partner_template', templateId);
     ctx.refs[ref] = templateId;
     templates.set(ref, templateId);
-  });
+  }
 
   const settled = {
     name: partner.name,
@@ -80,6 +82,6 @@ export function applyPartner(ctx: ApplyContext, partner: PartnerManifest, p: num
     quotaTotal: partner.provisioning?.quota ?? 0,
     templateId: partner.provisioning?.template === undefined ? null : templates.get(partner.provisioning.template)!,
   };
-  const stored = repo.partner(partnerId)!;
-  if ((Object.keys(settled) as Array<keyof typeof settled>).some((key) => stored[key] !== settled[key])) repo.updatePartner({ id: partnerId, ...settled });
+  const stored = (await repo.partner(partnerId))!;
+  if ((Object.keys(settled) as Array<keyof typeof settled>).some((key) => stored[key] !== settled[key])) await repo.updatePartner({ id: partnerId, ...settled });
 }

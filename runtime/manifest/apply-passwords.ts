@@ -1,5 +1,5 @@
 // Owns the async half of apply: password hashes computed before the (synchronous) write transaction.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import type { WorkspaceManifest } from './workspace.schema.js';
 
@@ -10,16 +10,19 @@ export const passwordKey = (org: number, user: number): string => `${org}/${user
  * The hash to store per user, or undefined to keep what is stored. An unchanged password keeps its stored
  * hash (re-applying rewrites nothing); a new or changed one gets a fresh scrypt hash.
  */
-export async function planPasswordHashes(repos: Repositories, manifest: WorkspaceManifest): Promise<Map<string, string | undefined>> {
+export async function planPasswordHashes(repos: PortRepositories, manifest: WorkspaceManifest): Promise<Map<string, string | undefined>> {
   const jobs: Array<Promise<readonly [string, string | undefined]>> = [];
-  manifest.organizations.forEach((org, o) => {
-    org.users.forEach((user, u) => {
+  for (const [o, org] of manifest.organizations.entries()) {
+    for (const [u, user] of org.users.entries()) {
       const key = passwordKey(o, u);
       const password = user.password;
-      if (password === undefined) return void jobs.push(Promise.resolve([key, undefined] as const));
-      const applied = repos.tenancy.manifestRef(org.ref, user.ref);
+      if (password === undefined) {
+        jobs.push(Promise.resolve([key, undefined] as const));
+        continue;
+      }
+      const applied = await repos.tenancy.manifestRef(org.ref, user.ref);
       const existing =
-        (applied?.entity === 'user' ? repos.tenancy.user(applied.entityId) : undefined) ?? repos.tenancy.userByEmail(user.email);
+        (applied?.entity === 'user' ? await repos.tenancy.user(applied.entityId) : undefined) ?? (await repos.tenancy.userByEmail(user.email));
       jobs.push(
         (async () => {
           const stored = existing?.passwordHash ?? null;
@@ -27,7 +30,7 @@ export async function planPasswordHashes(repos: Repositories, manifest: Workspac
           return [key, await hashPassword(password)] as const;
         })(),
       );
-    });
-  });
+    }
+  }
   return new Map(await Promise.all(jobs));
 }

@@ -29,9 +29,9 @@ function configOf(trigger: TriggerManifest, ids: OrganizationIds): Record<string
   }
 }
 
-export function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): void {
+export async function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: OrganizationManifest, o: number): Promise<void> {
   const repo = ctx.repos.triggers;
-  org.triggers.forEach((trigger, k) => {
+  for (const [k, trigger] of org.triggers.entries()) {
     const path = formatPath(['organizations', o, 'triggers', k]);
     const fields = {
       domainId: ids.domains.get(trigger.domain)!,
@@ -41,13 +41,13 @@ export function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: Orga
       config: canonicalValue(configOf(trigger, ids)),
     } satisfies Partial<TriggerUpdate>;
     const secret = trigger.type === 'event' ? trigger.endpointSecret : undefined;
-    let id = ctx.book.lookup(ids.scope, trigger.ref, 'trigger', path, (found) => repo.trigger(found)?.orgId === ids.orgId);
+    let id = await ctx.book.lookup(ids.scope, trigger.ref, 'trigger', path, async (found) => (await repo.trigger(found))?.orgId === ids.orgId);
     if (id === undefined) {
       id = newId();
       const sealed = secret === undefined ? null : sealSecret(ctx.keyRing, secret, sealedSecretAad.triggerEndpoint(ids.orgId, id));
-      repo.insertTrigger({ id, orgId: ids.orgId, ...fields, endpointSecretSealed: sealed, createdBy: null, createdAt: ctx.now });
+      await repo.insertTrigger({ id, orgId: ids.orgId, ...fields, endpointSecretSealed: sealed, createdBy: null, createdAt: ctx.now });
     } else {
-      const row = repo.trigger(id)!;
+      const row = (await repo.trigger(id))!;
       // Only event triggers hold a secret; an absent endpointSecret keeps the stored one.
       const sealed =
         trigger.type !== 'event'
@@ -58,14 +58,14 @@ export function applyTriggers(ctx: ApplyContext, ids: OrganizationIds, org: Orga
       const changed =
         row.domainId !== fields.domainId || row.type !== fields.type || row.name !== fields.name || row.active !== fields.active ||
         canonicalJson(row.config) !== canonicalJson(fields.config);
-      if (changed || sealed !== row.endpointSecretSealed) repo.updateTrigger({ id, ...fields, endpointSecretSealed: sealed });
+      if (changed || sealed !== row.endpointSecretSealed) await repo.updateTrigger({ id, ...fields, endpointSecretSealed: sealed });
     }
-    ctx.book.remember(ids.scope, trigger.ref, 'trigger', id);
+    await ctx.book.remember(ids.scope, trigger.ref, 'trigger', id);
     ctx.refs[trigger.ref] = id;
 
     // The subscriber list is the trigger's definition: it becomes exactly the manifest's, in its order.
     const wanted = trigger.subscribers.map((ref) => ids.automations.get(ref)!);
-    const current = repo.subscribers(id).map((s) => s.automationId);
-    if (canonicalJson(current) !== canonicalJson(wanted)) repo.replaceSubscriptions(id, wanted);
-  });
+    const current = (await repo.subscribers(id)).map((s) => s.automationId);
+    if (canonicalJson(current) !== canonicalJson(wanted)) await repo.replaceSubscriptions(id, wanted);
+  }
 }

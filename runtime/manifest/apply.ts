@@ -1,4 +1,4 @@
-// Owns applying a workspace manifest: passwords hashed first, then everything written in one transaction.
+// Owns applying a workspace manifest: passwords hashed first, then everything written in one unit of work.
 import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { KeyRing } from '../vault/key-ring.js';
@@ -35,27 +35,28 @@ export async function applyManifest(
   manifest: unknown,
   deps: ApplyManifestDeps,
 ): Promise<ApplyManifestResult> {
-  const applied = store.repos.integrations.globalIntegrations().map((integration) => integration.definition as IntegrationDefinition);
+  const applied = (await store.repos.integrations.globalIntegrations()).map((integration) => integration.definition as IntegrationDefinition);
   const checked = parseManifest(manifest, { knownIntegrations: { applied } });
   const hashes = await planPasswordHashes(store.repos, checked);
-  return store.transaction(() => {
+  // One unit: the whole manifest applies or nothing does (a ManifestError thrown midway rolls it back).
+  return store.writer.submit(async (tx) => {
     const ctx: ApplyContext = {
-      repos: store.repos,
+      repos: tx.repos,
       now: deps.clock.now(),
       keyRing: deps.keyRing,
-      book: createRefBook(store.repos.tenancy),
+      book: createRefBook(tx.repos.tenancy),
       refs: {},
     };
-    applyIntegrations(ctx, checked.integrations);
-    checked.organizations.forEach((org, o) => {
-      const ids = applyOrganization(ctx, org, o, hashes);
-      applyConnections(ctx, ids, org, o);
+    await applyIntegrations(ctx, checked.integrations);
+    for (const [o, org] of checked.organizations.entries()) {
+      const ids = await applyOrganization(ctx, org, o, hashes);
+      await applyConnections(ctx, ids, org, o);
       // Knowledge before agents: an agent's selection names module ids.
-      applyKnowledge(ctx, ids, org, o);
-      applyAutomations(ctx, ids, org, o);
-      applyTriggers(ctx, ids, org, o);
-    });
-    checked.partners.forEach((partner, p) => applyPartner(ctx, partner, p));
+      await applyKnowledge(ctx, ids, org, o);
+      await applyAutomations(ctx, ids, org, o);
+      await applyTriggers(ctx, ids, org, o);
+    }
+    for (const [p, partner] of checked.partners.entries()) await applyPartner(ctx, partner, p);
     return { refs: ctx.refs };
   });
 }

@@ -1,5 +1,5 @@
 // Owns manifest refs -> ids (table manifest_refs): what makes applying the same manifest twice create nothing new.
-import type { TenancyRepo } from '../../storage/repos/tenancy.repo.js';
+import type { Awaitable, PortRepositories } from '../../storage/port/storage.js';
 import { ManifestError } from './manifest-error.js';
 
 /** Scope of refs that are not inside an organization (organizations, partners and their parts). */
@@ -27,24 +27,24 @@ export interface RefBook {
    * The id applied earlier for `ref` in `scope`, when that entity still exists (`exists`); undefined when it
    * must be created. Throws ManifestError (at `path`) when the ref named another kind of entity before.
    */
-  lookup(scope: string, ref: string, entity: RefEntity, path: string, exists: (id: string) => boolean): string | undefined;
-  remember(scope: string, ref: string, entity: RefEntity, id: string): void;
+  lookup(scope: string, ref: string, entity: RefEntity, path: string, exists: (id: string) => Awaitable<boolean>): Promise<string | undefined>;
+  remember(scope: string, ref: string, entity: RefEntity, id: string): Promise<void>;
 }
 
-export function createRefBook(tenancy: TenancyRepo): RefBook {
+export function createRefBook(tenancy: PortRepositories['tenancy']): RefBook {
   return {
-    lookup(scope, ref, entity, path, exists) {
-      const row = tenancy.manifestRef(scope, ref);
+    async lookup(scope, ref, entity, path, exists) {
+      const row = await tenancy.manifestRef(scope, ref);
       if (row === undefined) return undefined;
       if (row.entity !== entity) {
         throw new ManifestError([{ path, message: `ref "${ref}" was applied before as a ${row.entity}; it cannot now name a ${entity}` }]);
       }
       // Deleted since (e.g. through the product): the ref is applied again as a new entity.
-      return exists(row.entityId) ? row.entityId : undefined;
+      return (await exists(row.entityId)) ? row.entityId : undefined;
     },
-    remember(scope, ref, entity, id) {
-      const row = tenancy.manifestRef(scope, ref);
-      if (row?.entity !== entity || row.entityId !== id) tenancy.putManifestRef(scope, ref, entity, id);
+    async remember(scope, ref, entity, id) {
+      const row = await tenancy.manifestRef(scope, ref);
+      if (row?.entity !== entity || row.entityId !== id) await tenancy.putManifestRef(scope, ref, entity, id);
     },
   };
 }

@@ -1,4 +1,5 @@
 // One page of a keyset list: one row probed ahead tells whether a next page exists, without a count query.
+import type { Awaitable } from '../../storage/port/storage.js';
 import { decodePosition, encodePosition, invalidCursor, type KeysetPosition } from './cursor.js';
 
 export const PAGE_DEFAULT = 50;
@@ -25,28 +26,40 @@ export interface PageOf<R> {
 /** Where a record sorted by (createdAt, id) sits: the position of most lists. */
 export const byCreation = (record: { readonly createdAt: number; readonly id: string }): KeysetPosition => ({ createdAt: record.createdAt, id: record.id });
 
-/** `fetch(after, n)` returns up to n rows after the position; `positionOf` says where a row sits in the order. */
-export function keysetPage<R>(
+/** `fetch(after, n)` returns up to n rows after the position (a repository read); `positionOf` says where a row sits in the order. */
+export async function keysetPage<R>(
   cursor: string | undefined,
   limit: number,
-  fetch: (after: KeysetPosition | null, n: number) => R[],
+  fetch: (after: KeysetPosition | null, n: number) => Awaitable<R[]>,
   positionOf: (row: R) => KeysetPosition,
-): PageOf<R> {
-  const rows = fetch(cursor ? decodePosition(cursor) : null, limit + 1);
+): Promise<PageOf<R>> {
+  const rows = await fetch(cursor ? decodePosition(cursor) : null, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { rows: page, nextCursor: rows.length > limit && last !== undefined ? encodePosition(positionOf(last)) : null };
 }
 
-/** keysetPage with each row turned into its view. */
-export function viewPage<R, T>(query: PageQuery, fetch: (after: KeysetPosition | null, n: number) => R[], positionOf: (row: R) => KeysetPosition, view: (row: R) => T): Page<T> {
-  const page = keysetPage(query.cursor, query.limit ?? PAGE_DEFAULT, fetch, positionOf);
-  return { items: page.rows.map(view), nextCursor: page.nextCursor };
+/** keysetPage with each row turned into its view (a view that reads storage is awaited, row by row). */
+export async function viewPage<R, T>(
+  query: PageQuery,
+  fetch: (after: KeysetPosition | null, n: number) => Awaitable<R[]>,
+  positionOf: (row: R) => KeysetPosition,
+  view: (row: R) => Awaitable<T>,
+): Promise<Page<T>> {
+  const page = await keysetPage(query.cursor, query.limit ?? PAGE_DEFAULT, fetch, positionOf);
+  const items: T[] = [];
+  for (const row of page.rows) items.push(await view(row));
+  return { items, nextCursor: page.nextCursor };
 }
 
 /** Revision histories page newest first by number: the cursor holds the last revision shown. */
-export function revisionPage<R>(cursor: string | undefined, limit: number, fetch: (below: number, n: number) => R[], numberOf: (row: R) => number): PageOf<R> {
-  const rows = fetch(cursor ? decodeRevisionCursor(cursor) : Number.MAX_SAFE_INTEGER, limit + 1);
+export async function revisionPage<R>(
+  cursor: string | undefined,
+  limit: number,
+  fetch: (below: number, n: number) => Awaitable<R[]>,
+  numberOf: (row: R) => number,
+): Promise<PageOf<R>> {
+  const rows = await fetch(cursor ? decodeRevisionCursor(cursor) : Number.MAX_SAFE_INTEGER, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { rows: page, nextCursor: rows.length > limit && last !== undefined ? Buffer.from(`r${numberOf(last)}`, 'utf8').toString('base64url') : null };

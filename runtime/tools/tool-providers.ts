@@ -1,4 +1,5 @@
 // The seam for tools that are not declarative HTTP integrations (built-in `http`, `knowledge.search`) and for knowledge context.
+import type { Awaitable } from '../../storage/port/storage.js';
 import type { KnowledgeSnippet } from '../models/index.js';
 import type { CatalogTool, ToolResult } from './index.js';
 
@@ -29,9 +30,9 @@ export interface ToolProvider {
   /**
    * The tools to offer this turn. `inBelt` says whether the agent's procedure references this integration; a
    * provider may offer tools beyond that (the knowledge provider offers `knowledge.search` to every agent whose
-   * knowledge selection is not `none`).
+   * knowledge selection is not `none`). Now or later: the knowledge provider reads the selection from storage.
    */
-  tools(scope: ToolCallScope & { readonly inBelt: boolean }): readonly CatalogTool[];
+  tools(scope: ToolCallScope & { readonly inBelt: boolean }): Awaitable<readonly CatalogTool[]>;
   execute(call: ToolProviderCall): Promise<ToolResult>;
 }
 

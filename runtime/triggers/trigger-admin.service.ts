@@ -56,8 +56,8 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
 
   return {
     async create(caller, body, baseUrl) {
-      domainOf(repos, caller, body.domainId);
-      requireDomainPermission(repos, caller, body.domainId, 'edit_automation');
+      await domainOf(repos, caller, body.domainId);
+      await requireDomainPermission(repos, caller, body.domainId, 'edit_automation');
       const subscribers = body.subscribers ?? [];
       checkSubscribers(caller, body.domainId, subscribers);
 

@@ -22,13 +22,16 @@ export interface TriggerChoices {
  * integration, events signed with standard-webhooks, and a connection holding account material in one of the
  * caller's domains or organization-wide. Connection ids are no secret; their material is never read here.
  */
-export function triggerChoices(repos: Pick<Repositories, 'tenancy' | 'automations' | 'knowledge' | 'integrations'>, caller: TriggerCaller): TriggerChoices {
-  const domains = repos.tenancy
-    .domainRolesOfUser(caller.userId, caller.orgId)
-    .map(({ domainId }) => repos.tenancy.domain(domainId))
-    .filter((domain) => domain !== undefined)
-    .map((domain) => ({ domainId: domain.id, name: domain.name, canCreate: hasDomainPermission(repos, caller, domain.id, 'edit_automation') }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+export async function triggerChoices(
+  repos: Pick<Repositories, 'tenancy' | 'automations' | 'knowledge' | 'integrations'>,
+  caller: TriggerCaller,
+): Promise<TriggerChoices> {
+  const domains: TriggerChoices['domains'] = [];
+  for (const { domainId } of repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId)) {
+    const domain = repos.tenancy.domain(domainId);
+    if (domain !== undefined) domains.push({ domainId: domain.id, name: domain.name, canCreate: await hasDomainPermission(repos, caller, domain.id, 'edit_automation') });
+  }
+  domains.sort((a, b) => a.name.localeCompare(b.name));
   const enabled = eventTriggersEnabled(repos.tenancy.organization(caller.orgId));
   if (!enabled) return { domains, eventTriggersEnabled: false, eventSources: [] };
 

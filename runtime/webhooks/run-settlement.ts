@@ -53,22 +53,22 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
   let scheduled = false;
 
   async function check(runId: string): Promise<number> {
-    const run = repos.triggerRuns.run(runId);
-    if (run === undefined || !repos.webhooks.hasActiveEndpoints(run.orgId)) return 0;
-    return store.writer.submit(() => {
-      const states = repos.webhooks.runState(runId);
+    const run = await repos.triggerRuns.run(runId);
+    if (run === undefined || !(await repos.webhooks.hasActiveEndpoints(run.orgId))) return 0;
+    return store.writer.submit(async (tx) => {
+      const states = await tx.repos.webhooks.runState(runId);
       if (states.some((s) => s.startStatus === 'started' && s.settledAt === null)) return 0;
       const now = clock.now();
-      if (!repos.webhooks.insertRunNotice(runId, run.orgId, now)) return 0;
-      const payload = runCompletedPayload(run, repos.triggers.trigger(run.triggerId), states, now);
-      return deliveries.enqueue(run.orgId, RUN_COMPLETED, JSON.stringify(payload), runId)().length;
+      if (!(await tx.repos.webhooks.insertRunNotice(runId, run.orgId, now))) return 0;
+      const payload = runCompletedPayload(run, await tx.repos.triggers.trigger(run.triggerId), states, now);
+      return (await deliveries.enqueue(tx.repos, run.orgId, RUN_COMPLETED, JSON.stringify(payload), runId)).length;
     });
   }
 
   async function flush(): Promise<void> {
     scheduled = false;
     for (const sessionId of queuedSessions) {
-      const runId = repos.sessions.session(sessionId)?.triggerRunId;
+      const runId = (await repos.sessions.session(sessionId))?.triggerRunId;
       if (runId) queuedRuns.add(runId);
     }
     queuedSessions.clear();
@@ -101,8 +101,8 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
     schedule();
   };
   /** A firing's run, unless its organization has no active endpoint (most have none): then there is nothing to announce. */
-  const noteFiring = (runId: string, orgId: string): void => {
-    if (repos.webhooks.hasActiveEndpoints(orgId)) noteRun(runId);
+  const noteFiring = async (runId: string, orgId: string): Promise<void> => {
+    if (await repos.webhooks.hasActiveEndpoints(orgId)) noteRun(runId);
   };
 
   return {
@@ -113,12 +113,12 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
         async fire(...args) {
           const answer = await fire.fire(...args);
           // The fired trigger is in the caller's organization (runtime/triggers/trigger-access.ts).
-          if (!answer.replayed) noteFiring(answer.body.runId, args[0].orgId);
+          if (!answer.replayed) await noteFiring(answer.body.runId, args[0].orgId);
           return answer;
         },
         async fanOut(request, alsoWrite) {
           const result = await fire.fanOut(request, alsoWrite);
-          noteFiring(result.runId, request.trigger.orgId);
+          await noteFiring(result.runId, request.trigger.orgId);
           return result;
         },
       };
@@ -126,8 +126,8 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
     async reconcile() {
       let enqueued = 0;
       const floor = clock.now() - RECONCILE_WINDOW_MS;
-      for (const { orgId, since } of repos.webhooks.organizationsWithEndpoints()) {
-        for (const runId of repos.webhooks.unannouncedRuns(orgId, Math.max(since, floor), RECONCILE_BATCH)) enqueued += await check(runId);
+      for (const { orgId, since } of await repos.webhooks.organizationsWithEndpoints()) {
+        for (const runId of await repos.webhooks.unannouncedRuns(orgId, Math.max(since, floor), RECONCILE_BATCH)) enqueued += await check(runId);
       }
       return enqueued;
     },

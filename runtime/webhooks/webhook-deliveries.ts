@@ -9,9 +9,8 @@
  * Delivery is at least once: a crash after the POST but before its record commits resends it at the next boot with
  * the same webhook-id, which is what receivers dedupe on (Standard Webhooks).
  */
-import type { UnitOfWork } from '../../storage/group-commit.js';
 import type { WebhookDeliveryStatus } from '../../storage/records/webhooks.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
@@ -26,10 +25,10 @@ export const WEBHOOK_DELIVERY = 'webhook-delivery';
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface WebhookDeliveries {
-  /** Unit of work: a pending delivery (attempted at once) to every active endpoint of the organization that takes `eventType`. */
-  enqueue(orgId: string, eventType: string, body: string, runId: string | null): UnitOfWork<string[]>;
-  /** Unit of work: drops the pending timers of an endpoint's deliveries (before the endpoint is deleted). */
-  cancelPending(endpointId: string): UnitOfWork<void>;
+  /** Part of the caller's unit (its `tx.repos`): a pending delivery (attempted at once) to every active endpoint of the organization that takes `eventType`. */
+  enqueue(repos: Pick<PortRepositories, 'webhooks'>, orgId: string, eventType: string, body: string, runId: string | null): Promise<string[]>;
+  /** Part of the caller's unit (its `tx.repos`): drops the pending timers of an endpoint's deliveries (before the endpoint is deleted). */
+  cancelPending(repos: Pick<PortRepositories, 'webhooks'>, endpointId: string): Promise<void>;
 }
 
 export interface WebhookDeliveriesDeps {
@@ -48,14 +47,13 @@ const isSuccess = (result: AttemptResult): boolean => result.statusCode !== null
 
 export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDeliveries {
   const { store, clock, scheduler } = deps;
-  const { repos } = store;
   const policy = deps.retry ?? DEFAULT_RETRY_POLICY;
   const send = deps.telemetry.observeWebhookSend(deps.send ?? sendWebhook);
 
   scheduler.on(WEBHOOK_DELIVERY, async (timer, delivery) => {
-    const row = repos.webhooks.delivery(timer.targetId);
+    const row = await store.repos.webhooks.delivery(timer.targetId);
     if (row === undefined || row.status !== 'pending') return;
-    const endpoint = repos.webhooks.endpoint(row.endpointId);
+    const endpoint = await store.repos.webhooks.endpoint(row.endpointId);
     if (endpoint === undefined) return;
     const attempt = row.attempts + 1;
     const result = await send({
@@ -67,8 +65,8 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       allowPrivateNetworks: deps.allowPrivateNetworks,
       timeoutMs: ATTEMPT_TIMEOUT_MS,
     });
-    const recorded = await store.writer.submit(() => {
-      const current = repos.webhooks.delivery(row.id);
+    const recorded = await store.writer.submit(async (tx) => {
+      const current = await tx.repos.webhooks.delivery(row.id);
       // Deleted with its endpoint meanwhile (its timer went too): nothing to record.
       if (current === undefined || current.attempts !== row.attempts || current.status !== 'pending') return null;
       delivery.markFired();
@@ -79,9 +77,9 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       else if (result.error !== 'refused_destination' && attempt < policy.maxAttempts) {
         status = 'pending';
         nextAttemptAt = now + retryDelay(policy, attempt);
-        scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: row.id, dueAt: nextAttemptAt })();
+        await scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: row.id, dueAt: nextAttemptAt })();
       }
-      repos.webhooks.recordAttempt(
+      await tx.repos.webhooks.recordAttempt(
         { id: row.id, status, attempts: attempt, nextAttemptAt, lastStatus: result.statusCode, lastError: result.error, updatedAt: now },
         { deliveryId: row.id, attempt, attemptedAt: now, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs },
       );
@@ -91,37 +89,33 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
   });
 
   return {
-    enqueue(orgId, eventType, body, runId) {
-      return () => {
-        const now = clock.now();
-        const ids: string[] = [];
-        for (const endpoint of repos.webhooks.activeEndpoints(orgId)) {
-          if (!endpoint.events.includes(eventType)) continue;
-          const id = newId();
-          repos.webhooks.insertDelivery({
-            id,
-            endpointId: endpoint.id,
-            eventType,
-            payload: body,
-            status: 'pending',
-            attempts: 0,
-            nextAttemptAt: now,
-            lastStatus: null,
-            lastError: null,
-            createdAt: now,
-            updatedAt: now,
-            runId,
-          });
-          scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: id, dueAt: now })();
-          ids.push(id);
-        }
-        return ids;
-      };
+    async enqueue(repos, orgId, eventType, body, runId) {
+      const now = clock.now();
+      const ids: string[] = [];
+      for (const endpoint of await repos.webhooks.activeEndpoints(orgId)) {
+        if (!endpoint.events.includes(eventType)) continue;
+        const id = newId();
+        await repos.webhooks.insertDelivery({
+          id,
+          endpointId: endpoint.id,
+          eventType,
+          payload: body,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: now,
+          lastStatus: null,
+          lastError: null,
+          createdAt: now,
+          updatedAt: now,
+          runId,
+        });
+        await scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: id, dueAt: now })();
+        ids.push(id);
+      }
+      return ids;
     },
-    cancelPending(endpointId) {
-      return () => {
-        for (const id of repos.webhooks.pendingDeliveryIds(endpointId)) scheduler.cancel(WEBHOOK_DELIVERY, id)();
-      };
+    async cancelPending(repos, endpointId) {
+      for (const id of await repos.webhooks.pendingDeliveryIds(endpointId)) await scheduler.cancel(WEBHOOK_DELIVERY, id)();
     },
   };
 }

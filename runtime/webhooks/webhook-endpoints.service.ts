@@ -53,9 +53,9 @@ export interface DeliveryView {
 
 export interface WebhookEndpoints {
   register(caller: WebhookCaller, body: { url: string; events?: string[] }): Promise<{ webhook: WebhookView; secret: string }>;
-  list(caller: WebhookCaller): { webhooks: WebhookView[] };
+  list(caller: WebhookCaller): Promise<{ webhooks: WebhookView[] }>;
   remove(caller: WebhookCaller, id: string): Promise<void>;
-  deliveries(caller: WebhookCaller, id: string, options: { limit?: number; cursor?: string }): { deliveries: DeliveryView[]; nextCursor: string | null };
+  deliveries(caller: WebhookCaller, id: string, options: { limit?: number; cursor?: string }): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }>;
 }
 
 export interface WebhookEndpointsDeps {
@@ -93,21 +93,21 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
   const { store, clock, keyRing } = deps;
   const { repos } = store;
 
-  function requireOrgAdmin(caller: WebhookCaller): void {
-    const role = repos.tenancy.orgRole(caller.orgId, caller.userId);
+  async function requireOrgAdmin(caller: WebhookCaller): Promise<void> {
+    const role = await repos.tenancy.orgRole(caller.orgId, caller.userId);
     if (role !== 'owner' && role !== 'admin') throw forbidden('Managing webhooks needs organization owner or admin authority.');
   }
 
-  function endpointOf(caller: WebhookCaller, id: string): WebhookEndpoint {
-    const row = isUuid(id) ? repos.webhooks.endpoint(id) : undefined;
+  async function endpointOf(caller: WebhookCaller, id: string): Promise<WebhookEndpoint> {
+    const row = isUuid(id) ? await repos.webhooks.endpoint(id) : undefined;
     if (row === undefined || row.orgId !== caller.orgId) throw notFound();
-    requireOrgAdmin(caller);
+    await requireOrgAdmin(caller);
     return row;
   }
 
   return {
     async register(caller, body) {
-      requireOrgAdmin(caller);
+      await requireOrgAdmin(caller);
       const url = await checkWebhookUrl(body.url, { allowPrivateNetworks: deps.allowPrivateNetworks, resolveAll: deps.resolveAll });
       const events = [...new Set(body.events ?? WEBHOOK_EVENT_TYPES)];
       const id = newId();
@@ -122,28 +122,30 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
         createdBy: caller.userId,
         createdAt: clock.now(),
       };
-      await store.writer.submit(() => repos.webhooks.insertEndpoint(endpoint));
+      await store.writer.submit(async (tx) => {
+        await tx.repos.webhooks.insertEndpoint(endpoint);
+      });
       return { webhook: view(endpoint), secret };
     },
-    list(caller) {
-      requireOrgAdmin(caller);
-      return { webhooks: repos.webhooks.endpointsOfOrganization(caller.orgId).map(view) };
+    async list(caller) {
+      await requireOrgAdmin(caller);
+      return { webhooks: (await repos.webhooks.endpointsOfOrganization(caller.orgId)).map(view) };
     },
     async remove(caller, id) {
-      const row = endpointOf(caller, id);
-      await store.writer.submit(() => {
-        deps.deliveries.cancelPending(row.id)();
-        repos.webhooks.deleteEndpoint(row.id);
+      const row = await endpointOf(caller, id);
+      await store.writer.submit(async (tx) => {
+        await deps.deliveries.cancelPending(tx.repos, row.id);
+        await tx.repos.webhooks.deleteEndpoint(row.id);
       });
     },
-    deliveries(caller, id, options) {
-      const row = endpointOf(caller, id);
+    async deliveries(caller, id, options) {
+      const row = await endpointOf(caller, id);
       const limit = options.limit ?? DELIVERIES_PAGE_DEFAULT;
       const before = options.cursor ? decodePosition(options.cursor) : null;
-      const rows = repos.webhooks.deliveriesPage(row.id, before, limit + 1);
+      const rows = await repos.webhooks.deliveriesPage(row.id, before, limit + 1);
       const page = rows.slice(0, limit);
       const byDelivery = new Map<string, WebhookAttempt[]>();
-      for (const attempt of repos.webhooks.attemptsOf(page.map((d) => d.id))) {
+      for (const attempt of await repos.webhooks.attemptsOf(page.map((d) => d.id))) {
         const list = byDelivery.get(attempt.deliveryId) ?? [];
         list.push(attempt);
         byDelivery.set(attempt.deliveryId, list);

@@ -12,7 +12,7 @@ import { startManageServer } from './manage-fixture.js';
 t.test('with a partner bearer and an acting person, the routes act as that person under their rules', async (t) => {
   const f = await startManageServer(t);
   const services = f.server.service.services;
-  const orgId = services.store.repos.tenancy.domain(f.refs.sales!)!.orgId;
+  const orgId = (await services.store.repos.tenancy.domain(f.refs.sales!))!.orgId;
   const request = (method: string, path: string, params: Record<string, string>, as: string): HttpRequest => {
     const req: HttpRequest = {
       method,
