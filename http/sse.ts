@@ -22,7 +22,7 @@ export interface SseReplyOptions {
   /** The raw `Last-Event-ID` header (see `lastEventIdOf`); absent or empty means a fresh stream. */
   lastEventId?: string | null;
   /** Authoritative state read when the stream opens; access checks belong in the route, before sseReply. */
-  snapshot: () => SnapshotPayload;
+  snapshot: () => SnapshotPayload | Promise<SnapshotPayload>;
   bus: SessionEventBus;
   clock: Clock;
   heartbeatMs?: number;
@@ -66,7 +66,7 @@ export function sseReply(options: SseReplyOptions): StreamReply {
     status: 200,
     headers: { ...SSE_HEADERS, ...options.headers },
     open(sink) {
-      if (!sink.closed) new SessionStream(sink, options).start();
+      if (!sink.closed) void new SessionStream(sink, options).start();
     },
   };
 }
@@ -84,14 +84,16 @@ class SessionStream {
     private readonly options: SseReplyOptions,
   ) {}
 
-  start(): void {
+  async start(): Promise<void> {
     const { sessionId, bus, clock } = this.options;
     this.sink.onClose(() => this.stop());
     try {
-      // Subscribe and snapshot in the same synchronous step, so the snapshot matches `latestSeq` exactly.
+      // Snapshot as soon as the subscription is taken, so the snapshot matches `latestSeq`.
       // The bus never calls the listener inline, so the snapshot is always the first frame.
-      this.subscription = bus.subscribe(sessionId, parseLastEventId(this.options.lastEventId), (events) => this.deliver(events));
-      const state = redactCredentialMaterial(this.options.snapshot());
+      const subscription = await bus.subscribe(sessionId, parseLastEventId(this.options.lastEventId), (events) => this.deliver(events));
+      if (this.sink.closed) return subscription.unsubscribe();
+      this.subscription = subscription;
+      const state = redactCredentialMaterial(await this.options.snapshot());
       // The id is the stream position: a reconnect from here replays exactly what follows it.
       const snapshot = envelope(sessionId, this.subscription.startSeq, clock.now(), {
         type: 'snapshot',

@@ -56,7 +56,7 @@ export const approvalsInboxRoutes: Route<Services>[] = [
       query: InboxQuery,
       responses: { 200: { description: 'a page of pending approvals', schema: InboxPageSchema }, 400: { description: 'VALIDATION: limit or cursor' }, 404: KEY_404 },
     },
-    handler: ({ caller, query }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: services.sessions.inbox.list(caller, query) }),
+    handler: async ({ caller, query }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.sessions.inbox.list(caller, query) }),
   }),
   route({
     method: 'POST',

@@ -48,8 +48,8 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
       query: SessionsQuery,
       responses: { 200: { description: 'a page of sessions', schema: SessionsPage }, 400: { description: 'VALIDATION: a filter, limit or cursor' }, 404: KEY_404 },
     },
-    handler({ caller, query }, services) {
-      const page = services.sessions.list.list(caller, {
+    async handler({ caller, query }, services) {
+      const page = await services.sessions.list.list(caller, {
         ...query,
         automationId: query.automationId?.toLowerCase(),
         createdFrom: epochOf(query.createdFrom),
@@ -113,10 +113,10 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of messages', schema: MessagesPage }, 400: { description: 'VALIDATION: limit or cursor' }, 404: KEY_404 },
     },
-    handler: ({ caller, params, query }, services) => ({
+    handler: async ({ caller, params, query }, services) => ({
       status: 200,
       headers: { 'cache-control': 'no-store' },
-      body: services.sessions.list.messages(caller, params.sessionId as string, query),
+      body: await services.sessions.list.messages(caller, params.sessionId as string, query),
     }),
   }),
   keyRoute({
@@ -130,10 +130,10 @@ export const sessionLifecycleRoutes: Route<Services>[] = [
       query: PageQuery,
       responses: { 200: { description: 'a page of tool calls', schema: ToolCallsPage }, 400: { description: 'VALIDATION: limit or cursor' }, 404: KEY_404 },
     },
-    handler: ({ caller, params, query }, services) => ({
+    handler: async ({ caller, params, query }, services) => ({
       status: 200,
       headers: { 'cache-control': 'no-store' },
-      body: services.sessions.list.toolCalls(caller, params.sessionId as string, query),
+      body: await services.sessions.list.toolCalls(caller, params.sessionId as string, query),
     }),
   }),
 ];

@@ -98,10 +98,10 @@ export const sessionsRoutes: Route<Services>[] = [
       tags: ['conversations'],
       responses: { 200: { description: 'session', schema: SessionViewSchema }, 404: KEY_404 },
     },
-    handler: ({ caller, params }, services) => ({
+    handler: async ({ caller, params }, services) => ({
       status: 200,
       headers: { 'cache-control': 'no-store' },
-      body: services.sessions.view(caller, params.sessionId as string),
+      body: await services.sessions.view(caller, params.sessionId as string),
     }),
   }),
   sessionRoute({
@@ -123,9 +123,9 @@ export const sessionsRoutes: Route<Services>[] = [
         406: { description: 'NOT_ACCEPTABLE: Accept excludes text/event-stream' },
       },
     },
-    handler({ caller, params, request }, services) {
+    async handler({ caller, params, request }, services) {
       const sessionId = params.sessionId as string;
-      services.sessions.visible(caller, sessionId);
+      await services.sessions.visible(caller, sessionId);
       if (!acceptsEventStream(request)) throw new AppError('NOT_ACCEPTABLE', 'This route answers text/event-stream only.');
       return sseReply({
         sessionId,
@@ -148,8 +148,8 @@ export const sessionsRoutes: Route<Services>[] = [
       tags: ['conversations'],
       responses: { 200: { description: 'the file, as an attachment, with its own media type', contentType: 'application/octet-stream', headers: ['Content-Disposition'] }, 404: KEY_404 },
     },
-    handler({ caller, params }, services) {
-      const file = services.sessions.file(caller, params.sessionId as string, params.fileId as string);
+    async handler({ caller, params }, services) {
+      const file = await services.sessions.file(caller, params.sessionId as string, params.fileId as string);
       return {
         status: 200,
         headers: {

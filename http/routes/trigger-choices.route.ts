@@ -31,6 +31,6 @@ export const triggerChoicesRoutes: Route<Services>[] = [
         'with verifiable (standard-webhooks) catalog events and a connected connection in one of those domains or organization-wide.',
       responses: { 200: { description: 'domains and event sources', schema: TriggerChoices } },
     }),
-    handler: ({ caller }, services) => ({ status: 200, body: triggerChoices(services.store.repos, caller) }),
+    handler: async ({ caller }, services) => ({ status: 200, body: await triggerChoices(services.store.repos, caller) }),
   }),
 ];

@@ -61,7 +61,7 @@ export const triggerRunsRoutes: Route<Services>[] = [
         404: TRIGGER_404,
       },
     },
-    handler: ({ caller, params, query }, services) => ({ status: 200, body: services.triggerRuns.list(caller, params.triggerId ?? '', query) }),
+    handler: async ({ caller, params, query }, services) => ({ status: 200, body: await services.triggerRuns.list(caller, params.triggerId ?? '', query) }),
   }),
   readRoute({
     method: 'GET',
@@ -72,6 +72,6 @@ export const triggerRunsRoutes: Route<Services>[] = [
       operationId: 'getTriggerRun',
       responses: { 200: { description: 'the firing', schema: Run }, 404: TRIGGER_404 },
     },
-    handler: ({ caller, params }, services) => ({ status: 200, body: services.triggerRuns.get(caller, params.triggerId ?? '', params.runId ?? '') }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: await services.triggerRuns.get(caller, params.triggerId ?? '', params.runId ?? '') }),
   }),
 ];

@@ -86,7 +86,7 @@ export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
     const finish = (reason: TurnWatchReason): void => {
       if (finished) return;
       finished = true;
-      subscription.unsubscribe();
+      subscription?.unsubscribe();
       deadline.dispose();
       deadline.signal.removeEventListener('abort', onTimeout);
       options.signal?.removeEventListener('abort', onAbort);
@@ -95,7 +95,8 @@ export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
     const onTimeout = (): void => finish('timeout');
     const onAbort = (): void => finish('aborted');
 
-    const subscription = bus.subscribe(sessionId, null, (events: readonly SessionEventEnvelope[]) => {
+    let subscription: { unsubscribe(): void } | null = null;
+    void bus.subscribe(sessionId, null, (events: readonly SessionEventEnvelope[]) => {
       if (finished) return;
       for (const { event } of events) {
         if (options.onProgress && 'executionId' in event && event.executionId === executionId) {
@@ -105,6 +106,10 @@ export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
       }
       const reason = verdict();
       if (reason !== null) finish(reason);
+    }).then((taken) => {
+      // Finished while subscribing: nothing more to watch.
+      if (finished) taken.unsubscribe();
+      else subscription = taken;
     });
 
     deadline.signal.addEventListener('abort', onTimeout);

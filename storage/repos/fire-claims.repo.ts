@@ -38,11 +38,8 @@ const claimFromRow = (r: FireClaimRow): FireClaim => ({
   expiresAt: r.expires_at,
 });
 
-/** True when `error` is the run insert meeting trigger_runs_claim: another run already holds the key. */
-export function isClaimConflict(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('trigger_runs.claim_key');
-}
+/** True when `error` is the run insert meeting trigger_runs_claim: another run already holds the key (driver-neutral, in the port). */
+export { isClaimConflict } from '../port/errors.js';
 
 const CLEAR = 'claim_key = NULL, claim_fingerprint = NULL, claim_response = NULL, claim_expires_at = NULL';
 
