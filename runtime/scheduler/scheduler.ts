@@ -69,8 +69,8 @@ export interface Scheduler {
   /** Deletes the pending timer of (kind, targetId) inside the caller's unit (`tx.repos`); false when there was none. */
   cancel(repos: TimerRepos, kind: string, targetId: string): Promise<boolean>;
   on(kind: string, handler: TimerHandler): void;
-  /** Due time of the pending timer of (kind, targetId); null when there is none. */
-  pendingDueAt(kind: string, targetId: string): Promise<number | null>;
+  /** Due time of the pending timer of (kind, targetId); null when there is none. Inside a unit, pass its `tx.repos`. */
+  pendingDueAt(kind: string, targetId: string, repos?: TimerRepos): Promise<number | null>;
   /** Starts delivering; resolves once the timers already due (e.g. while the process was down) are delivered. */
   start(): Promise<number>;
   /** Delivers everything due now and waits until none is in flight; resolves with how many were delivered. */
@@ -255,7 +255,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       kinds = [...handlers.keys()];
       poke();
     },
-    pendingDueAt: async (kind, targetId) => (await timers.pending(kind, targetId))?.dueAt ?? null,
+    pendingDueAt: async (kind, targetId, repos = store.repos) => (await repos.timers.pending(kind, targetId))?.dueAt ?? null,
     start() {
       started = true;
       return drain();

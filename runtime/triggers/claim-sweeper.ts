@@ -31,7 +31,7 @@ export interface ClaimSweeper {
 export function createClaimSweeper(deps: { clock: Clock; writer: Storage['writer']; scheduler: Scheduler }): ClaimSweeper {
   const { clock, writer, scheduler } = deps;
   // Read inside the unit, not remembered: a unit that armed the timer may still roll back, and then nothing is armed.
-  const armed = async (repos: TimerRepos): Promise<boolean> => (await repos.timers.pending(CLAIM_SWEEP_TIMER, TARGET)) !== undefined;
+  const armed = async (repos: TimerRepos): Promise<boolean> => (await scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, TARGET, repos)) !== null;
   const arm = async (repos: TimerRepos, dueAt: number): Promise<void> => void (await scheduler.schedule(repos, { kind: CLAIM_SWEEP_TIMER, targetId: TARGET, dueAt }));
   type SweepRepos = Pick<PortRepositories, 'fireClaims' | 'timers'>;
   /** A committed sweep timer is pending (it only ends by firing); false means "read the timers table". */
