@@ -95,7 +95,7 @@ async function route(request: JSONRPCRequest, ctx: MethodContext): Promise<JsonR
     case 'tools/list': {
       const params = PaginatedRequestParamsSchema.safeParse(request.params ?? {});
       if (!params.success) return invalidParams(request.id, 'tools/list takes an optional string cursor.');
-      const page = ctx.services.mcp.listTools(ctx.principal, { cursor: params.data.cursor, protocolVersion: ctx.session.protocolVersion });
+      const page = await ctx.services.mcp.listTools(ctx.principal, { cursor: params.data.cursor, protocolVersion: ctx.session.protocolVersion });
       return rpcResult(request.id, { ...page });
     }
     case 'tools/call':

@@ -33,7 +33,7 @@ export const partnerWorkerApprovalRoutes: Route<Services>[] = [
       query: workerApprovalsQuerySchema,
       responses: { 200: { description: 'a page of approvals', schema: WorkerApprovalsPageSchema }, 400: { description: 'VALIDATION' }, 401: { description: 'UNAUTHORIZED' } },
     },
-    handler: ({ caller, query }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: services.partners.workerApprovals.list(caller, query) }),
+    handler: async ({ caller, query }, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.partners.workerApprovals.list(caller, query) }),
   }),
   workerRoute({
     method: 'POST',

@@ -56,7 +56,7 @@ export function createAgentToolCall(deps: AgentToolCallDeps) {
       await opened.written;
       return { sessionId: opened.sessionId, executionId: opened.executionId };
     }
-    const session = visibleSession(repos, caller, args.sessionId.toLowerCase());
+    const session = await visibleSession(repos, caller, args.sessionId.toLowerCase());
     if (session.automationId !== automationId) {
       return refusalResult('VALIDATION', 'That session belongs to another agent; call that agent\'s tool to continue it.');
     }
@@ -65,7 +65,7 @@ export function createAgentToolCall(deps: AgentToolCallDeps) {
   }
 
   return async function callAgentTool(caller: Caller, request: AgentToolCallRequest): Promise<AgentToolResult> {
-    const automation = resolveAgentTool(repos, caller, request.name);
+    const automation = await resolveAgentTool(repos, caller, request.name);
     if (automation === undefined) throw new InvalidParamsError(`Unknown tool: ${request.name.slice(0, 100)}`);
     const parsed = AgentToolArguments.safeParse(request.arguments ?? {});
     if (!parsed.success) throw new InvalidParamsError('The tool arguments are not valid.', { issues: issuesOf(parsed.error) });

@@ -36,9 +36,9 @@ export interface ToolPage {
 export const AUTOMATION_ID_META = 'io.switchyard/automationId';
 
 /** `assertCanExecute` as a predicate: FORBIDDEN means "not this caller's to run"; anything else is a real fault. */
-function mayExecute(repos: Repos, caller: Caller, automation: Automation): boolean {
+async function mayExecute(repos: Repos, caller: Caller, automation: Automation): Promise<boolean> {
   try {
-    assertCanExecute(repos, caller, automation);
+    await assertCanExecute(repos, caller, automation);
     return true;
   } catch (error) {
     if (error instanceof AppError && error.code === 'FORBIDDEN') return false;
@@ -47,21 +47,19 @@ function mayExecute(repos: Repos, caller: Caller, automation: Automation): boole
 }
 
 /** Every agent the caller may run now, in creation order (the order cursors walk). */
-export function executableAgents(repos: Repos, caller: Caller): Automation[] {
-  return repos.automations
-    .automationsOfOrganization(caller.orgId)
-    .filter(
-      (automation) =>
-        automation.kind === 'agent' &&
-        automation.publishedRevision !== null &&
-        isEntitled(repos, caller.orgId, automation.id) &&
-        mayExecute(repos, caller, automation),
-    );
+export async function executableAgents(repos: Repos, caller: Caller): Promise<Automation[]> {
+  const agents: Automation[] = [];
+  for (const automation of repos.automations.automationsOfOrganization(caller.orgId)) {
+    const candidate = automation.kind === 'agent' && automation.publishedRevision !== null && isEntitled(repos, caller.orgId, automation.id);
+    // assertCanExecute (sessions/session-access.ts) reads storage now: awaited, so a refusal really filters.
+    if (candidate && (await mayExecute(repos, caller, automation))) agents.push(automation);
+  }
+  return agents;
 }
 
 /** The agent a tool name stands for, when the caller may run it; undefined otherwise (uniform "unknown tool"). */
-export function resolveAgentTool(repos: Repos, caller: Caller, name: string): Automation | undefined {
-  return executableAgents(repos, caller).find((automation) => toolNameOf(automation) === name);
+export async function resolveAgentTool(repos: Repos, caller: Caller, name: string): Promise<Automation | undefined> {
+  return (await executableAgents(repos, caller)).find((automation) => toolNameOf(automation) === name);
 }
 
 const MODERN = '2025-06-18';
@@ -92,8 +90,8 @@ function decodeCursor(cursor: string): KeysetPosition {
  * One page. The cursor is a position, not an offset, so an agent published or removed between pages neither
  * repeats nor hides the ones after it.
  */
-export function listAgentTools(repos: Repos, caller: Caller, options: { cursor?: string; pageSize: number; protocolVersion: string }): ToolPage {
-  let agents = executableAgents(repos, caller);
+export async function listAgentTools(repos: Repos, caller: Caller, options: { cursor?: string; pageSize: number; protocolVersion: string }): Promise<ToolPage> {
+  let agents = await executableAgents(repos, caller);
   if (options.cursor !== undefined) {
     const { createdAt, id } = decodeCursor(options.cursor);
     agents = agents.filter((a) => a.createdAt > createdAt || (a.createdAt === createdAt && a.id > id));

@@ -23,7 +23,7 @@ export interface McpRuntime {
   readonly sessions: McpSessionStore;
   /** Normalized SWITCHYARD_MCP_ALLOWED_ORIGINS. */
   readonly allowedOrigins: ReadonlySet<string>;
-  listTools(caller: Caller, options: { cursor?: string; protocolVersion: string }): ToolPage;
+  listTools(caller: Caller, options: { cursor?: string; protocolVersion: string }): Promise<ToolPage>;
   callTool(caller: Caller, request: AgentToolCallRequest): Promise<AgentToolResult>;
   /** Shutdown: every waiting tools/call answers with where its turn is (the turns resume at the next boot). */
   stop(): void;

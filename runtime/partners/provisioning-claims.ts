@@ -21,11 +21,11 @@ import {
 } from '../../machines/provisioning-claim.machine.js';
 import type { ProvisioningClaimState } from '../../storage/repos/provisioning.repo.js';
 import type { Storage } from '../../storage/port/storage.js';
-import type { ActorKindHandle, ActorRegistry, ActorStep } from '../actors/index.js';
+import type { ActorKindHandle, ActorRegistry, ActorStep, StepUnit } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Scheduler, TimerDelivery } from '../scheduler/index.js';
+import type { Scheduler, TimerDelivery, TimerRepos } from '../scheduler/index.js';
 
 export const PROVISIONING_CLAIM_KIND = 'provisioning-claim';
 export const CLAIM_EXPIRY_TIMER = 'provisioning-claim-expiry';
@@ -52,7 +52,7 @@ export interface ProvisioningClaims {
   refuse(ref: ClaimRef, owner: string, code: ProvisioningRefusalCode): Promise<void>;
   failUnknown(ref: ClaimRef, owner: string): Promise<void>;
   /** The committed claim state, for tests and operators. */
-  peek(ref: ClaimRef): ProvisioningClaimSnapshot | undefined;
+  peek(ref: ClaimRef): Promise<ProvisioningClaimSnapshot | undefined>;
 }
 
 /** Partner key ids are UUIDs and keys never contain "/", so the id is unambiguous. */
@@ -103,11 +103,11 @@ export function createProvisioningClaims(deps: {
     });
   }
 
-  function scheduleTimers(actorId: string, step: Step): void {
+  async function scheduleTimers(repos: TimerRepos, actorId: string, step: Step): Promise<void> {
     for (const fact of step.emitted) {
       if (fact.type !== 'claim.scheduled') continue;
-      scheduler.schedule({ kind: CLAIM_LEASE_TIMER, targetId: actorId, dueAt: fact.leaseExpiresAt })();
-      scheduler.schedule({ kind: CLAIM_EXPIRY_TIMER, targetId: actorId, dueAt: fact.expiresAt })();
+      await scheduler.schedule(repos, { kind: CLAIM_LEASE_TIMER, targetId: actorId, dueAt: fact.leaseExpiresAt });
+      await scheduler.schedule(repos, { kind: CLAIM_EXPIRY_TIMER, targetId: actorId, dueAt: fact.expiresAt });
     }
   }
 
@@ -125,18 +125,18 @@ export function createProvisioningClaims(deps: {
   }
 
   /** Effects of CLAIM: only when this request's CLAIM is what moved the actor. */
-  const claimEffects = (ref: ClaimRef, owner: string) => (step: Step) => {
+  const claimEffects = (ref: ClaimRef, owner: string) => async (step: Step, tx: StepUnit) => {
     if (!step.changed || step.snapshot.context.owner !== owner || !step.snapshot.matches('inProgress')) throw new StaleVerdict();
     project(ref, step, 'in_progress');
-    scheduleTimers(claimActorId(ref), step);
+    await scheduleTimers(tx.repos, claimActorId(ref), step);
   };
 
   /** Effects of reaching 'expired' (TICK): the projection goes; the snapshot row is swept after commit. */
-  function expireEffects(actorId: string, step: Step): void {
+  async function expireEffects(repos: TimerRepos, actorId: string, step: Step): Promise<void> {
     if (!step.changed || !step.snapshot.matches('expired')) return;
     provisioning.deleteClaim(actorId);
-    scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
-    scheduler.cancel(CLAIM_EXPIRY_TIMER, actorId)();
+    await scheduler.cancel(repos, CLAIM_LEASE_TIMER, actorId);
+    await scheduler.cancel(repos, CLAIM_EXPIRY_TIMER, actorId);
   }
 
   /** Deletes the snapshot row of an expired claim, unless a request re-claimed the key meanwhile. */
@@ -150,9 +150,9 @@ export function createProvisioningClaims(deps: {
   }
 
   async function expireNow(actorId: string, delivery?: TimerDelivery): Promise<void> {
-    const expired = await handle.transition(actorId, { type: 'TICK', now: clock.now() }, (step) => {
-      delivery?.markFired();
-      expireEffects(actorId, step);
+    const expired = await handle.transition(actorId, { type: 'TICK', now: clock.now() }, async (step, tx) => {
+      await delivery?.markFired(tx.repos);
+      await expireEffects(tx.repos, actorId, step);
       return step.snapshot.matches('expired');
     });
     if (expired) await sweepSnapshot(actorId);
@@ -164,7 +164,7 @@ export function createProvisioningClaims(deps: {
     // Each lost race means another request moved the actor; a handful of rounds always settles.
     for (let round = 0; round < 8; round++) {
       const now = clock.now();
-      const snapshot = handle.peek(actorId);
+      const snapshot = await handle.peek(actorId);
       try {
         if (snapshot === undefined) {
           await handle.spawn(actorId, { key: actorId }, { event: { ...claim, now }, effects: claimEffects(ref, owner) });
@@ -208,23 +208,23 @@ export function createProvisioningClaims(deps: {
   /** Settles the claim this request holds; the lease timer is no longer needed. */
   async function settle(ref: ClaimRef, event: Parameters<Handle['transition']>[1], state: ProvisioningClaimState, statusCode?: number): Promise<void> {
     const actorId = claimActorId(ref);
-    await handle.transition(actorId, event, (step) => {
+    await handle.transition(actorId, event, async (step, tx) => {
       if (!step.changed) throw new AppError('INTERNAL', 'The provisioning claim was no longer held by this request.');
       project(ref, step, state, { statusCode });
-      scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
+      await scheduler.cancel(tx.repos, CLAIM_LEASE_TIMER, actorId);
     });
   }
 
   scheduler.on(CLAIM_EXPIRY_TIMER, async (timer, delivery) => {
     // Already swept (and not resident): nothing left to expire.
-    if (handle.peek(timer.targetId) === undefined) return;
+    if ((await handle.peek(timer.targetId)) === undefined) return;
     await expireNow(timer.targetId, delivery);
   });
 
   scheduler.on(CLAIM_LEASE_TIMER, async (timer, delivery) => {
-    if (handle.peek(timer.targetId) === undefined) return;
-    await handle.transition(timer.targetId, { type: 'OWNER_LOST', now: clock.now() }, (step) => {
-      delivery.markFired();
+    if ((await handle.peek(timer.targetId)) === undefined) return;
+    await handle.transition(timer.targetId, { type: 'OWNER_LOST', now: clock.now() }, async (step, tx) => {
+      await delivery.markFired(tx.repos);
       if (!step.changed) return;
       const row = provisioning.claimByActor(timer.targetId);
       if (row === undefined) return;

@@ -77,7 +77,7 @@ export function createSupportGrantsService(deps: { store: Pick<Storage, 'repos' 
 
   return {
     async create(principal, body) {
-      const session = visibleSession(repos, principal, body.sessionId);
+      const session = await visibleSession(repos, principal, body.sessionId);
       assertOrgAdmin(principal);
       const partnerId = repos.tenancy.organization(principal.orgId)?.partnerId ?? null;
       if (partnerId === null) throw new AppError('CONFLICT', 'This organization has no partner platform to share the session with.');

@@ -61,7 +61,7 @@ export interface RunDecider {
 }
 
 export interface WorkerApprovalsService {
-  list(lease: LeasePrincipal, page: { limit: number; offset: number }): WorkerApprovalsPage;
+  list(lease: LeasePrincipal, page: { limit: number; offset: number }): Promise<WorkerApprovalsPage>;
   decideTurn(lease: LeasePrincipal, sessionId: string, request: DecisionRequest): ReturnType<TurnDecider['decide']>;
   decideRun(lease: LeasePrincipal, runId: string, request: DecisionRequest): ReturnType<RunDecider['decide']>;
 }
@@ -97,12 +97,13 @@ export function createWorkerApprovalsService(deps: {
   }
 
   return {
-    list(lease, page) {
+    async list(lease, page) {
       const caller = workerCaller(lease);
       const visible: WorkerApprovalItem[] = [];
       for (const approval of repos.approvals.pendingOfOrganization(caller.orgId)) {
         const session = repos.sessions.session(approval.sessionId);
-        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domainId)) continue;
+        // canView and mayDecide (sessions/) read storage now: awaited, so a refusal really filters.
+        if (session === undefined || !(await canView(repos, caller, session)) || !(await mayDecide(repos.tenancy, caller, approval, session.domainId))) continue;
         const automation = repos.automations.automation(session.automationId);
         if (automation === undefined) continue;
         visible.push(item(approval, automation, session.domainId));
