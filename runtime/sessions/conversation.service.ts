@@ -67,8 +67,9 @@ export function createConversationService(deps: ConversationDeps) {
       // One row: the session, carrying its first turn; the materializer writes the execution and message after.
       const start = planned.deferred(deps.clock.now());
       const row = sessionRowOf(start, start);
-      // Every check ran above: the unit only inserts, so it needs no savepoint of its own.
-      await admitted(deps.admission, 1, () => deps.store.writer.submit(async (tx) => void (await tx.repos.sessions.insertSession(row)), { savepoint: false }));
+      // Every check ran above: the unit only inserts, so it needs no savepoint of its own. It returns the insert's
+      // answer for the writer to await (PostgreSQL: a promise; SQLite: a value, keeping the batch synchronous).
+      await admitted(deps.admission, 1, () => deps.store.writer.submit((tx) => tx.repos.sessions.insertSession(row), { savepoint: false }));
       const written = deps.materializer.accepted({ kind: 'session', id: start.sessionId, starts: [start] });
       return { sessionId: planned.sessionId, executionId: planned.executionId, written };
     },
