@@ -167,9 +167,9 @@ export async function run(options: SseBenchOptions = {}): Promise<SseBenchRow[]>
       const marker = `MARK-${r}-${newId()}`;
       child.process.stdin!.write(`${JSON.stringify({ expect: marker })}\n`);
       await next('armed', 10_000);
-      const stored = await store.writer.submit(bus.append(sessionId, { type: 'message.delta', executionId: 'bench', messageId: 'bench', text: marker }));
+      // The unit's outbox publishes the events at commit.
+      await store.writer.submit((tx) => bus.append(tx, sessionId, { type: 'message.delta', executionId: 'bench', messageId: 'bench', text: marker }));
       const published = wallNow();
-      bus.publish(stored);
       while (bus.stats().queued > 0) await new Promise((resolve) => setImmediate(resolve));
       serverFanout.push(wallNow() - published);
       const received = await next('received', 40_000);

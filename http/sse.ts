@@ -69,7 +69,7 @@ export function sseReply(options: SseReplyOptions): StreamReply {
     status: 200,
     headers: { ...SSE_HEADERS, ...options.headers },
     open(sink) {
-      if (!sink.closed) new SessionStream(sink, options).start();
+      if (!sink.closed) void new SessionStream(sink, options).start();
     },
   };
 }
@@ -81,42 +81,26 @@ export function sseReply(options: SseReplyOptions): StreamReply {
 class SessionStream {
   private subscription: SessionSubscription | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  /** Events that arrived while an asynchronous snapshot was read; null once the snapshot frame is sent. */
-  private held: SessionEventEnvelope[] | null = null;
+  /** Events delivered before the snapshot frame was sent (subscription and snapshot are read asynchronously); null after. */
+  private held: SessionEventEnvelope[] | null = [];
 
   constructor(
     private readonly sink: StreamSink,
     private readonly options: SseReplyOptions,
   ) {}
 
-  start(): void {
-    const { sessionId, bus } = this.options;
+  async start(): Promise<void> {
+    const { sessionId, bus, clock } = this.options;
     this.sink.onClose(() => this.stop());
-    let state: SnapshotPayload | Promise<SnapshotPayload>;
     try {
-      // Subscribe and snapshot in the same synchronous step, so the snapshot matches `latestSeq` exactly.
-      // The bus never calls the listener inline, so the snapshot is always the first frame.
-      this.subscription = bus.subscribe(sessionId, parseLastEventId(this.options.lastEventId), (events) => this.deliver(events));
-      state = this.options.snapshot();
-    } catch (error) {
-      return this.fail(error);
-    }
-    if (!(state instanceof Promise)) return this.open(state);
-    this.held = [];
-    state.then(
-      (payload) => this.open(payload),
-      (error: unknown) => this.fail(error),
-    );
-  }
-
-  /** The snapshot frame (then anything held back while it was read), then heartbeats. */
-  private open(payload: SnapshotPayload): void {
-    const subscription = this.subscription;
-    if (subscription === null) return;
-    try {
-      const state = redactCredentialMaterial(payload);
+      // Snapshot as soon as the subscription is taken, so the snapshot matches `latestSeq`. Whatever the bus
+      // delivers meanwhile is held until the snapshot frame is out, so the snapshot is always the first frame.
+      const subscription = await bus.subscribe(sessionId, parseLastEventId(this.options.lastEventId), (events) => this.deliver(events));
+      if (this.sink.closed) return subscription.unsubscribe();
+      this.subscription = subscription;
+      const state = redactCredentialMaterial(await this.options.snapshot());
       // The id is the stream position: a reconnect from here replays exactly what follows it.
-      const snapshot = envelope(this.options.sessionId, subscription.startSeq, this.options.clock.now(), {
+      const snapshot = envelope(sessionId, subscription.startSeq, clock.now(), {
         type: 'snapshot',
         turn: state.turn,
         pendingApproval: state.pendingApproval,
@@ -125,7 +109,10 @@ class SessionStream {
       });
       this.send(`retry: ${this.options.retryMs ?? SSE_RETRY_MS}\n\n${sseFrame(snapshot)}`);
     } catch (error) {
-      return this.fail(error);
+      this.stop();
+      this.options.onError?.(error);
+      this.sink.end();
+      return;
     }
     const held = this.held;
     this.held = null;
@@ -133,13 +120,6 @@ class SessionStream {
     if (this.sink.closed) return this.stop();
     this.heartbeat = setInterval(beat, this.options.heartbeatMs ?? SSE_HEARTBEAT_MS, this);
     this.heartbeat.unref();
-  }
-
-  /** The snapshot could not be read: end the stream; the client reconnects after `retry`. */
-  private fail(error: unknown): void {
-    this.stop();
-    this.options.onError?.(error);
-    this.sink.end();
   }
 
   deliver(events: readonly SessionEventEnvelope[]): void {

@@ -48,14 +48,14 @@ export async function seedDemo(service: Seedable, manifest: unknown): Promise<De
  * The demo workspace an earlier seedDemo left in this database, or null. A workspace that merely uses the same
  * refs is not the demo: only seedDemo mints a key named DEMO_KEY_NAME.
  */
-export function seededDemo(store: Storage): DemoWorkspace | null {
+export async function seededDemo(store: Pick<Storage, 'repos'>): Promise<DemoWorkspace | null> {
   const { tenancy, credentials } = store.repos;
-  const org = tenancy.manifestRef(GLOBAL_SCOPE, DEMO_REFS.org);
-  const user = tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.user);
-  const trigger = tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.trigger);
+  const org = await tenancy.manifestRef(GLOBAL_SCOPE, DEMO_REFS.org);
+  const user = await tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.user);
+  const trigger = await tenancy.manifestRef(DEMO_REFS.org, DEMO_REFS.trigger);
   if (org?.entity !== 'organization' || user?.entity !== 'user' || trigger?.entity !== 'trigger') return null;
-  if (tenancy.organization(org.entityId) === undefined) return null;
-  const marked = credentials.apiKeysOfUser(user.entityId, org.entityId).some((key) => key.name === DEMO_KEY_NAME);
+  if ((await tenancy.organization(org.entityId)) === undefined) return null;
+  const marked = (await credentials.apiKeysOfUser(user.entityId, org.entityId)).some((key) => key.name === DEMO_KEY_NAME);
   return marked ? { orgId: org.entityId, userId: user.entityId, triggerId: trigger.entityId } : null;
 }
 
@@ -63,13 +63,13 @@ export function seededDemo(store: Storage): DemoWorkspace | null {
 export async function mintDemoKey(store: Storage, demo: DemoWorkspace): Promise<DemoSeed> {
   const { orgId, userId, triggerId } = demo;
   const apiKey = mintSecret('sv_');
-  const { credentials } = store.repos;
-  await store.writer.submit(() => {
+  await store.writer.submit(async (tx) => {
+    const { credentials } = tx.repos;
     const now = Date.now();
-    for (const key of credentials.apiKeysOfUser(userId, orgId)) {
-      if (key.name === DEMO_KEY_NAME && key.revokedAt === null) credentials.revokeApiKey(key.id, now);
+    for (const key of await credentials.apiKeysOfUser(userId, orgId)) {
+      if (key.name === DEMO_KEY_NAME && key.revokedAt === null) await credentials.revokeApiKey(key.id, now);
     }
-    credentials.insertApiKey({ id: newId(), userId, orgId, name: DEMO_KEY_NAME, keyHash: hashSecret(apiKey), hint: hintOf(apiKey), createdAt: now, revokedAt: null });
+    await credentials.insertApiKey({ id: newId(), userId, orgId, name: DEMO_KEY_NAME, keyHash: hashSecret(apiKey), hint: hintOf(apiKey), createdAt: now, revokedAt: null });
   });
   return {
     apiKey,

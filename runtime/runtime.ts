@@ -11,7 +11,7 @@ import type { Services } from './services.js';
 import type { KeyRing } from './vault/index.js';
 import { createActorRegistry } from './actors/index.js';
 import { createAdmission } from './execution/admission.js';
-import { createPacer } from './execution/pacer.js';
+import { createPacer, type Pacer } from './execution/pacer.js';
 import { createSessionEventBus } from './events/index.js';
 import { createScheduler } from './scheduler/index.js';
 import { createSessionsRuntime } from './sessions/sessions.runtime.js';
@@ -34,6 +34,11 @@ export interface RuntimeDeps {
   keyRing: KeyRing;
   /** Operations signals (metrics registry, tracer); default: a new one on the global tracer provider. */
   telemetry?: Telemetry;
+  /**
+   * Hands the execution pacer to a writer that commits in its slices (SQLite's group commit: `store.writer.paceWith`);
+   * the composition root knows the driver, the runtime does not.
+   */
+  paceWriter?: (pacer: Pacer) => void;
 }
 
 export interface Runtime {
@@ -62,7 +67,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const scheduler = createScheduler({ store, clock, logger });
   // One pacer for everything execution does on this loop: turn steps, and the callers a commit resumes, share its slice.
   const pacer = createPacer();
-  store.writer.paceWith(pacer);
+  deps.paceWriter?.(pacer);
   // The materializer is built with the sessions runtime below; the dispatcher's idle() waits for its pending accepts.
   const intake = { idle: (): Promise<void> => sessions.materializer.idle() };
   const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake, pacer });
@@ -119,7 +124,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     telemetry,
     async start() {
       // Owners recover their work first, then timers that fell due while the process was down fire once.
-      sessions.start();
+      await sessions.start();
       await scheduler.start();
       await triggers.claimSweeper?.start();
       // After the overdue ticks fired once: arm schedule triggers that have no tick (e.g. applied while down).

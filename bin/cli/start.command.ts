@@ -20,7 +20,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const { createService } = await import('../../http/service.js');
   const service = await createService({ config });
   try {
-    const earlier = seededDemo(service.store);
+    const earlier = await seededDemo(service.store);
     const plan = demoPlan({
       flag: options.demo,
       manifestGiven: manifest !== null,

@@ -4,7 +4,7 @@
  *
  *   const snapshot = claims.resolve(valueFromRow, contextFromRow);  // or restore(persisted JSON), or start(input)
  *   const step = claims.step(snapshot, [event]);                    // pure: nothing runs, emitted events collected
- *   writer.submit(() => { writeRecord(step.snapshot); applyEffects(step.emitted); });   // one unit of work
+ *   writer.submit(async (tx) => { await writeRecord(tx, step.snapshot); await applyEffects(tx, step.emitted); });   // one unit
  *
  * The step is xstate's own pure transition (`machine.transition` / `machine.getInitialSnapshot` with an action
  * executor that collects instead of running), exactly what `xstate.transition()` / `initialTransition()` compute

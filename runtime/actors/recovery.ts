@@ -8,7 +8,7 @@
  * process was down fire once, against actors their owners have already recovered.
  */
 import type { AnyStateMachine, SnapshotFrom } from 'xstate';
-import type { SnapshotsRepo } from '../../storage/repos/snapshots.repo.js';
+import type { SnapshotRepos } from './registry-types.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { ActorFailureError, errorMessage } from './actor-failure.js';
@@ -45,7 +45,7 @@ export interface BootRecovery<K extends MachineMap = MachineMap> {
 }
 
 export interface BootRecoveryOptions<K extends MachineMap> {
-  store: { repos: { snapshots: SnapshotsRepo } };
+  store: { repos: SnapshotRepos };
   registry: ActorRegistry<K>;
   scheduler: { start(): Promise<number> };
   /** Rows read per page (default 500). */
@@ -76,13 +76,13 @@ export function createBootRecovery<K extends MachineMap = MachineMap>(options: B
   async function recoverKind(kind: string, handler: RecoveryHandler, report: RecoveryReport): Promise<void> {
     let after = 0;
     for (;;) {
-      const page = snapshots.activePage(kind, after, pageSize);
+      const page = await snapshots.activePage(kind, after, pageSize);
       if (page.length === 0) return;
       after = page[page.length - 1].rowid;
       await forEachLimited(page, concurrency, async (row) => {
         let snapshot: SnapshotFrom<AnyStateMachine> | undefined;
         try {
-          snapshot = registry.peek(kind, row.actorId);
+          snapshot = await registry.peek(kind, row.actorId);
         } catch (error) {
           if (!(error instanceof ActorFailureError)) throw error;
           report.unrestorable += 1;
@@ -111,7 +111,7 @@ export function createBootRecovery<K extends MachineMap = MachineMap>(options: B
       ran = true;
       const report: RecoveryReport = { offered: 0, kept: 0, unrestorable: 0, handlerFailures: 0, unregistered: {}, timersFired: 0 };
       const registered = new Set(registry.kinds());
-      for (const { machine, count } of snapshots.activeKinds()) {
+      for (const { machine, count } of await snapshots.activeKinds()) {
         if (!registered.has(machine)) report.unregistered[machine] = count;
         else if (!handlers.has(machine)) report.kept += count;
       }

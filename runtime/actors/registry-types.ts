@@ -1,8 +1,18 @@
 // Public types of the actor registry: kinds, steps (one committed state change) and moves.
 import type { AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
-import type { UnitOfWork } from '../../storage/group-commit.js';
+import type { Awaitable, PortRepositories } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { ActorFailure } from './actor-failure.js';
 import type { DurableStep } from './durable-step.js';
+
+/** The unit a step's effects run in: write through `tx.repos`, publish through `tx.afterCommit`. */
+export type StepUnit = UnitContext<PortRepositories>;
+
+/** What the registry writes inside a caller's unit (its `tx.repos`). */
+export type SnapshotRepos = Pick<PortRepositories, 'snapshots'>;
+
+/** A step's effects: run inside the step's unit of work, before its snapshot row is written. */
+export type StepEffects<S, T> = (step: S, tx: StepUnit) => T | Promise<T>;
 
 /** Kind name -> machine, so registry calls keyed by kind are typed. The default accepts any kind. */
 export type MachineMap = Record<string, AnyStateMachine>;
@@ -24,7 +34,7 @@ export interface ActorKindOptions<M extends AnyStateMachine> {
    * snapshot row exists, how the actor was spawned. The registry computes that first step on demand and writes the
    * row with the actor's next committed step, so the unit that created the actor writes no snapshot row at all.
    */
-  implicit?: (id: string) => { input: InputFrom<M>; event?: EventFromLogic<M> } | undefined;
+  implicit?: (id: string) => Awaitable<{ input: InputFrom<M>; event?: EventFromLogic<M> } | undefined>;
 }
 
 /** One state change of one actor (the shared durable step), as computed before commit and handed to its effects. */
@@ -54,41 +64,41 @@ export type MoveOf<K extends MachineMap> = {
 /** A registered kind, bound: the same operations as the registry's, without repeating the kind. */
 export interface ActorKindHandle<M extends AnyStateMachine> {
   readonly kind: string;
-  peek(id: string): SnapshotFrom<M> | undefined;
+  peek(id: string): Promise<SnapshotFrom<M> | undefined>;
   spawn<T = ActorStep<M>>(id: string, input: InputFrom<M>, options?: SpawnOptions<M, T>): Promise<T>;
-  spawnRow(id: string, input: InputFrom<M>, event?: EventFromLogic<M>): UnitOfWork<ActorStep<M>>;
-  transition<T = ActorStep<M>>(id: string, event: EventFromLogic<M>, effects?: (step: ActorStep<M>) => T): Promise<T>;
-  retire(id: string): UnitOfWork<boolean>;
+  spawnRow(repos: SnapshotRepos, id: string, input: InputFrom<M>, event?: EventFromLogic<M>): Promise<ActorStep<M>>;
+  transition<T = ActorStep<M>>(id: string, event: EventFromLogic<M>, effects?: StepEffects<ActorStep<M>, T>): Promise<T>;
+  retire(repos: SnapshotRepos, id: string): Promise<boolean>;
 }
 
 export interface SpawnOptions<M extends AnyStateMachine, T> {
   event?: EventFromLogic<M>;
-  effects?: (step: ActorStep<M>) => T;
+  effects?: StepEffects<ActorStep<M>, T>;
 }
 
 export interface ActorRegistry<K extends MachineMap = MachineMap> {
   register<N extends keyof K & string, M extends K[N]>(kind: N, options: ActorKindOptions<M>): ActorKindHandle<M>;
   /** The committed snapshot (resident, else read from its row, else implied by its owner); undefined when none. */
-  peek<N extends keyof K & string>(kind: N, id: string): SnapshotFrom<K[N]> | undefined;
+  peek<N extends keyof K & string>(kind: N, id: string): Promise<SnapshotFrom<K[N]> | undefined>;
   /** Creates the actor; its first snapshot commits with `effects`. Rejects CONFLICT when the id exists. */
   spawn<N extends keyof K & string, T = ActorStep<K[N]>>(kind: N, id: string, input: InputFrom<K[N]>, options?: SpawnOptions<K[N], T>): Promise<T>;
   /**
-   * The new actor's first snapshot row as a unit-of-work function, for a caller that must create it inside its
-   * own unit (e.g. a firing creating turns). Nothing is made resident: the row is read on first use. Throws
-   * CONFLICT (rolling back the unit) when the id exists.
+   * Writes the new actor's first snapshot row inside the caller's unit (its `tx.repos`), for a caller that must
+   * create it there (e.g. a firing creating turns). Nothing is made resident: the row is read on first use.
+   * Rejects CONFLICT (rolling back the unit) when the id exists.
    */
-  spawnRow<N extends keyof K & string>(kind: N, id: string, input: InputFrom<K[N]>, event?: EventFromLogic<K[N]>): UnitOfWork<ActorStep<K[N]>>;
+  spawnRow<N extends keyof K & string>(repos: SnapshotRepos, kind: N, id: string, input: InputFrom<K[N]>, event?: EventFromLogic<K[N]>): Promise<ActorStep<K[N]>>;
   /** Applies `event`: next state + effects() commit together; resolves after commit. */
   transition<N extends keyof K & string, T = ActorStep<K[N]>>(
     kind: N,
     id: string,
     event: EventFromLogic<K[N]>,
-    effects?: (step: ActorStep<K[N]>) => T,
+    effects?: StepEffects<ActorStep<K[N]>, T>,
   ): Promise<T>;
   /** Several actors' steps in one unit of work (e.g. a claim and the firing it guards): all commit or none. */
-  transact<T>(moves: readonly MoveOf<K>[], effects: (steps: readonly ActorStep[]) => T): Promise<T>;
-  /** Marks the row 'failed' (kept as evidence, skipped by boot recovery, never rehydrated); run in your unit. */
-  retire(kind: keyof K & string, id: string): UnitOfWork<boolean>;
+  transact<T>(moves: readonly MoveOf<K>[], effects: StepEffects<readonly ActorStep[], T>): Promise<T>;
+  /** Marks the row 'failed' (kept as evidence, skipped by boot recovery, never rehydrated) inside your unit (`tx.repos`). */
+  retire(repos: SnapshotRepos, kind: keyof K & string, id: string): Promise<boolean>;
   /** Drops snapshots idle for longer than `idleMs`; runs on its own (clock changes or an interval), exposed for tests. */
   passivateIdle(): number;
   readonly residentCount: number;

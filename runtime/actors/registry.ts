@@ -3,8 +3,8 @@
  * The protocol ("a state change and its rows commit together; the answer comes after commit"):
  *
  *   const turns = registry.register('session-turn', { machine: sessionTurnMachine, version, onFailure });
- *   const reply = await turns.transition(executionId, { type: 'START', now: clock.now() }, (step) => {
- *     repos.executions.markRunning(executionId);            // effect rows, in the same SQLite transaction
+ *   const reply = await turns.transition(executionId, { type: 'START', now: clock.now() }, async (step, tx) => {
+ *     await tx.repos.executions.markRunning(executionId);   // effect rows, in the same transaction
  *     return { state: step.snapshot.value };
  *   });                                                     // resolves only after the commit
  *
@@ -17,19 +17,18 @@
  * runtime/scheduler. Idle snapshots are dropped after `idleMs` of the injected clock and read back on demand.
  */
 import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
-import type { GroupCommitWriter, UnitOfWork } from '../../storage/group-commit.js';
-import type { SnapshotsRepo } from '../../storage/repos/snapshots.repo.js';
+import type { Storage } from '../../storage/port/storage.js';
 import { isManualClock, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { ActorFailureError, errorMessage, type ActorFailure, type ActorFailureReason } from './actor-failure.js';
 import { createActorLocks } from './actor-locks.js';
 import { durableMachine } from './durable-step.js';
-import type { ActorKindHandle, ActorKindOptions, ActorRegistry, ActorStep, MachineMap, SpawnOptions } from './registry-types.js';
+import type { ActorKindHandle, ActorKindOptions, ActorRegistry, ActorStep, MachineMap, SnapshotRepos, SpawnOptions, StepEffects } from './registry-types.js';
 import { readRow, toRow, type KindDef } from './snapshot-codec.js';
 
 export interface ActorRegistryOptions {
-  store: { repos: { snapshots: SnapshotsRepo }; writer: GroupCommitWriter };
+  store: { repos: SnapshotRepos; writer: Storage['writer'] };
   clock: Clock;
   /** Idle time after which a resident snapshot is dropped from memory (default 5 minutes). */
   idleMs?: number;
@@ -98,11 +97,11 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
   }
 
   /** The committed snapshot from its row, or the first step its owner implies; undefined when neither exists. */
-  function load(def: KindDef, id: string): AnyMachineSnapshot | undefined {
-    const row = snapshots.get(id);
+  async function load(def: KindDef, id: string): Promise<AnyMachineSnapshot | undefined> {
+    const row = await snapshots.get(id);
     if (row !== undefined && row.machine !== def.name) throw new AppError('INTERNAL', `Actor ${id} is a ${row.machine}, not a ${def.name}.`);
     if (row === undefined) {
-      const spawn = def.options.implicit?.(id);
+      const spawn = await def.options.implicit?.(id);
       if (spawn === undefined) return undefined;
       return def.durable.start(spawn.input, spawn.event === undefined ? [] : [spawn.event as never]).snapshot;
     }
@@ -112,19 +111,19 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
   }
 
   /** The committed snapshot, made resident (caller holds the lock for a step). */
-  function current(def: KindDef, id: string): AnyMachineSnapshot | undefined {
+  async function current(def: KindDef, id: string): Promise<AnyMachineSnapshot | undefined> {
     const entry = resident.get(id);
     if (entry !== undefined) {
       if (entry.def !== def) throw new AppError('INTERNAL', `Actor ${id} is a ${entry.def.name}, not a ${def.name}.`);
       remember(def, id, entry.snapshot);
       return entry.snapshot;
     }
-    const snapshot = load(def, id);
+    const snapshot = await load(def, id);
     if (snapshot !== undefined) remember(def, id, snapshot);
     return snapshot;
   }
 
-  function plan(move: AnyMove): Plan {
+  async function plan(move: AnyMove): Promise<Plan> {
     const def = kindDef(move.kind);
     if ('input' in move) {
       // A row that exists but is not resident is caught by the insert inside the unit of work (no extra read).
@@ -132,19 +131,19 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
       const step = def.durable.start(move.input as never, move.event === undefined ? [] : [move.event as never]);
       return { def, step: { kind: def.name, id: move.id, ...step }, spawn: true };
     }
-    const before = current(def, move.id);
+    const before = await current(def, move.id);
     if (before === undefined) throw new AppError('NOT_FOUND', `No ${def.name} actor ${move.id}.`);
     const step = def.durable.step(before, [move.event as never]);
     return { def, step: { kind: def.name, id: move.id, ...step }, spawn: false };
   }
 
-  function write(plan: Plan, now: number): void {
+  async function write(repos: SnapshotRepos, plan: Plan, now: number): Promise<void> {
     const { def, step } = plan;
     if (!step.changed) return;
     const row = toRow(def, step.id, step.snapshot as AnyMachineSnapshot, now);
     if (plan.spawn) {
-      if (!snapshots.insert(row)) throw new AppError('CONFLICT', `Actor ${step.id} already exists.`);
-    } else if (!snapshots.upsert(row)) {
+      if (!(await repos.snapshots.insert(row))) throw new AppError('CONFLICT', `Actor ${step.id} already exists.`);
+    } else if (!(await repos.snapshots.upsert(row))) {
       throw new AppError('INTERNAL', `Actor ${step.id} is not a ${def.name}.`);
     }
   }
@@ -162,16 +161,17 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
     }
   }
 
-  async function transact<T>(moves: readonly AnyMove[], effects: (steps: readonly ActorStep[]) => T): Promise<T> {
+  async function transact<T>(moves: readonly AnyMove[], effects: StepEffects<readonly ActorStep[], T>): Promise<T> {
     const ids = moves.map((move) => move.id);
     if (new Set(ids).size !== ids.length) throw new AppError('INTERNAL', 'One step per actor per unit of work.');
     return locks.run(ids, async () => {
-      const plans = moves.map(plan);
+      const plans: Plan[] = [];
+      for (const move of moves) plans.push(await plan(move));
       const steps = plans.map((p) => p.step);
-      const value = await store.writer.submit(() => {
-        const result = effects(steps);
+      const value = await store.writer.submit(async (tx) => {
+        const result = await effects(steps, tx);
         const now = clock.now();
-        for (const p of plans) write(p, now);
+        for (const p of plans) await write(tx.repos, p, now);
         return result;
       });
       for (const p of plans) apply(p);
@@ -179,32 +179,28 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
     });
   }
 
-  const single = <T>(move: AnyMove, effects?: (step: ActorStep) => T): Promise<T> =>
-    transact([move], (steps) => (effects ? effects(steps[0]) : (steps[0] as T)));
+  const single = <T>(move: AnyMove, effects?: StepEffects<ActorStep, T>): Promise<T> =>
+    transact([move], (steps, tx) => (effects ? effects(steps[0], tx) : (steps[0] as T)));
 
-  function peek(kind: string, id: string): AnyMachineSnapshot | undefined {
+  async function peek(kind: string, id: string): Promise<AnyMachineSnapshot | undefined> {
     const def = kindDef(kind);
     const entry = resident.get(id);
     if (entry !== undefined) return entry.snapshot;
     return load(def, id);
   }
 
-  function spawnRow(kind: string, id: string, input: unknown, event?: EventObject): UnitOfWork<ActorStep> {
+  async function spawnRow(repos: SnapshotRepos, kind: string, id: string, input: unknown, event?: EventObject): Promise<ActorStep> {
     const def = kindDef(kind);
-    return () => {
-      if (resident.has(id)) throw new AppError('CONFLICT', `Actor ${id} already exists.`);
-      const step = def.durable.start(input as never, event === undefined ? [] : [event as never]);
-      if (!snapshots.insert(toRow(def, id, step.snapshot, clock.now()))) throw new AppError('CONFLICT', `Actor ${id} already exists.`);
-      return { kind: def.name, id, ...step };
-    };
+    if (resident.has(id)) throw new AppError('CONFLICT', `Actor ${id} already exists.`);
+    const step = def.durable.start(input as never, event === undefined ? [] : [event as never]);
+    if (!(await repos.snapshots.insert(toRow(def, id, step.snapshot, clock.now())))) throw new AppError('CONFLICT', `Actor ${id} already exists.`);
+    return { kind: def.name, id, ...step };
   }
 
-  function retire(kind: string, id: string): UnitOfWork<boolean> {
+  async function retire(repos: SnapshotRepos, kind: string, id: string): Promise<boolean> {
     const def = kindDef(kind);
-    return () => {
-      resident.delete(id);
-      return snapshots.setStatus(id, def.name, 'failed', clock.now());
-    };
+    resident.delete(id);
+    return repos.snapshots.setStatus(id, def.name, 'failed', clock.now());
   }
 
   function passivateIdle(): number {
@@ -233,9 +229,9 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
       kind,
       peek: (id) => peek(kind, id),
       spawn: (id, input, opts?: SpawnOptions<AnyStateMachine, unknown>) => single({ kind, id, input, event: opts?.event }, opts?.effects),
-      spawnRow: (id, input, event) => spawnRow(kind, id, input, event as EventObject | undefined),
+      spawnRow: (repos, id, input, event) => spawnRow(repos, kind, id, input, event as EventObject | undefined),
       transition: (id, event, effects) => single({ kind, id, event }, effects),
-      retire: (id) => retire(kind, id),
+      retire: (repos, id) => retire(repos, kind, id),
     } as ActorKindHandle<AnyStateMachine>;
   }
 
@@ -250,7 +246,7 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
     spawn: (kind: string, id: string, input: unknown, opts?: SpawnOptions<AnyStateMachine, unknown>) =>
       single({ kind, id, input, event: opts?.event }, opts?.effects),
     spawnRow,
-    transition: (kind: string, id: string, event: EventObject, effects?: (step: ActorStep) => unknown) => single({ kind, id, event }, effects),
+    transition: (kind: string, id: string, event: EventObject, effects?: StepEffects<ActorStep, unknown>) => single({ kind, id, event }, effects),
     transact,
     retire,
     passivateIdle,

@@ -1,6 +1,6 @@
 // The session event bus: seq'd persistence inside the caller's unit of work, delta coalescing, fan-out from the unit's outbox.
-import type { GroupCommitWriter, UnitOfWork } from '../../storage/group-commit.js';
-import type { SessionEventsRepo } from '../../storage/repos/session-events.repo.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { Clock } from '../clock.js';
 import { DeltaCoalescer, realTimers, type DeltaTimers } from './delta-coalescer.js';
 import { redactCredentialMaterial } from './redact-payload.js';
@@ -10,9 +10,12 @@ import { createSessionFanout, type FanoutStats, type SessionEventListener, type 
 export type { SessionEventListener, SessionSubscription } from './session-fanout.js';
 export type SessionEventBusStats = FanoutStats;
 
+/** What appending needs of the caller's unit: its session-events repository and its outbox. */
+export type EventUnit = UnitContext<Pick<PortRepositories, 'sessionEvents'>>;
+
 export interface SessionEventBusOptions {
-  repo: SessionEventsRepo;
-  writer: GroupCommitWriter;
+  repo: PortRepositories['sessionEvents'];
+  writer: Storage['writer'];
   clock: Clock;
   /** Listener calls (SSE writes) per event-loop turn; PERF-NOTES: 1-2k keeps the loop responsive. Default 1000. */
   fanoutChunk?: number;
@@ -30,11 +33,10 @@ export interface SessionEventBusOptions {
 
 export interface SessionEventBus {
   /**
-   * A unit of work for the caller's transaction (run it inside a group-commit unit): stores the session's buffered
-   * deltas, then `event`, each with the next seq, and puts them in the unit's outbox, published once it commits.
-   * Returns their envelopes (the event last).
+   * Inside the caller's unit of work (`tx`): stores the session's buffered deltas, then `event`, each with the next
+   * seq, and puts them in the unit's outbox, published once it commits. Returns their envelopes (the event last).
    */
-  append(sessionId: string, event: PersistedSessionEvent): UnitOfWork<SessionEventEnvelope[]>;
+  append(tx: EventUnit, sessionId: string, event: PersistedSessionEvent): Promise<SessionEventEnvelope[]>;
   /**
    * Queues committed events for live subscribers and observers (delivery runs from setImmediate, never inline).
    * The unit of work's outbox calls it; call sites never need to. Already published seqs are skipped by the fan-out.
@@ -47,7 +49,7 @@ export interface SessionEventBus {
   /** Stores and publishes every buffered delta now. */
   flushDeltas(): Promise<void>;
   /** `afterSeq` null means "from now"; otherwise the seq the client last saw (Last-Event-ID). */
-  subscribe(sessionId: string, afterSeq: number | null, listener: SessionEventListener): SessionSubscription;
+  subscribe(sessionId: string, afterSeq: number | null, listener: SessionEventListener): Promise<SessionSubscription>;
   /**
    * Every committed event of every session, as published (after its commit), for runtime observers such as
    * outbound webhooks watching executions settle. Called synchronously from publish: keep it cheap, never throw.
@@ -89,39 +91,40 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
     onDue: (sessionIds) => sessionIds.forEach(flushSession),
   });
 
-  function insert(sessionId: string, event: PersistedSessionEvent): SessionEventEnvelope {
+  async function insert(tx: EventUnit, sessionId: string, event: PersistedSessionEvent): Promise<SessionEventEnvelope> {
     if (!isPersistedType(event.type)) throw new TypeError(`"${String(event.type)}" is not a stored session event type`);
     const { type, ...fields } = redactCredentialMaterial(event);
     const ts = clock.now();
-    const seq = repo.appendNext(sessionId, ts, type, JSON.stringify(fields));
+    const seq = await tx.repos.sessionEvents.appendNext(sessionId, ts, type, JSON.stringify(fields));
     return envelope(sessionId, seq, ts, { type, ...fields } as PersistedSessionEvent);
   }
 
   /** Runs inside a unit of work: taking at run time keeps buffered deltas ahead of whatever the unit stores next. */
-  function insertBufferedDeltas(sessionId: string): SessionEventEnvelope[] {
-    return deltas.take(sessionId).map((delta) => insert(sessionId, { type: 'message.delta', ...delta }));
+  async function insertBufferedDeltas(tx: EventUnit, sessionId: string): Promise<SessionEventEnvelope[]> {
+    const stored: SessionEventEnvelope[] = [];
+    // One at a time: each takes the session's next seq, in order.
+    for (const delta of deltas.take(sessionId)) stored.push(await insert(tx, sessionId, { type: 'message.delta', ...delta }));
+    return stored;
   }
 
   /** Puts stored envelopes in the running unit's outbox: subscribers see them only once that unit committed. */
-  function publishAtCommit(stored: SessionEventEnvelope[]): SessionEventEnvelope[] {
-    if (stored.length > 0) writer.afterCommit(() => publish(stored));
+  function publishAtCommit(tx: EventUnit, stored: SessionEventEnvelope[]): SessionEventEnvelope[] {
+    if (stored.length > 0) tx.afterCommit(() => publish(stored));
     return stored;
   }
 
   function flushSession(sessionId: string): void {
     const done = writer
-      .submit(() => void publishAtCommit(insertBufferedDeltas(sessionId)))
+      .submit(async (tx) => void publishAtCommit(tx, await insertBufferedDeltas(tx, sessionId)))
       .catch((error: unknown) => onError(error, { sessionId, where: 'delta-flush' }))
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
   }
 
-  function append(sessionId: string, event: PersistedSessionEvent): UnitOfWork<SessionEventEnvelope[]> {
-    return () => {
-      const stored = insertBufferedDeltas(sessionId);
-      stored.push(insert(sessionId, event));
-      return publishAtCommit(stored);
-    };
+  async function append(tx: EventUnit, sessionId: string, event: PersistedSessionEvent): Promise<SessionEventEnvelope[]> {
+    const stored = await insertBufferedDeltas(tx, sessionId);
+    stored.push(await insert(tx, sessionId, event));
+    return publishAtCommit(tx, stored);
   }
 
   async function flushDeltas(): Promise<void> {
@@ -134,7 +137,7 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
     publish,
 
     async emit(sessionId, event) {
-      const stored = await writer.submit(append(sessionId, event));
+      const stored = await writer.submit((tx) => append(tx, sessionId, event));
       return stored[stored.length - 1];
     },
 

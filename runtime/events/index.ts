@@ -1,6 +1,6 @@
 // Re-exports of the session event plumbing, by name.
 export { createSessionEventBus } from './event-bus.js';
-export type { SessionEventBus, SessionEventBusOptions, SessionEventBusStats, SessionEventListener, SessionSubscription } from './event-bus.js';
+export type { EventUnit, SessionEventBus, SessionEventBusOptions, SessionEventBusStats, SessionEventListener, SessionSubscription } from './event-bus.js';
 export { createSessionFanout } from './session-fanout.js';
 export type { FanoutStats, SessionFanout, SessionFanoutOptions } from './session-fanout.js';
 export { DeltaCoalescer, realTimers } from './delta-coalescer.js';

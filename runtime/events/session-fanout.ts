@@ -1,5 +1,5 @@
 // Live delivery of stored session events: per-session channels, replay from the table, chunked fan-out.
-import type { SessionEventsRepo } from '../../storage/repos/session-events.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { StoredSessionEvent } from '../../storage/records/session-events.js';
 import type { Clock } from '../clock.js';
 import { envelope, type SessionEvent, type SessionEventEnvelope, type StreamResetReason } from './session-event.js';
@@ -31,7 +31,7 @@ export interface FanoutStats {
 }
 
 export interface SessionFanoutOptions {
-  repo: Pick<SessionEventsRepo, 'bounds' | 'listRange'>;
+  repo: Pick<PortRepositories['sessionEvents'], 'bounds' | 'listRange'>;
   clock: Clock;
   fanoutChunk: number;
   batchLimit: number;
@@ -43,7 +43,7 @@ export interface SessionFanout {
   /** Queues committed events for delivery; never delivers inline. */
   publish(envelopes: readonly SessionEventEnvelope[]): void;
   /** `afterSeq` null means "from now"; otherwise the seq the client last saw (Last-Event-ID). */
-  subscribe(sessionId: string, afterSeq: number | null, listener: SessionEventListener): SessionSubscription;
+  subscribe(sessionId: string, afterSeq: number | null, listener: SessionEventListener): Promise<SessionSubscription>;
   stats(): FanoutStats;
 }
 
@@ -130,7 +130,12 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
     }
   }
 
-  /** The next batch for one subscriber: a pending reset, then events after `last` from memory or the table. */
+  const backlogStartOf = (channel: Channel): number => (channel.backlog.length > 0 ? channel.backlog[0].seq : channel.head + 1);
+
+  /** Behind the in-memory backlog: its next batch comes from the table. */
+  const readsTable = (sub: Sub): boolean => sub.pendingReset === null && sub.last < sub.channel.head && sub.last + 1 < backlogStartOf(sub.channel);
+
+  /** The next batch for one subscriber from memory: a pending reset, then events after `last` in the backlog. */
   function collect(sub: Sub): SessionEventEnvelope[] {
     const channel = sub.channel;
     const out: SessionEventEnvelope[] = [];
@@ -139,15 +144,21 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
       sub.pendingReset = null;
     }
     if (sub.last >= channel.head) return out;
-    const backlogStart = channel.backlog.length > 0 ? channel.backlog[0].seq : channel.head + 1;
+    const backlogStart = backlogStartOf(channel);
     if (sub.last + 1 >= backlogStart) {
       const from = sub.last + 1 - backlogStart;
       const slice = channel.backlog.slice(from, from + batchLimit);
       out.push(...slice);
       sub.last = slice[slice.length - 1].seq;
-      return out;
     }
-    const rows = repo.listRange(channel.sessionId, sub.last, backlogStart - 1, batchLimit);
+    return out;
+  }
+
+  /** The next batch for a subscriber behind the backlog, read back from the table. */
+  async function collectFromTable(sub: Sub): Promise<SessionEventEnvelope[]> {
+    const channel = sub.channel;
+    const out: SessionEventEnvelope[] = [];
+    const rows = await repo.listRange(channel.sessionId, sub.last, backlogStartOf(channel) - 1, batchLimit);
     if (rows.length === 0 || rows[0].seq !== sub.last + 1) {
       // Pruned under a subscriber that was still catching up: it cannot get these events any more.
       out.push(resetEnvelope(channel.sessionId, 'events_pruned', sub.last, channel.head));
@@ -160,13 +171,26 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
   }
 
   function drain(): void {
+    void drainTurn();
+  }
+
+  async function drainTurn(): Promise<void> {
     stats.drainTurns += 1;
     let budget = fanoutChunk;
     while (budget > 0 && queueStart < queue.length) {
       const sub = queue[queueStart++];
       sub.queued = false;
       if (sub.closed) continue;
-      const batch = collect(sub);
+      // Only a subscriber catching up from the table waits for storage; live ones are served from memory.
+      let batch: SessionEventEnvelope[];
+      try {
+        batch = readsTable(sub) ? await collectFromTable(sub) : collect(sub);
+      } catch (error) {
+        close(sub);
+        options.onListenerError(error, sub.channel.sessionId);
+        continue;
+      }
+      if (sub.closed) continue;
       if (batch.length > 0) {
         budget -= 1;
         stats.deliveredBatches += 1;
@@ -205,8 +229,9 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
   return {
     publish,
 
-    subscribe(sessionId, afterSeq, listener) {
-      const { minSeq, maxSeq } = repo.bounds(sessionId);
+    async subscribe(sessionId, afterSeq, listener) {
+      // Events published while this reads have no channel yet: the gap they leave is read back from the table.
+      const { minSeq, maxSeq } = await repo.bounds(sessionId);
       let channel = channels.get(sessionId);
       if (!channel) {
         channel = { sessionId, subs: new Set(), head: maxSeq, backlog: [] };

@@ -5,13 +5,13 @@
  * units (everything accepted meanwhile, up to MAX_STARTS_PER_UNIT starts a unit), and their sessions are
  * dispatched after that commit. Every id in a 202 stays readable at once: a read that could see a pending start
  * first awaits `writtenSoFar()` (docs/decisions.md "Reading a session that is not written yet"); tests that read
- * the database directly call `catchUp()`, which writes them synchronously in its own transaction. At boot
+ * the database directly await `catchUp()`, which writes them in a unit of their own submitted now. At boot
  * `recover()` writes every pending row found through the partial indexes before any work starts (a crash between
  * the accept and its materialization).
  * This is the seam the planned worker thread takes over: it owns this queue and posts a materialized-through mark.
  */
-import type { GroupCommitWriter } from '../../storage/group-commit.js';
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { Logger } from '../logger.js';
 
 /** One session start as recorded at accept: everything its session, execution and first message are written from. */
@@ -51,25 +51,23 @@ export interface Materializer {
    * among them). Nothing is written synchronously.
    */
   writtenSoFar(sessionId?: string): Promise<void> | null;
-  /** Writes every queued start now, synchronously; a no-op when none is queued or inside a transaction. */
-  catchUp(): void;
+  /** Writes every queued start in a unit submitted now; resolves once written (at once when none is queued). */
+  catchUp(): Promise<void>;
   /** Boot, before work starts: writes every start still pending in the database; returns how many sessions. */
-  recover(): number;
+  recover(): Promise<number>;
   /** Resolves once nothing is queued or being written (tests, shutdown). */
   idle(): Promise<void>;
 }
 
 export interface MaterializerDeps {
-  repos: Pick<Repositories, 'triggerRuns' | 'sessions'>;
-  writer: GroupCommitWriter;
-  /** Runs `work` in its own transaction now (store.transaction). */
-  transaction<T>(work: () => T): T;
-  inTransaction(): boolean;
+  /** Boot reads of the rows still pending (outside any unit). */
+  repos: Pick<PortRepositories, 'triggerRuns' | 'sessions'>;
+  writer: Storage['writer'];
   /**
-   * Inside a unit: writes one start's rows (the session row too unless it is the source), returning false when
-   * the start no longer applies (its automation was deleted since: the cascade would have removed the session).
+   * Inside a unit (`tx`; its events publish at commit): writes one start's rows (the session row too unless it is the source), false
+   * when the start no longer applies (its automation was deleted since: the cascade would have removed the session).
    */
-  writeStart(start: PendingStart, withSession: boolean): boolean;
+  writeStart(tx: UnitContext<PortRepositories>, start: PendingStart, withSession: boolean): Promise<boolean>;
   /** After commit: hands a written session to its engine. */
   dispatch(sessionId: string): void;
   logger: Pick<Logger, 'error'>;
@@ -101,21 +99,26 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
   /** Sessions of the queued starts: a read of any other session has nothing to wait for. */
   const pendingSessions = new Set<string>();
 
-  /** Inside a transaction: writes the sources whose pending mark is still set; returns the sessions written. */
-  function write(sources: readonly PendingSource[]): string[] {
+  /** Inside a unit: writes the sources whose pending mark is still set; returns the sessions written. */
+  async function write(tx: UnitContext<PortRepositories>, sources: readonly PendingSource[]): Promise<string[]> {
+    const unitRepos = tx.repos;
     const written: string[] = [];
     for (const source of sources) {
       // A source is written once: the queue hands each to one writer, and boot reads only rows still pending.
       // A session row that is gone was deleted (its first turn goes with it). A run row that is gone was deleted
       // with its trigger: its sessions are still written, as they outlive their trigger once written.
-      if (source.kind === 'run') repos.triggerRuns.clearPending(source.id);
-      else if (!repos.sessions.clearPending(source.id)) continue;
+      if (source.kind === 'run') await unitRepos.triggerRuns.clearPending(source.id);
+      else if (!(await unitRepos.sessions.clearPending(source.id))) continue;
       for (const start of source.starts) {
-        if (deps.writeStart(start, source.kind === 'run')) written.push(start.sessionId);
+        if (await deps.writeStart(tx, start, source.kind === 'run')) written.push(start.sessionId);
       }
     }
     return written;
   }
+
+  /** One unit writing `sources` (a rerun writes the same sources: their pending marks make it idempotent). */
+  const writeUnit = (sources: () => readonly PendingSource[], options?: { savepoint: false }): Promise<string[]> =>
+    deps.writer.submit((tx) => write(tx, sources()), options);
 
   const dispatchAll = (sessionIds: readonly string[]): void => sessionIds.forEach((id) => deps.dispatch(id));
 
@@ -136,15 +139,14 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
    */
   function openChunk(): Chunk {
     const chunk: Chunk = { entries: [], starts: 0, sealed: false, finished: Promise.resolve() };
-    const writeChunk = (): string[] => {
+    const sealed = (): readonly PendingSource[] => {
       chunk.sealed = true;
-      return write(sourcesOf(chunk.entries));
+      return sourcesOf(chunk.entries);
     };
-    chunk.finished = deps.writer
-      .submit(writeChunk, { savepoint: false })
+    chunk.finished = writeUnit(sealed, { savepoint: false })
       .then(dispatchAll, async (error: unknown) => {
         failed(error);
-        await Promise.all(sourcesOf(chunk.entries).map((source) => deps.writer.submit(() => write([source])).then(dispatchAll, (e: unknown) => failed(e, source))));
+        await Promise.all(sourcesOf(chunk.entries).map((source) => writeUnit(() => [source]).then(dispatchAll, (e: unknown) => failed(e, source))));
       })
       .finally(() => {
         settle(chunk.entries);
@@ -154,20 +156,14 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
     return chunk;
   }
 
-  /** Writes `sources` in one transaction now; on failure, one transaction each (a failing one is logged and left pending). */
-  function writeNow(sources: readonly PendingSource[]): string[] {
+  /** Writes `sources` in one unit now; on failure, one unit each (a failing one is logged and left pending). */
+  async function writeNow(sources: readonly PendingSource[]): Promise<string[]> {
     try {
-      return deps.transaction(() => write(sources));
+      return await writeUnit(() => sources);
     } catch (error) {
       failed(error);
-      return sources.flatMap((source) => {
-        try {
-          return deps.transaction(() => write([source]));
-        } catch (e) {
-          failed(e, source);
-          return [];
-        }
-      });
+      const each = await Promise.all(sources.map((source) => writeUnit(() => [source]).catch((e: unknown) => (failed(e, source), [] as string[]))));
+      return each.flat();
     }
   }
 
@@ -185,8 +181,7 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
       // Units commit in submission order: once the newest is done, every source queued before it is written.
       return chunks.at(-1)?.finished ?? null;
     },
-    catchUp() {
-      if (deps.inTransaction()) return;
+    async catchUp() {
       // The sources of units that have not run yet are written here; their units then find nothing to write.
       const waiting = chunks.filter((chunk) => !chunk.sealed && chunk.entries.length > 0);
       if (waiting.length === 0) return;
@@ -195,16 +190,21 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
         chunk.entries = [];
         return entries;
       });
-      dispatchAll(writeNow(sourcesOf(taken)));
-      settle(taken);
+      try {
+        dispatchAll(await writeNow(sourcesOf(taken)));
+      } finally {
+        settle(taken);
+      }
     },
-    recover() {
+    async recover() {
+      const runs = await repos.triggerRuns.pendingRuns();
+      const sessions = await repos.sessions.pendingSessions();
       const sources: PendingSource[] = [
-        ...repos.triggerRuns.pendingRuns().map((row) => ({ kind: 'run' as const, id: row.id, starts: row.pending as PendingStart[] })),
-        ...repos.sessions.pendingSessions().map((row) => ({ kind: 'session' as const, id: row.id, starts: [row.pending as PendingStart] })),
+        ...runs.map((row) => ({ kind: 'run' as const, id: row.id, starts: row.pending as PendingStart[] })),
+        ...sessions.map((row) => ({ kind: 'session' as const, id: row.id, starts: [row.pending as PendingStart] })),
       ];
       // Dispatch is left to the dispatcher's own recovery, which runs next and finds these executions queued.
-      return sources.length === 0 ? 0 : writeNow(sources).length;
+      return sources.length === 0 ? 0 : (await writeNow(sources)).length;
     },
     async idle() {
       while (chunks.length > 0) await chunks.at(-1)!.finished;

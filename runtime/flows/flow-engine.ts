@@ -37,7 +37,7 @@ export interface FlowEngineDeps {
   readonly providers?: Pick<ToolProviderRegistry, 'get'>;
   readonly validator?: JsonSchemaValidator;
   /** Defaults to the organization's catalog read from the integrations table. */
-  readonly catalogFor?: (orgId: string) => FlowCatalog;
+  readonly catalogFor?: (orgId: string) => Promise<FlowCatalog>;
 }
 
 export interface FlowEngine extends SessionEngine {
@@ -50,7 +50,7 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
   const { repos } = deps.store;
   const validator = deps.validator ?? createJsonSchemaValidator();
   const versions = createFlowVersions(repos.automations);
-  const trail = createFlowTrail({ repos, writer: deps.store.writer, bus: deps.bus, clock: deps.clock, grants: deps.grants, deadlines: deps.deadlines });
+  const trail = createFlowTrail({ writer: deps.store.writer, bus: deps.bus, clock: deps.clock, grants: deps.grants, deadlines: deps.deadlines });
   const runner: FlowRunnerDeps = {
     store: deps.store,
     clock: deps.clock,
@@ -68,9 +68,9 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
     trail,
     versions,
 
-    admit(request, automation) {
+    async admit(request, automation) {
       if (automation.kind !== 'flow' || automation.publishedRevision === null) throw notFound();
-      const loaded = versions.load(automation.id, automation.publishedRevision);
+      const loaded = await versions.load(automation.id, automation.publishedRevision);
       if (!loaded.ok) throw notFound();
       // Validated before anything is written or runs; issues name paths and rules, never the values sent.
       const check = validator.validate(loaded.flow.definition.inputs, request.input ?? {});
@@ -80,9 +80,9 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
       return { revision: loaded.flow.version, bindings: flowBelt(loaded.flow.definition) };
     },
 
-    writeStart(start) {
+    async writeStart(tx, start) {
       // The input as the run's opening message, so the session reads as "asked with this, answered with that".
-      repos.sessions.insertMessage({
+      await tx.repos.sessions.insertMessage({
         id: newId(),
         sessionId: start.sessionId,
         executionId: start.executionId,
@@ -95,7 +95,7 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
       // A session being opened has no subscriber yet (its id is in this very answer) and its snapshot carries the
       // message: the signal is for messages appended to a live session only (one row less per opened session).
       if (start.entry === 'open') return [];
-      return deps.bus.append(start.sessionId, { type: 'session.changed', change: 'message_added' })();
+      return deps.bus.append(tx, start.sessionId, { type: 'session.changed', change: 'message_added' });
     },
 
     async run(execution, signal) {
@@ -112,11 +112,11 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
 
 /** Last resort after an unexpected error: record the run as failed so the session's queue can move on. */
 async function failStuckRun(deps: FlowRunnerDeps, sessionId: string, executionId: string): Promise<void> {
-  const execution = deps.store.repos.executions.execution(executionId);
+  const execution = await deps.store.repos.executions.execution(executionId);
   if (execution === undefined || !['queued', 'resume_queued', 'running'].includes(execution.status)) return;
-  const run = { orgId: deps.store.repos.sessions.session(sessionId)?.orgId ?? '', sessionId, executionId, initiatedBy: execution.createdBy };
-  await deps.trail.commit(sessionId, (unit) => {
-    if (execution.status !== 'running') deps.trail.started(unit, run, execution.status !== 'queued');
-    deps.trail.settle(unit, run, 'failed', { code: FLOW_FAILURE.FLOW_FAILED, message: 'The flow run failed unexpectedly.' });
+  const run = { orgId: (await deps.store.repos.sessions.session(sessionId))?.orgId ?? '', sessionId, executionId, initiatedBy: execution.createdBy };
+  await deps.trail.commit(sessionId, async (unit) => {
+    if (execution.status !== 'running') await deps.trail.started(unit, run, execution.status !== 'queued');
+    await deps.trail.settle(unit, run, 'failed', { code: FLOW_FAILURE.FLOW_FAILED, message: 'The flow run failed unexpectedly.' });
   });
 }

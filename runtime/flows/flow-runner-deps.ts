@@ -23,5 +23,5 @@ export interface FlowRunnerDeps {
   /** Opens the organization's connection secrets. */
   readonly keyRing: KeyRing;
   /** The tools the organization can use (read per run: integrations may change between runs). */
-  catalogFor(orgId: string): FlowCatalog;
+  catalogFor(orgId: string): Promise<FlowCatalog>;
 }

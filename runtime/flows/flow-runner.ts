@@ -74,12 +74,12 @@ class FlowRun {
    * own (issue 12 item 5): before it nothing ran that a restart must not repeat, so a crash in between leaves the
    * execution queued and it simply starts again.
    */
-  private async commit<T>(work: (unit: TrailUnit) => T): Promise<T> {
+  private async commit<T>(work: (unit: TrailUnit) => Promise<T>): Promise<T> {
     const resumed = this.pendingStart;
     this.pendingStart = null;
     try {
-      return await this.trail.commit(this.run.sessionId, (unit) => {
-        if (resumed !== null) this.trail.started(unit, this.run, resumed);
+      return await this.trail.commit(this.run.sessionId, async (unit) => {
+        if (resumed !== null) await this.trail.started(unit, this.run, resumed);
         return work(unit);
       });
     } catch (error) {
@@ -93,9 +93,9 @@ class FlowRun {
   }
 
   private async refuse(call: CallSpec, failure: RecordedFailure, existing?: ToolCall, detail?: unknown): Promise<false> {
-    await this.commit((unit) => {
-      this.trail.callRefused(unit, this.run, call, failure, existing, detail);
-      this.trail.settle(unit, this.run, 'failed', this.stepFailure(call, failure));
+    await this.commit(async (unit) => {
+      await this.trail.callRefused(unit, this.run, call, failure, existing, detail);
+      await this.trail.settle(unit, this.run, 'failed', this.stepFailure(call, failure));
     });
     return false;
   }
@@ -126,7 +126,7 @@ class FlowRun {
   }
 
   private async toolStep(step: ToolStep): Promise<boolean> {
-    const existing = this.deps.store.repos.executions.toolCallByRef(this.execution.id, step.id);
+    const existing = await this.deps.store.repos.executions.toolCallByRef(this.execution.id, step.id);
     if (existing !== undefined) return this.known(existing);
 
     const found = this.catalog.findTool(step.tool);
@@ -149,7 +149,7 @@ class FlowRun {
     }
     if (step.approval === true) {
       // A call that could never run is refused now rather than put in front of an approver.
-      const identity = this.identity(found);
+      const identity = await this.identity(found);
       if (!identity.ok) return this.refuse(call, identity.failure);
       const routing = identity.identity?.runAs === 'caller' ? 'user' : 'policy';
       await this.commit((unit) => this.trail.suspend(unit, this.run, call, routing));
@@ -172,17 +172,17 @@ class FlowRun {
         await this.settle('rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for step "${call.stepId}" was rejected.` });
         return false;
       case 'awaiting_approval': {
-        const approval = row.approvalId === null ? undefined : this.deps.store.repos.approvals.approval(row.approvalId);
+        const approval = row.approvalId === null ? undefined : await this.deps.store.repos.approvals.approval(row.approvalId);
         if (approval?.status === 'approved') return this.execute(call, this.catalog.findTool(call.tool), row);
         if (approval?.status === 'rejected') {
-          await this.commit((unit) => {
-            this.trail.callRejected(unit, this.run, row);
-            this.trail.settle(unit, this.run, 'rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for step "${call.stepId}" was rejected.` });
+          await this.commit(async (unit) => {
+            await this.trail.callRejected(unit, this.run, row);
+            await this.trail.settle(unit, this.run, 'rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for step "${call.stepId}" was rejected.` });
           });
           return false;
         }
         // Still undecided: park again (the decision dispatches the run).
-        await this.commit((unit) => this.deps.store.repos.executions.setStatus(this.execution.id, 'suspended', unit.now));
+        await this.commit(async (unit) => void (await unit.tx.repos.executions.setStatus(this.execution.id, 'suspended', unit.now)));
         return false;
       }
       case 'running':
@@ -193,11 +193,11 @@ class FlowRun {
   }
 
   /** Who the call runs as, read fresh: the grant may have expired while the run waited for approval. */
-  private identity(found: FoundTool): Identity {
+  private async identity(found: FoundTool): Promise<Identity> {
     if (found.source !== 'manifest') return { ok: true, identity: null };
-    const execution = this.deps.store.repos.executions.execution(this.execution.id) ?? this.execution;
+    const execution = (await this.deps.store.repos.executions.execution(this.execution.id)) ?? this.execution;
     try {
-      const resolved = resolveCallIdentity(
+      const resolved = await resolveCallIdentity(
         { integrations: this.deps.store.repos.integrations, grants: this.deps.grants, keyRing: this.deps.keyRing },
         {
           execution,
@@ -219,16 +219,16 @@ class FlowRun {
     if (found === undefined || !this.deps.executor.available(found)) {
       return this.refuse(call, { code: FLOW_FAILURE.UNKNOWN_TOOL, message: `"${call.tool}" is not available to this flow.` }, existing);
     }
-    const identity = this.identity(found);
+    const identity = await this.identity(found);
     if (!identity.ok) return this.refuse(call, identity.failure, existing);
     const startedAt = this.deps.clock.now();
     const row = await this.commit((unit) => this.trail.callStarted(unit, this.run, call, identity.identity?.runAs ?? null, existing));
     const result = await this.invoke(found, call, identity.identity);
     // Shutting down: leave the row `running`; the next pick-up repeats it if readonly, else fails it INTERRUPTED.
     if (this.signal.aborted) return false;
-    await this.commit((unit) => {
-      this.trail.callFinished(unit, this.run, row, result, startedAt);
-      if (!result.ok) this.trail.settle(unit, this.run, 'failed', this.stepFailure(call, result));
+    await this.commit(async (unit) => {
+      await this.trail.callFinished(unit, this.run, row, result, startedAt);
+      if (!result.ok) await this.trail.settle(unit, this.run, 'failed', this.stepFailure(call, result));
     });
     if (!result.ok) return false;
     this.outputs.set(call.stepId, stored(result.output));
@@ -249,19 +249,19 @@ class FlowRun {
 /** Runs (or resumes) one queued flow execution until it settles, parks on a run approval, or `signal` aborts. */
 export async function runFlowExecution(deps: FlowRunnerDeps, queued: QueuedExecution, signal: AbortSignal): Promise<void> {
   const { repos } = deps.store;
-  const execution = repos.executions.execution(queued.executionId);
+  const execution = await repos.executions.execution(queued.executionId);
   if (execution === undefined || !['queued', 'resume_queued', 'running'].includes(execution.status)) return;
-  const session = repos.sessions.session(execution.sessionId);
+  const session = await repos.sessions.session(execution.sessionId);
   if (session === undefined) return;
   const run: RunRef = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.createdBy };
   const settleFailed = (failure: RecordedFailure) =>
-    deps.trail.commit(session.id, (unit) => {
-      if (execution.status === 'queued') deps.trail.started(unit, run, false);
-      deps.trail.settle(unit, run, 'failed', failure);
+    deps.trail.commit(session.id, async (unit) => {
+      if (execution.status === 'queued') await deps.trail.started(unit, run, false);
+      await deps.trail.settle(unit, run, 'failed', failure);
     });
 
   const version = execution.revision ?? session.revision;
-  const loaded = version === null ? { ok: false as const, message: 'The run is not pinned to a flow version.' } : deps.versions.load(session.automationId, version);
+  const loaded = version === null ? { ok: false as const, message: 'The run is not pinned to a flow version.' } : await deps.versions.load(session.automationId, version);
   if (!loaded.ok) return void (await settleFailed({ code: FLOW_FAILURE.FLOW_DEFINITION_INVALID, message: loaded.message }));
 
   const input = execution.input as JsonValue;
@@ -269,5 +269,5 @@ export async function runFlowExecution(deps: FlowRunnerDeps, queued: QueuedExecu
   const check = deps.validator.validate(loaded.flow.definition.inputs, input);
   if (!check.ok) return void (await settleFailed({ code: FLOW_FAILURE.INVALID_INPUT, message: `The input does not match the flow's inputs: ${formatIssues(check.issues)}` }));
 
-  await new FlowRun(deps, session, execution, loaded.flow, deps.catalogFor(session.orgId), input, signal).start();
+  await new FlowRun(deps, session, execution, loaded.flow, await deps.catalogFor(session.orgId), input, signal).start();
 }

@@ -1,7 +1,7 @@
 // Owns what a flow run writes to its session's audit trail: tool-call rows, run approvals, status, output, and their events.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { ToolCall } from '../../storage/records/executions.js';
-import type { GroupCommitWriter } from '../../storage/group-commit.js';
 import type { Clock } from '../clock.js';
 import type { PersistedSessionEvent, SessionEventBus } from '../events/index.js';
 import { newId } from '../ids.js';
@@ -22,10 +22,11 @@ export interface RunRef {
   readonly fresh?: boolean;
 }
 
-/** One unit of work: writes are synchronous; events are stored with the unit and published after it commits. */
+/** One unit of work: writes go through `tx.repos`; events are stored with the unit and published after it commits. */
 export interface TrailUnit {
   readonly now: number;
-  emit(event: PersistedSessionEvent): void;
+  readonly tx: UnitContext<PortRepositories>;
+  emit(event: PersistedSessionEvent): Promise<void>;
 }
 
 export interface CallSpec {
@@ -37,8 +38,7 @@ export interface CallSpec {
 }
 
 export interface FlowTrailDeps {
-  readonly repos: Pick<Repositories, 'executions' | 'approvals' | 'sessions'>;
-  readonly writer: Pick<GroupCommitWriter, 'submit'>;
+  readonly writer: Pick<Storage['writer'], 'submit'>;
   readonly bus: Pick<SessionEventBus, 'append' | 'publish'>;
   readonly clock: Clock;
   /** Custody of the run's caller grant: discarded (with its expiry timer) when the run settles. */
@@ -54,18 +54,18 @@ function failureRecord(result: Exclude<ToolResult, { ok: true }>): string {
 }
 
 export function createFlowTrail(deps: FlowTrailDeps) {
-  const { repos, writer, bus, clock, grants } = deps;
+  const { writer, bus, clock, grants } = deps;
 
   /** Runs `work` in the next group commit; the unit's outbox publishes its events once the commit is durable. */
-  async function commit<T>(sessionId: string, work: (unit: TrailUnit) => T): Promise<T> {
-    return writer.submit(() => {
-      const unit: TrailUnit = { now: clock.now(), emit: (event) => void bus.append(sessionId, event)() };
+  async function commit<T>(sessionId: string, work: (unit: TrailUnit) => Promise<T>): Promise<T> {
+    return writer.submit((tx) => {
+      const unit: TrailUnit = { now: clock.now(), tx, emit: async (event) => void (await bus.append(tx, sessionId, event)) };
       return work(unit);
     });
   }
 
-  function insertCall(unit: TrailUnit, run: RunRef, call: CallSpec, status: ToolCall['status'], identity: ToolCall['identity'], approvalId: string | null): ToolCall {
-    return repos.executions.insertToolCall({
+  async function insertCall(unit: TrailUnit, run: RunRef, call: CallSpec, status: ToolCall['status'], identity: ToolCall['identity'], approvalId: string | null): Promise<ToolCall> {
+    return unit.tx.repos.executions.insertToolCall({
       id: newId(),
       executionId: run.executionId,
       sessionId: run.sessionId,
@@ -86,32 +86,32 @@ export function createFlowTrail(deps: FlowTrailDeps) {
   return {
     commit,
 
-    started(unit: TrailUnit, run: RunRef, resumed: boolean): void {
-      repos.executions.markStarted(run.executionId, unit.now);
-      unit.emit({ type: 'turn.started', executionId: run.executionId, resumed });
+    async started(unit: TrailUnit, run: RunRef, resumed: boolean): Promise<void> {
+      await unit.tx.repos.executions.markStarted(run.executionId, unit.now);
+      await unit.emit({ type: 'turn.started', executionId: run.executionId, resumed });
     },
 
     /** A new call row in `running`, or an existing row (approved or retried) moved back to `running`. */
-    callStarted(unit: TrailUnit, run: RunRef, call: CallSpec, identity: ToolCall['identity'], existing: ToolCall | undefined): ToolCall {
+    async callStarted(unit: TrailUnit, run: RunRef, call: CallSpec, identity: ToolCall['identity'], existing: ToolCall | undefined): Promise<ToolCall> {
       let row: ToolCall;
-      if (existing === undefined) row = insertCall(unit, run, call, 'running', identity, null);
+      if (existing === undefined) row = await insertCall(unit, run, call, 'running', identity, null);
       else {
-        repos.executions.startToolCall(existing.id, existing.args, false, identity);
-        row = repos.executions.toolCall(existing.id)!;
+        await unit.tx.repos.executions.startToolCall(existing.id, existing.args, false, identity);
+        row = (await unit.tx.repos.executions.toolCall(existing.id))!;
       }
-      unit.emit({ type: 'tool_call.started', executionId: run.executionId, toolCallId: row.id, toolName: row.tool, step: row.step, edited: false });
+      await unit.emit({ type: 'tool_call.started', executionId: run.executionId, toolCallId: row.id, toolName: row.tool, step: row.step, edited: false });
       return row;
     },
 
-    callFinished(unit: TrailUnit, run: RunRef, row: ToolCall, result: ToolResult, startedAt: number): void {
+    async callFinished(unit: TrailUnit, run: RunRef, row: ToolCall, result: ToolResult, startedAt: number): Promise<void> {
       const identity = row.identity;
       if (result.ok) {
-        repos.executions.finishToolCall(row.id, { status: 'succeeded', result: JSON.stringify(result.output ?? null), errorCode: null, errorMessage: null }, unit.now);
-        for (const file of result.files) addFile(unit, run, file);
+        await unit.tx.repos.executions.finishToolCall(row.id, { status: 'succeeded', result: JSON.stringify(result.output ?? null), errorCode: null, errorMessage: null }, unit.now);
+        for (const file of result.files) await addFile(unit, run, file);
       } else {
-        repos.executions.finishToolCall(row.id, { status: 'failed', result: failureRecord(result), errorCode: result.code, errorMessage: result.message }, unit.now);
+        await unit.tx.repos.executions.finishToolCall(row.id, { status: 'failed', result: failureRecord(result), errorCode: result.code, errorMessage: result.message }, unit.now);
       }
-      unit.emit({
+      await unit.emit({
         type: 'tool_call.finished',
         executionId: run.executionId,
         toolCallId: row.id,
@@ -124,12 +124,12 @@ export function createFlowTrail(deps: FlowTrailDeps) {
     },
 
     /** A call that could not run (bad arguments, no identity, interrupted): a failed row, and the caller event when it applies. */
-    callRefused(unit: TrailUnit, run: RunRef, call: CallSpec, failure: RecordedFailure, existing: ToolCall | undefined, detail?: unknown): void {
-      const row = existing ?? insertCall(unit, run, call, 'failed', null, null);
+    async callRefused(unit: TrailUnit, run: RunRef, call: CallSpec, failure: RecordedFailure, existing: ToolCall | undefined, detail?: unknown): Promise<void> {
+      const row = existing ?? (await insertCall(unit, run, call, 'failed', null, null));
       const result = JSON.stringify(detail === undefined ? failure : { ...failure, detail });
-      repos.executions.finishToolCall(row.id, { status: 'failed', result, errorCode: failure.code, errorMessage: failure.message }, unit.now);
+      await unit.tx.repos.executions.finishToolCall(row.id, { status: 'failed', result, errorCode: failure.code, errorMessage: failure.message }, unit.now);
       if (CALLER_FAILURE_CODES.has(failure.code)) {
-        unit.emit({
+        await unit.emit({
           type: 'caller_credential.failed',
           executionId: run.executionId,
           toolCallId: row.id,
@@ -137,14 +137,14 @@ export function createFlowTrail(deps: FlowTrailDeps) {
           code: failure.code as 'CALLER_CREDENTIALS_REQUIRED' | 'CALLER_CREDENTIAL_EXPIRED',
         });
       }
-      unit.emit({ type: 'tool_call.finished', executionId: run.executionId, toolCallId: row.id, toolName: row.tool, status: 'failed', errorCode: failure.code, identity: row.identity, durationMs: 0 });
+      await unit.emit({ type: 'tool_call.finished', executionId: run.executionId, toolCallId: row.id, toolName: row.tool, status: 'failed', errorCode: failure.code, identity: row.identity, durationMs: 0 });
     },
 
     /** Parks the run on a run approval (approvals.kind = 'run'); returns the approval id. */
-    suspend(unit: TrailUnit, run: RunRef, call: CallSpec, routing: 'policy' | 'user'): string {
+    async suspend(unit: TrailUnit, run: RunRef, call: CallSpec, routing: 'policy' | 'user'): Promise<string> {
       const approvalId = newId();
-      const row = insertCall(unit, run, call, 'awaiting_approval', null, approvalId);
-      repos.approvals.insert({
+      const row = await insertCall(unit, run, call, 'awaiting_approval', null, approvalId);
+      await unit.tx.repos.approvals.insert({
         id: approvalId,
         orgId: run.orgId,
         sessionId: run.sessionId,
@@ -157,27 +157,27 @@ export function createFlowTrail(deps: FlowTrailDeps) {
         initiatedBy: run.initiatedBy,
         createdAt: unit.now,
       });
-      repos.executions.setStatus(run.executionId, 'suspended', unit.now);
-      deps.deadlines?.arm(run.executionId, unit.now);
-      unit.emit({ type: 'turn.suspended', executionId: run.executionId, approvalId, toolName: call.tool, toolCallId: row.id });
+      await unit.tx.repos.executions.setStatus(run.executionId, 'suspended', unit.now);
+      await deps.deadlines?.arm(unit.tx.repos, run.executionId, unit.now);
+      await unit.emit({ type: 'turn.suspended', executionId: run.executionId, approvalId, toolName: call.tool, toolCallId: row.id });
       return approvalId;
     },
 
     /** The gated call after a rejection: the row shows it never ran. */
-    callRejected(unit: TrailUnit, run: RunRef, row: ToolCall): void {
+    async callRejected(unit: TrailUnit, run: RunRef, row: ToolCall): Promise<void> {
       const failure = { code: FLOW_FAILURE.REJECTED, message: 'The run approval was rejected; the call was not made.' };
-      repos.executions.finishToolCall(row.id, { status: 'rejected', result: JSON.stringify(failure), errorCode: failure.code, errorMessage: failure.message }, unit.now);
-      unit.emit({ type: 'tool_call.finished', executionId: run.executionId, toolCallId: row.id, toolName: row.tool, status: 'rejected', errorCode: failure.code, identity: null, durationMs: 0 });
+      await unit.tx.repos.executions.finishToolCall(row.id, { status: 'rejected', result: JSON.stringify(failure), errorCode: failure.code, errorMessage: failure.message }, unit.now);
+      await unit.emit({ type: 'tool_call.finished', executionId: run.executionId, toolCallId: row.id, toolName: row.tool, status: 'rejected', errorCode: failure.code, identity: null, durationMs: 0 });
     },
 
     /**
      * Settles the run: completed runs store their output as the session's final assistant message. The caller grant
      * is deleted in the same unit (SPEC caller rule 7: custody ends when the execution settles).
      */
-    settle(unit: TrailUnit, run: RunRef, outcome: 'completed' | 'failed' | 'rejected', failure: RecordedFailure | null, output?: JsonValue): void {
+    async settle(unit: TrailUnit, run: RunRef, outcome: 'completed' | 'failed' | 'rejected', failure: RecordedFailure | null, output?: JsonValue): Promise<void> {
       if (outcome === 'completed') {
         const value = output ?? null;
-        repos.sessions.insertMessage({
+        await unit.tx.repos.sessions.insertMessage({
           id: newId(),
           sessionId: run.sessionId,
           executionId: run.executionId,
@@ -188,18 +188,18 @@ export function createFlowTrail(deps: FlowTrailDeps) {
           createdAt: unit.now,
         });
       }
-      repos.executions.settle(run.executionId, outcome, unit.now, failure?.code ?? null, failure?.message ?? null);
-      grants.discard(run.executionId);
-      if (run.fresh !== true) deps.deadlines?.disarm(run.executionId);
-      repos.sessions.touchSession(run.sessionId, unit.now);
-      unit.emit({ type: 'turn.completed', executionId: run.executionId, outcome, errorCode: failure?.code ?? null });
+      await unit.tx.repos.executions.settle(run.executionId, outcome, unit.now, failure?.code ?? null, failure?.message ?? null);
+      await grants.discard(unit.tx.repos, run.executionId);
+      if (run.fresh !== true) await deps.deadlines?.disarm(unit.tx.repos, run.executionId);
+      await unit.tx.repos.sessions.touchSession(run.sessionId, unit.now);
+      await unit.emit({ type: 'turn.completed', executionId: run.executionId, outcome, errorCode: failure?.code ?? null });
     },
   };
 
-  function addFile(unit: TrailUnit, run: RunRef, file: ToolFile): void {
+  async function addFile(unit: TrailUnit, run: RunRef, file: ToolFile): Promise<void> {
     const id = newId();
-    repos.sessions.insertFile({ id, sessionId: run.sessionId, executionId: run.executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: unit.now });
-    unit.emit({ type: 'file.added', executionId: run.executionId, fileId: id, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength });
+    await unit.tx.repos.sessions.insertFile({ id, sessionId: run.sessionId, executionId: run.executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: unit.now });
+    await unit.emit({ type: 'file.added', executionId: run.executionId, fileId: id, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength });
   }
 }
 

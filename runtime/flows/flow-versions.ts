@@ -1,5 +1,5 @@
 // Owns reading a published flow version once: its definition with every template compiled (versions never change).
-import type { AutomationsRepo } from '../../storage/repos/automations.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { JsonValue } from '../manifest/json-value.schema.js';
 import { flowDefinitionOfVersion, isToolStep, walkSteps, type FlowDefinition } from './flow-definition.js';
 import { TemplateCache, hasTemplate } from './template.js';
@@ -32,14 +32,14 @@ function compileAll(definition: FlowDefinition, templates: TemplateCache): void 
   eachString(definition.output, compile);
 }
 
-export function createFlowVersions(automations: Pick<AutomationsRepo, 'flowVersion'>) {
+export function createFlowVersions(automations: Pick<PortRepositories['automations'], 'flowVersion'>) {
   const loaded = new Map<string, LoadedFlow>();
   return {
-    load(automationId: string, version: number): LoadResult {
+    async load(automationId: string, version: number): Promise<LoadResult> {
       const key = `${automationId}@${version}`;
       const cached = loaded.get(key);
       if (cached !== undefined) return { ok: true, flow: cached };
-      const row = automations.flowVersion(automationId, version);
+      const row = await automations.flowVersion(automationId, version);
       if (row === undefined) return { ok: false, message: `Version ${version} of this flow does not exist.` };
       try {
         const definition = flowDefinitionOfVersion(row);

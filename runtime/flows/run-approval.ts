@@ -40,11 +40,11 @@ export function createRunApprovals(deps: RunApprovalDeps) {
   const { repos } = deps.store;
 
   /** The run a runId names, if the caller may see it (else the uniform 404): a flow session and its execution. */
-  function visibleRun(caller: Caller, runId: string): { session: Session; execution: Execution } {
-    const byExecution = repos.executions.execution(runId);
-    const session = visibleSession(repos, caller, byExecution?.sessionId ?? runId);
-    if (repos.automations.automation(session.automationId)?.kind !== 'flow') throw notFound();
-    const execution = byExecution ?? repos.executions.latestExecution(session.id);
+  async function visibleRun(caller: Caller, runId: string): Promise<{ session: Session; execution: Execution }> {
+    const byExecution = await repos.executions.execution(runId);
+    const session = await visibleSession(repos, caller, byExecution?.sessionId ?? runId);
+    if ((await repos.automations.automation(session.automationId))?.kind !== 'flow') throw notFound();
+    const execution = byExecution ?? (await repos.executions.latestExecution(session.id));
     if (execution === undefined) throw notFound();
     return { session, execution };
   }
@@ -62,26 +62,27 @@ export function createRunApprovals(deps: RunApprovalDeps) {
       const comment = request.comment ?? null;
       if (comment !== null && comment.length > APPROVAL_COMMENT_MAX) throw validation(`comment must be at most ${APPROVAL_COMMENT_MAX} characters.`);
 
-      const { session, execution } = visibleRun(caller, request.runId);
-      const pending = repos.approvals.pendingOfSession(session.id);
+      const { session, execution } = await visibleRun(caller, request.runId);
+      const pending = await repos.approvals.pendingOfSession(session.id);
       if (pending === undefined || pending.kind !== 'run' || pending.executionId !== execution.id) throw conflict('No run approval is waiting in this run.');
-      assertMayDecide(repos.tenancy, caller, pending, session.domainId);
+      await assertMayDecide(repos.tenancy, caller, pending, session.domainId);
       if (request.approvalId !== undefined && request.approvalId !== pending.id) throw conflict('The approvalId is not the approval this run waits on.');
 
       const run: RunRef = { orgId: session.orgId, sessionId: session.id, executionId: execution.id, initiatedBy: execution.createdBy };
-      await deps.trail.commit(session.id, (unit) => {
+      await deps.trail.commit(session.id, async (unit) => {
+        const unitRepos = unit.tx.repos;
         // Re-read inside the unit: a concurrent decision on the same approval loses here, writing nothing.
-        if (repos.executions.execution(execution.id)?.status !== 'suspended') throw conflict('The run is no longer waiting for a decision.');
-        if (!repos.approvals.decide(pending.id, { status: request.decision, decidedBy: caller.userId, comment, editedArgs: null }, unit.now)) {
+        if ((await unitRepos.executions.execution(execution.id))?.status !== 'suspended') throw conflict('The run is no longer waiting for a decision.');
+        if (!(await unitRepos.approvals.decide(pending.id, { status: request.decision, decidedBy: caller.userId, comment, editedArgs: null }, unit.now))) {
           throw conflict('The approval was decided meanwhile.');
         }
         if (request.decision === 'approved') {
-          repos.executions.setStatus(execution.id, 'resume_queued', unit.now);
+          await unitRepos.executions.setStatus(execution.id, 'resume_queued', unit.now);
           return;
         }
-        const call = pending.toolCallId === null ? undefined : repos.executions.toolCall(pending.toolCallId);
-        if (call !== undefined) deps.trail.callRejected(unit, run, call);
-        deps.trail.settle(unit, run, 'rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for "${pending.tool ?? 'the gated step'}" was rejected.` });
+        const call = pending.toolCallId === null ? undefined : await unitRepos.executions.toolCall(pending.toolCallId);
+        if (call !== undefined) await deps.trail.callRejected(unit, run, call);
+        await deps.trail.settle(unit, run, 'rejected', { code: FLOW_FAILURE.REJECTED, message: `The run approval for "${pending.tool ?? 'the gated step'}" was rejected.` });
       });
       deps.dispatcher.dispatch(session.id);
       return { ok: true, approvalId: pending.id, decision: request.decision };

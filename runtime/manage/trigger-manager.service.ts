@@ -108,12 +108,12 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
   };
 
   /** Keeps the schedule tick in step with the row just written: armed while an active schedule, else none. */
-  const syncTick = async (trigger: Trigger): Promise<void> => {
+  const syncTick = async (repos: PortRepositories, trigger: Trigger): Promise<void> => {
     if (trigger.type === 'schedule' && trigger.active) {
       const config = scheduleConfigOf(trigger.config);
-      await scheduleTicks.arm(trigger.id, config, clock.now())();
+      await scheduleTicks.arm(repos, trigger.id, config, clock.now());
     } else {
-      await scheduleTicks.disarm(trigger.id)();
+      await scheduleTicks.disarm(repos, trigger.id);
     }
   };
 
@@ -123,7 +123,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
    */
   const write = async (from: PortRepositories, trigger: Trigger, scheduleChanged: boolean): Promise<void> => {
     await from.triggers.updateTrigger(trigger);
-    if (scheduleChanged) await syncTick(trigger);
+    if (scheduleChanged) await syncTick(from, trigger);
   };
 
   async function patched(from: PortRepositories, trigger: Trigger, patch: UpdateTriggerInput): Promise<Trigger> {
@@ -201,7 +201,7 @@ export function createTriggerManager(deps: TriggerManagerDeps): TriggerManager {
     async remove(caller, triggerId) {
       await store.writer.submit(async (tx) => {
         const trigger = await editable(tx.repos, caller, triggerId);
-        await scheduleTicks.disarm(trigger.id)();
+        await scheduleTicks.disarm(tx.repos, trigger.id);
         await tx.repos.triggers.deleteTrigger(trigger.id);
       });
     },

@@ -82,12 +82,13 @@ export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
     let finished = false;
     const writing = { writing: false };
     const deadline = clockDeadline(clock, clock.now() + options.waitMs);
+    let subscription: { unsubscribe(): void } | null = null;
 
     /** Stops watching; true for the first caller only. */
     const stop = (): boolean => {
       if (finished) return false;
       finished = true;
-      subscription.unsubscribe();
+      subscription?.unsubscribe();
       deadline.dispose();
       deadline.signal.removeEventListener('abort', onTimeout);
       options.signal?.removeEventListener('abort', onAbort);
@@ -108,7 +109,7 @@ export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
     const onTimeout = (): void => finish('timeout');
     const onAbort = (): void => finish('aborted');
 
-    const subscription = bus.subscribe(sessionId, null, (events: readonly SessionEventEnvelope[]) => {
+    bus.subscribe(sessionId, null, (events: readonly SessionEventEnvelope[]) => {
       if (finished) return;
       for (const { event } of events) {
         if (options.onProgress && 'executionId' in event && event.executionId === executionId) {
@@ -117,7 +118,11 @@ export function watchTurn(options: TurnWatchOptions): Promise<TurnWatchEnd> {
         }
       }
       check();
-    });
+    }).then((taken) => {
+      // Finished while subscribing: nothing more to watch.
+      if (finished) taken.unsubscribe();
+      else subscription = taken;
+    }, fail);
 
     deadline.signal.addEventListener('abort', onTimeout);
     options.signal?.addEventListener('abort', onAbort);

@@ -21,11 +21,11 @@ import {
 } from '../../machines/provisioning-claim.machine.js';
 import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { ProvisioningClaimState } from '../../storage/records/provisioning.js';
-import type { ActorKindHandle, ActorRegistry, ActorStep } from '../actors/index.js';
+import type { ActorKindHandle, ActorRegistry, ActorStep, StepUnit } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Scheduler, TimerDelivery } from '../scheduler/index.js';
+import type { Scheduler, TimerDelivery, TimerRepos } from '../scheduler/index.js';
 
 export const PROVISIONING_CLAIM_KIND = 'provisioning-claim';
 export const CLAIM_EXPIRY_TIMER = 'provisioning-claim-expiry';
@@ -77,13 +77,6 @@ export function createProvisioningClaims(deps: {
   logger: Pick<Logger, 'warn' | 'error'>;
 }): ProvisioningClaims {
   const { store, clock, scheduler, logger } = deps;
-  /*
-   * The repositories the registry's step effects write through. The effects run inside the registry's unit of
-   * work, but the registry (runtime/actors) does not hand them the unit's `tx` yet: on SQLite these are the same
-   * connection; once it does, the effects take `tx.repos` instead (the helpers below already take repos first).
-   */
-  const effectRepos: ClaimRepos = store.repos;
-
   const handle: Handle = deps.registry.register(PROVISIONING_CLAIM_KIND, {
     machine: provisioningClaimMachine,
     version: MACHINE_VERSION,
@@ -110,11 +103,11 @@ export function createProvisioningClaims(deps: {
     });
   }
 
-  function scheduleTimers(actorId: string, step: Step): void {
+  async function scheduleTimers(repos: TimerRepos, actorId: string, step: Step): Promise<void> {
     for (const fact of step.emitted) {
       if (fact.type !== 'claim.scheduled') continue;
-      scheduler.schedule({ kind: CLAIM_LEASE_TIMER, targetId: actorId, dueAt: fact.leaseExpiresAt })();
-      scheduler.schedule({ kind: CLAIM_EXPIRY_TIMER, targetId: actorId, dueAt: fact.expiresAt })();
+      await scheduler.schedule(repos, { kind: CLAIM_LEASE_TIMER, targetId: actorId, dueAt: fact.leaseExpiresAt });
+      await scheduler.schedule(repos, { kind: CLAIM_EXPIRY_TIMER, targetId: actorId, dueAt: fact.expiresAt });
     }
   }
 
@@ -132,20 +125,18 @@ export function createProvisioningClaims(deps: {
   }
 
   /** Effects of CLAIM: only when this request's CLAIM is what moved the actor (checked before anything is written). */
-  const claimEffects = (ref: ClaimRef, owner: string) => (step: Step): Promise<void> => {
+  const claimEffects = (ref: ClaimRef, owner: string) => async (step: Step, tx: StepUnit) => {
     if (!step.changed || step.snapshot.context.owner !== owner || !step.snapshot.matches('inProgress')) throw new StaleVerdict();
-    return (async () => {
-      await project(effectRepos, ref, step, 'in_progress');
-      scheduleTimers(claimActorId(ref), step);
-    })();
+    await project(tx.repos, ref, step, 'in_progress');
+    await scheduleTimers(tx.repos, claimActorId(ref), step);
   };
 
   /** Effects of reaching 'expired' (TICK): the projection goes; the snapshot row is swept after commit. */
-  async function expireEffects(repos: ClaimRepos, actorId: string, step: Step): Promise<void> {
+  async function expireEffects(repos: ClaimRepos & TimerRepos, actorId: string, step: Step): Promise<void> {
     if (!step.changed || !step.snapshot.matches('expired')) return;
     await repos.provisioning.deleteClaim(actorId);
-    scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
-    scheduler.cancel(CLAIM_EXPIRY_TIMER, actorId)();
+    await scheduler.cancel(repos, CLAIM_LEASE_TIMER, actorId);
+    await scheduler.cancel(repos, CLAIM_EXPIRY_TIMER, actorId);
   }
 
   /** Deletes the snapshot row of an expired claim, unless a request re-claimed the key meanwhile. */
@@ -159,9 +150,9 @@ export function createProvisioningClaims(deps: {
   }
 
   async function expireNow(actorId: string, delivery?: TimerDelivery): Promise<void> {
-    const expired = await handle.transition(actorId, { type: 'TICK', now: clock.now() }, async (step) => {
-      delivery?.markFired();
-      await expireEffects(effectRepos, actorId, step);
+    const expired = await handle.transition(actorId, { type: 'TICK', now: clock.now() }, async (step, tx) => {
+      await delivery?.markFired(tx.repos);
+      await expireEffects(tx.repos, actorId, step);
       return step.snapshot.matches('expired');
     });
     if (expired) await sweepSnapshot(actorId);
@@ -188,10 +179,10 @@ export function createProvisioningClaims(deps: {
             await expireNow(actorId);
             continue;
           case 'owner-lost':
-            await handle.transition(actorId, { type: 'OWNER_LOST', now }, async (step) => {
+            await handle.transition(actorId, { type: 'OWNER_LOST', now }, async (step, tx) => {
               if (!step.changed) return;
-              await project(effectRepos, ref, step, 'indeterminate');
-              await abandonOnboarding(effectRepos, actorId);
+              await project(tx.repos, ref, step, 'indeterminate');
+              await abandonOnboarding(tx.repos, actorId);
             });
             throw outcomeUnknownError();
           case 'outcome-unknown':
@@ -217,10 +208,10 @@ export function createProvisioningClaims(deps: {
   /** Settles the claim this request holds; the lease timer is no longer needed. */
   async function settle(ref: ClaimRef, event: Parameters<Handle['transition']>[1], state: ProvisioningClaimState, statusCode?: number): Promise<void> {
     const actorId = claimActorId(ref);
-    await handle.transition(actorId, event, async (step) => {
+    await handle.transition(actorId, event, async (step, tx) => {
       if (!step.changed) throw new AppError('INTERNAL', 'The provisioning claim was no longer held by this request.');
-      await project(effectRepos, ref, step, state, { statusCode });
-      scheduler.cancel(CLAIM_LEASE_TIMER, actorId)();
+      await project(tx.repos, ref, step, state, { statusCode });
+      await scheduler.cancel(tx.repos, CLAIM_LEASE_TIMER, actorId);
     });
   }
 
@@ -232,13 +223,13 @@ export function createProvisioningClaims(deps: {
 
   scheduler.on(CLAIM_LEASE_TIMER, async (timer, delivery) => {
     if ((await handle.peek(timer.targetId)) === undefined) return;
-    await handle.transition(timer.targetId, { type: 'OWNER_LOST', now: clock.now() }, async (step) => {
-      delivery.markFired();
+    await handle.transition(timer.targetId, { type: 'OWNER_LOST', now: clock.now() }, async (step, tx) => {
+      await delivery.markFired(tx.repos);
       if (!step.changed) return;
-      const row = await effectRepos.provisioning.claimByActor(timer.targetId);
+      const row = await tx.repos.provisioning.claimByActor(timer.targetId);
       if (row === undefined) return;
-      await project(effectRepos, { partnerKeyId: row.partnerKeyId, key: row.key }, step, 'indeterminate');
-      await abandonOnboarding(effectRepos, timer.targetId);
+      await project(tx.repos, { partnerKeyId: row.partnerKeyId, key: row.key }, step, 'indeterminate');
+      await abandonOnboarding(tx.repos, timer.targetId);
     });
   });
 

@@ -1,2 +1,2 @@
 // Re-exports the durable timer scheduler.
-export { createScheduler, TimerNotPendingError, type DueTimer, type Scheduler, type SchedulerOptions, type TimerDelivery, type TimerHandler, type TimerSpec } from './scheduler.js';
+export { createScheduler, TimerNotPendingError, type DueTimer, type Scheduler, type SchedulerOptions, type TimerDelivery, type TimerHandler, type TimerRepos, type TimerSpec } from './scheduler.js';

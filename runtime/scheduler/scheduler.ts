@@ -1,7 +1,7 @@
 // Durable timers: deadlines live in SQLite as due times; one loop delivers each due timer to its kind's handler.
 /*
- * Scheduling is a unit of work: `schedule(spec)` returns a function the caller runs inside its own unit
- * (e.g. the effects of registry.transition), so a deadline commits with the state it guards.
+ * Scheduling writes inside the caller's unit of work: `schedule(tx.repos, spec)` (e.g. in the effects of
+ * registry.transition), so a deadline commits with the state it guards.
  *
  * Delivery is exactly once: the handler runs `delivery.markFired` inside the unit of work that holds its
  * effects, so "fired" and the effects commit together. A crash before that commit redelivers at the next boot;
@@ -14,9 +14,8 @@
  * clock one setTimeout is armed to the next due time, capped at maxDelayMs so a clock jump costs at most that,
  * and re-armed after every schedule/cancel commit and every delivery.
  */
-import type { GroupCommitWriter, UnitOfWork } from '../../storage/group-commit.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { Timer } from '../../storage/records/timers.js';
-import type { TimersRepo } from '../../storage/repos/timers.repo.js';
 import { isManualClock, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -42,15 +41,18 @@ export interface DueTimer {
   readonly attempt: number;
 }
 
+/** The repositories a timer write needs: a unit's `tx.repos`. */
+export type TimerRepos = Pick<PortRepositories, 'timers'>;
+
 export interface TimerDelivery {
-  /** Run inside the unit of work holding the handler's effects; throws if the timer is no longer pending. */
-  readonly markFired: UnitOfWork<void>;
+  /** Run inside the unit of work holding the handler's effects (its `tx.repos`); rejects if the timer is no longer pending. */
+  markFired(repos: TimerRepos): Promise<void>;
 }
 
 export type TimerHandler = (timer: DueTimer, delivery: TimerDelivery) => void | Promise<void>;
 
 export interface SchedulerOptions {
-  store: { repos: { timers: TimersRepo }; writer: GroupCommitWriter };
+  store: { repos: TimerRepos; writer: Storage['writer'] };
   clock: Clock;
   /** Longest single sleep with the system clock (default 60 s). */
   maxDelayMs?: number;
@@ -62,13 +64,13 @@ export interface SchedulerOptions {
 }
 
 export interface Scheduler {
-  /** The insert (replacing the target's pending timer of that kind) as a unit-of-work function; returns the id. */
-  schedule(spec: TimerSpec): UnitOfWork<string>;
-  /** Deletes the pending timer of (kind, targetId) as a unit-of-work function; false when there was none. */
-  cancel(kind: string, targetId: string): UnitOfWork<boolean>;
+  /** Inserts (replacing the target's pending timer of that kind) inside the caller's unit (`tx.repos`); the id. */
+  schedule(repos: TimerRepos, spec: TimerSpec): Promise<string>;
+  /** Deletes the pending timer of (kind, targetId) inside the caller's unit (`tx.repos`); false when there was none. */
+  cancel(repos: TimerRepos, kind: string, targetId: string): Promise<boolean>;
   on(kind: string, handler: TimerHandler): void;
-  /** Due time of the pending timer of (kind, targetId); null when there is none. */
-  pendingDueAt(kind: string, targetId: string): number | null;
+  /** Due time of the pending timer of (kind, targetId); null when there is none. Inside a unit, pass its `tx.repos`. */
+  pendingDueAt(kind: string, targetId: string, repos?: TimerRepos): Promise<number | null>;
   /** Starts delivering; resolves once the timers already due (e.g. while the process was down) are delivered. */
   start(): Promise<number>;
   /** Delivers everything due now and waits until none is in flight; resolves with how many were delivered. */
@@ -109,8 +111,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return ids;
   }
 
-  function markFired(id: string): void {
-    if (!timers.markFired(id, clock.now())) throw new TimerNotPendingError(id);
+  async function markFired(repos: TimerRepos, id: string): Promise<void> {
+    if (!(await repos.timers.markFired(id, clock.now()))) throw new TimerNotPendingError(id);
   }
 
   async function deliver(row: Timer): Promise<void> {
@@ -127,10 +129,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         createdAt: row.createdAt,
         attempt,
       };
-      await handler(timer, { markFired: () => markFired(row.id) });
-      const after = timers.get(row.id);
+      await handler(timer, { markFired: (repos) => markFired(repos, row.id) });
+      const after = await timers.get(row.id);
       if (after !== undefined && after.firedAt === null) {
-        await store.writer.submit(() => void timers.markFired(row.id, clock.now()));
+        await store.writer.submit(async (tx) => void (await tx.repos.timers.markFired(row.id, clock.now())));
       }
       backoff.delete(row.id);
       delivered += 1;
@@ -149,24 +151,43 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     inFlight.set(row.id, running);
   }
 
+  /** One poke reads at a time; a poke asked for meanwhile runs once the read finished (no timer launched twice). */
+  let poking: Promise<void> | null = null;
+  let pokeAgain = false;
+
   function poke(): void {
     if (!started || closed) return;
+    if (poking !== null) {
+      pokeAgain = true;
+      return;
+    }
+    poking = pokeOnce().finally(() => {
+      poking = null;
+      if (pokeAgain) {
+        pokeAgain = false;
+        poke();
+      }
+    });
+  }
+
+  async function pokeOnce(): Promise<void> {
     const now = clock.now();
     const room = concurrency - inFlight.size;
     try {
-      if (room > 0) for (const row of timers.due(now, kinds, blocked(now), room)) launch(row);
-      arm(now);
+      if (room > 0) for (const row of await timers.due(now, kinds, blocked(now), room)) if (!inFlight.has(row.id)) launch(row);
+      await arm(now);
     } catch (error) {
       logger.error({ err: error instanceof Error ? error.message : String(error) }, 'scheduler could not read due timers');
     }
   }
 
-  function arm(now: number): void {
+  async function arm(now: number): Promise<void> {
     if (wake !== null) clearTimeout(wake);
     wake = null;
     // A ManualClock pokes on change; a full pipeline pokes when a delivery finishes.
     if (manual || inFlight.size >= concurrency || kinds.length === 0) return;
-    const pending = timers.nextDueAt(kinds, blocked(now));
+    const pending = await timers.nextDueAt(kinds, blocked(now));
+    if (closed) return;
     const retryAt = Math.min(...[...backoff.values()].map((b) => b.notBefore).filter((at) => at > now));
     const next = Math.min(pending ?? Infinity, retryAt);
     if (next === Infinity) return;
@@ -188,41 +209,45 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     store.writer.submit(() => undefined).then(pokeNow, pokeNow);
   }
 
-  function forgetPending(kind: string, targetId: string): void {
-    const pending = timers.pending(kind, targetId);
+  async function forgetPending(repos: TimerRepos, kind: string, targetId: string): Promise<void> {
+    const pending = await repos.timers.pending(kind, targetId);
     if (pending !== undefined) backoff.delete(pending.id);
+  }
+
+  /** Resolves once no poke is reading and no delivery is in flight. */
+  async function settled(): Promise<void> {
+    while (poking !== null || inFlight.size > 0) {
+      if (poking !== null) await poking;
+      if (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);
+    }
   }
 
   async function drain(): Promise<number> {
     const before = delivered;
     poke();
     // Each finished delivery pokes again before its promise settles, so newly due timers join this loop.
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);
+    await settled();
     return delivered - before;
   }
 
   return {
-    schedule(spec) {
+    async schedule(repos, spec) {
       if (!spec.kind || !spec.targetId || !Number.isFinite(spec.dueAt)) throw new AppError('INTERNAL', 'A timer needs a kind, a target and a finite due time.');
       const payload = spec.payload ?? {};
-      return () => {
-        forgetPending(spec.kind, spec.targetId);
-        const id = newId();
-        timers.replace({ id, kind: spec.kind, targetId: spec.targetId, dueAt: spec.dueAt, payload, createdAt: clock.now() });
-        pokeAfterCommit();
-        return id;
-      };
+      await forgetPending(repos, spec.kind, spec.targetId);
+      const id = newId();
+      await repos.timers.replace({ id, kind: spec.kind, targetId: spec.targetId, dueAt: spec.dueAt, payload, createdAt: clock.now() });
+      pokeAfterCommit();
+      return id;
     },
-    cancel(kind, targetId) {
-      return () => {
-        // Nothing pending: no write (issue 12: no no-op timer writes), and the next due time is what it was.
-        const pending = timers.pending(kind, targetId);
-        if (pending === undefined) return false;
-        backoff.delete(pending.id);
-        const cancelled = timers.cancel(kind, targetId);
-        if (cancelled) pokeAfterCommit();
-        return cancelled;
-      };
+    async cancel(repos, kind, targetId) {
+      // Nothing pending: no write (issue 12: no no-op timer writes), and the next due time is what it was.
+      const pending = await repos.timers.pending(kind, targetId);
+      if (pending === undefined) return false;
+      backoff.delete(pending.id);
+      const cancelled = await repos.timers.cancel(kind, targetId);
+      if (cancelled) pokeAfterCommit();
+      return cancelled;
     },
     on(kind, handler) {
       if (handlers.has(kind)) throw new AppError('INTERNAL', `A handler for timer kind "${kind}" is already registered.`);
@@ -230,7 +255,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       kinds = [...handlers.keys()];
       poke();
     },
-    pendingDueAt: (kind, targetId) => timers.pending(kind, targetId)?.dueAt ?? null,
+    pendingDueAt: async (kind, targetId, repos = store.repos) => (await repos.timers.pending(kind, targetId))?.dueAt ?? null,
     start() {
       started = true;
       return drain();

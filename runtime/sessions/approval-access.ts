@@ -1,12 +1,14 @@
 // Who may decide a turn approval (SPEC conversations rule 5): credential owner, policy approver, or the confirming person.
 import type { Approval } from '../../storage/records/approvals.js';
-import type { TenancyRepo } from '../../storage/repos/tenancy.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { forbidden } from '../errors.js';
 import type { Caller } from './session-access.js';
 
 /** The domain's current approval policy: `{ approvers: [userId...] }` (manifest `approvalPolicy`). */
-export function policyApprovers(tenancy: TenancyRepo, domainId: string): ReadonlySet<string> {
-  const domain = tenancy.domain(domainId);
+type TenancyRepo = Pick<PortRepositories['tenancy'], 'domain'>;
+
+export async function policyApprovers(tenancy: TenancyRepo, domainId: string): Promise<ReadonlySet<string>> {
+  const domain = await tenancy.domain(domainId);
   if (domain === undefined) return new Set();
   const approvers = domain.approvalPolicy.approvers;
   return new Set(Array.isArray(approvers) ? approvers.filter((a): a is string => typeof a === 'string') : []);
@@ -19,13 +21,13 @@ export function policyApprovers(tenancy: TenancyRepo, domainId: string): Readonl
  * - otherwise: a policy approver.
  * Visibility is checked before this (404); participation alone never qualifies (rule 3).
  */
-export function mayDecide(tenancy: TenancyRepo, caller: Caller, approval: Approval, domainId: string): boolean {
+export async function mayDecide(tenancy: TenancyRepo, caller: Caller, approval: Approval, domainId: string): Promise<boolean> {
   const isInitiator = approval.initiatedBy !== null && approval.initiatedBy === caller.userId;
   if (approval.kind === 'confirmation') return isInitiator;
   if (approval.routing === 'user' && isInitiator) return true;
-  return policyApprovers(tenancy, domainId).has(caller.userId);
+  return (await policyApprovers(tenancy, domainId)).has(caller.userId);
 }
 
-export function assertMayDecide(tenancy: TenancyRepo, caller: Caller, approval: Approval, domainId: string): void {
-  if (!mayDecide(tenancy, caller, approval, domainId)) throw forbidden('You cannot decide this approval.');
+export async function assertMayDecide(tenancy: TenancyRepo, caller: Caller, approval: Approval, domainId: string): Promise<void> {
+  if (!(await mayDecide(tenancy, caller, approval, domainId))) throw forbidden('You cannot decide this approval.');
 }

@@ -1,6 +1,6 @@
 // The approvals inbox: every pending approval a person may decide, across sessions and flow runs, oldest first by cursor.
 import type { Approval } from '../../storage/records/approvals.js';
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { toIso } from '../clock.js';
 import { redactCredentialMaterial } from '../events/index.js';
 import type { CatalogSource } from '../turns/turn-tools.js';
@@ -40,7 +40,7 @@ export interface InboxPage {
 }
 
 export interface ApprovalInbox {
-  list(caller: Caller, page: { limit: number; cursor?: string }): InboxPage;
+  list(caller: Caller, page: { limit: number; cursor?: string }): Promise<InboxPage>;
 }
 
 /**
@@ -48,15 +48,15 @@ export interface ApprovalInbox {
  * and they may decide under the domain's current approval policy, or initiated a user-routed call or confirmation
  * (rule 5; approval-access.ts). Read at each request, so a policy change shows at the next poll.
  */
-export function createApprovalInbox(deps: { repos: Repositories; catalogFor: CatalogSource }): ApprovalInbox {
+export function createApprovalInbox(deps: { repos: PortRepositories; catalogFor: CatalogSource }): ApprovalInbox {
   const { repos } = deps;
 
-  function item(approval: Approval, orgId: string): InboxItem | null {
-    const session = repos.sessions.session(approval.sessionId);
+  async function item(approval: Approval, orgId: string): Promise<InboxItem | null> {
+    const session = await repos.sessions.session(approval.sessionId);
     if (session === undefined) return null;
-    const automation = repos.automations.automation(session.automationId);
+    const automation = await repos.automations.automation(session.automationId);
     if (automation === undefined) return null;
-    const tool = approval.tool === null ? undefined : deps.catalogFor(orgId).findTool(approval.tool);
+    const tool = approval.tool === null ? undefined : (await deps.catalogFor(orgId)).findTool(approval.tool);
     const inputSchema = (tool?.tool.inputSchema as Record<string, unknown> | undefined) ?? null;
     return {
       approvalId: approval.id,
@@ -78,20 +78,20 @@ export function createApprovalInbox(deps: { repos: Repositories; catalogFor: Cat
   }
 
   return {
-    list(caller, page) {
+    async list(caller, page) {
       const after = page.cursor === undefined ? null : (decodeTuple(page.cursor, ['n', 's']) as [number, string]);
       const approvals: InboxItem[] = [];
       let lastKey: [number, string] | null = null;
       let more = false;
-      for (const approval of repos.approvals.pendingOfOrganization(caller.orgId)) {
+      for (const approval of await repos.approvals.pendingOfOrganization(caller.orgId)) {
         if (after !== null && (approval.createdAt < after[0] || (approval.createdAt === after[0] && approval.id <= after[1]))) continue;
-        const session = repos.sessions.session(approval.sessionId);
-        if (session === undefined || !canView(repos, caller, session) || !mayDecide(repos.tenancy, caller, approval, session.domainId)) continue;
+        const session = await repos.sessions.session(approval.sessionId);
+        if (session === undefined || !(await canView(repos, caller, session)) || !(await mayDecide(repos.tenancy, caller, approval, session.domainId))) continue;
         if (approvals.length === page.limit) {
           more = true;
           break;
         }
-        const shown = item(approval, caller.orgId);
+        const shown = await item(approval, caller.orgId);
         if (shown === null) continue;
         approvals.push(shown);
         lastKey = [approval.createdAt, approval.id];

@@ -17,12 +17,12 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
   const { repos } = deps.store;
   return {
     async decide(caller: Caller, sessionId: string, request: DecisionRequest): Promise<DecisionAnswer> {
-      const session = visibleSession(repos, caller, sessionId);
+      const session = await visibleSession(repos, caller, sessionId);
       if (request.decision === 'rejected' && request.editedArgs !== undefined) throw validation('editedArgs can only be sent with decision "approved".');
-      const approval = repos.approvals.pendingOfSession(sessionId);
+      const approval = await repos.approvals.pendingOfSession(sessionId);
       // A flow's run approval is decided on the run route, never through the turn machine.
       if (approval === undefined || approval.kind === 'run') throw approvalConflict('No turn approval is waiting in this session.');
-      assertMayDecide(repos.tenancy, caller, approval, session.domainId);
+      await assertMayDecide(repos.tenancy, caller, approval, session.domainId);
       if (request.approvalId !== undefined && request.approvalId !== approval.id) throw approvalConflict('The approvalId is not the approval waiting in this session.');
       return deps.decisions.decide(session, approval, caller.userId, request);
     },

@@ -28,12 +28,12 @@ export function createCancelService(deps: CancelServiceDeps) {
      * already cancelled answers the same body again; one that finished otherwise, or an idle session, is 409.
      */
     async cancel(caller: Caller, sessionId: string, executionId?: string): Promise<CancelResult> {
-      const session = visibleSession(repos, caller, sessionId);
+      const session = await visibleSession(repos, caller, sessionId);
       // Appending's permission half: a closed session or an unpublished agent must not keep work from stopping.
-      if (participation(repos, caller, session).readOnlyReason === 'not_a_participant') {
+      if ((await participation(repos, caller, session)).readOnlyReason === 'not_a_participant') {
         throw new AppError('SESSION_NOT_DRIVABLE', 'You cannot cancel work in this session.', { readOnlyReason: 'not_a_participant' });
       }
-      const target = executionId === undefined ? repos.executions.firstUnsettled(sessionId) : repos.executions.execution(executionId);
+      const target = executionId === undefined ? await repos.executions.firstUnsettled(sessionId) : await repos.executions.execution(executionId);
       if (target === undefined || target.sessionId !== sessionId) {
         if (executionId !== undefined) throw notFound();
         throw new AppError('CONFLICT', 'Nothing is queued, running or waiting for approval in this session.');
@@ -42,10 +42,10 @@ export function createCancelService(deps: CancelServiceDeps) {
       if (target.settledAt !== null) throw alreadySettled(target);
 
       try {
-        await deps.executions.cancel(repos.automations.automation(session.automationId)?.kind, sessionId, target.id);
+        await deps.executions.cancel((await repos.automations.automation(session.automationId))?.kind, sessionId, target.id);
       } catch (error) {
         // Raced with another cancel of the same execution: same answer as a repeat.
-        const now = repos.executions.execution(target.id);
+        const now = await repos.executions.execution(target.id);
         if (now !== undefined && isCancelled(now)) return { executionId: target.id, status: 'cancelled' };
         throw error;
       }

@@ -1,5 +1,7 @@
 // The seam between whoever starts work (open session, fire, schedule, event, MCP, partner) and the engines.
 import type { Automation } from '../../storage/records/automations.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { StartSessionRequest } from '../turns/engine.js';
 import type { PendingStart } from '../execution/materializer.js';
 
@@ -15,8 +17,8 @@ export interface PlannedStart {
    * written with the execution at once (`write`).
    */
   deferred: ((acceptedAt: number) => PendingStart) | null;
-  /** Writes the session, its first execution, message/input and sealed grant now. Run it inside a group-commit unit of work. */
-  write(): void;
+  /** Writes the session, its first execution, message/input and sealed grant inside the caller's unit of work (`tx`). */
+  write(tx: UnitContext<PortRepositories>): Promise<void>;
   /** Call after `write` committed: hands the queued execution to its engine. */
   dispatch(): void;
 }
@@ -27,7 +29,7 @@ export interface SessionStarter {
    * Checks the target (exists in org, published, runnable kind, entitled) and caller-identity requirements,
    * and plans the rows. Throws AppError for refusals (e.g. CALLER_CREDENTIALS_REQUIRED) before anything is written.
    */
-  plan(request: StartSessionRequest, checked?: CheckedTarget): PlannedStart;
+  plan(request: StartSessionRequest, checked?: CheckedTarget): Promise<PlannedStart>;
 }
 
 /** A target the caller has already read and found entitled in the request's organization (fire planning). */

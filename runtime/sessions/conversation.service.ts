@@ -43,13 +43,13 @@ export function createConversationService(deps: ConversationDeps) {
     /** Rule 1: a published Agent (else the uniform 404), executable by the key owner (else 403). 202 after commit. */
     /** `written` resolves once the session's execution and message rows exist (a caller that waits on the turn needs them). */
     async open(caller: Caller, automationId: string, request: MessageRequest): Promise<{ sessionId: string; executionId: string; written: Promise<void> }> {
-      const automation = repos.automations.automation(automationId);
+      const automation = await repos.automations.automation(automationId);
       if (automation === undefined || automation.orgId !== caller.orgId || automation.kind !== 'agent' || automation.publishedRevision === null) {
         throw notFound();
       }
-      assertCanExecute(repos, caller, automation);
+      await assertCanExecute(repos, caller, automation);
       // Default `domain`: rule 2's Operators, Editors and Owners may drive it. MCP opens personal chats (decisions.md).
-      const planned = deps.starter.plan({
+      const planned = await deps.starter.plan({
         orgId: caller.orgId,
         automationId,
         actorUserId: caller.userId,
@@ -60,24 +60,25 @@ export function createConversationService(deps: ConversationDeps) {
       });
       if (planned.deferred === null) {
         // Caller credentials: sealed with the execution row, written now.
-        await admitted(deps.admission, 1, () => deps.store.writer.submit(() => planned.write()));
+        await admitted(deps.admission, 1, () => deps.store.writer.submit((tx) => planned.write(tx)));
         planned.dispatch();
         return { sessionId: planned.sessionId, executionId: planned.executionId, written: Promise.resolve() };
       }
       // One row: the session, carrying its first turn; the materializer writes the execution and message after.
       const start = planned.deferred(deps.clock.now());
       const row = sessionRowOf(start, start);
-      // Every check ran above: the unit only inserts, so it needs no savepoint of its own.
-      await admitted(deps.admission, 1, () => deps.store.writer.submit(() => repos.sessions.insertSession(row), { savepoint: false }));
+      // Every check ran above: the unit only inserts, so it needs no savepoint of its own. It returns the insert's
+      // answer for the writer to await (PostgreSQL: a promise; SQLite: a value, keeping the batch synchronous).
+      await admitted(deps.admission, 1, () => deps.store.writer.submit((tx) => tx.repos.sessions.insertSession(row), { savepoint: false }));
       const written = deps.materializer.accepted({ kind: 'session', id: start.sessionId, starts: [start] });
       return { sessionId: planned.sessionId, executionId: planned.executionId, written };
     },
 
     /** Rule 2: visible (else 404) and drivable (else 403 SESSION_NOT_DRIVABLE); the turn queues behind earlier ones. */
     async append(caller: Caller, sessionId: string, request: MessageRequest): Promise<{ executionId: string }> {
-      const session = visibleSession(repos, caller, sessionId);
-      assertCanAppend(repos, caller, session);
-      const start = admitExecution(deps, {
+      const session = await visibleSession(repos, caller, sessionId);
+      await assertCanAppend(repos, caller, session);
+      const start = await admitExecution(deps, {
         orgId: caller.orgId,
         automationId: session.automationId,
         actorUserId: caller.userId,
@@ -88,12 +89,12 @@ export function createConversationService(deps: ConversationDeps) {
       });
       const executionId = newId();
       await admitted(deps.admission, 1, () =>
-        deps.store.writer.submit(() => {
+        deps.store.writer.submit(async (tx) => {
           // Rechecked in the writing transaction: an archive or delete committed since the check above wins.
-          assertCanAppend(repos, caller, visibleSession(repos, caller, sessionId));
+          await assertCanAppend(tx.repos, caller, await visibleSession(tx.repos, caller, sessionId));
           const now = deps.clock.now();
-          const stored = writeExecution(deps, start, { sessionId, executionId }, 'message', now);
-          repos.sessions.touchSession(sessionId, now);
+          const stored = await writeExecution(tx, deps, start, { sessionId, executionId }, 'message', now);
+          await tx.repos.sessions.touchSession(sessionId, now);
           return stored;
         }),
       );

@@ -1,8 +1,8 @@
 // Who may see, drive, manage and start sessions (SPEC "Personal-key Agent conversations" rules 1-3, 6).
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { Automation } from '../../storage/records/automations.js';
 import type { Session } from '../../storage/records/sessions.js';
-import type { DomainRole } from '../../storage/repos/tenancy.repo.js';
+import type { DomainRole } from '../../storage/records/tenancy.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 
 export interface Caller {
@@ -27,32 +27,32 @@ export interface Participation {
   readOnlyReason: ReadOnlyReason | null;
 }
 
-type Repos = Pick<Repositories, 'sessions' | 'tenancy' | 'automations'>;
+type Repos = Pick<PortRepositories, 'sessions' | 'tenancy' | 'automations'>;
 
 /**
  * Rule 3: a personal chat is visible to its creator only; a domain session to current members of its domain.
  * Organization Owner/Admin status grants nothing here. Anything else is the uniform 404 (rule 6).
  */
-export function canView(repos: Repos, caller: Caller, session: Session): boolean {
+export async function canView(repos: Pick<Repos, 'tenancy'>, caller: Caller, session: Session): Promise<boolean> {
   if (session.orgId !== caller.orgId) return false;
   if (session.visibility === 'personal') return session.createdBy === caller.userId;
-  return repos.tenancy.domainRole(session.domainId, caller.userId) !== null;
+  return (await repos.tenancy.domainRole(session.domainId, caller.userId)) !== null;
 }
 
-export function visibleSession(repos: Repos, caller: Caller, sessionId: string): Session {
-  const session = repos.sessions.session(sessionId);
-  if (session === undefined || !canView(repos, caller, session)) throw notFound();
+export async function visibleSession(repos: Pick<Repos, 'sessions' | 'tenancy'>, caller: Caller, sessionId: string): Promise<Session> {
+  const session = await repos.sessions.session(sessionId);
+  if (session === undefined || !(await canView(repos, caller, session))) throw notFound();
   return session;
 }
 
 /** The flags of rule 3 for a caller who can view the session; mutations recheck through `assertCanAppend`. */
-export function participation(repos: Repos, caller: Caller, session: Session): Participation {
-  const role = repos.tenancy.domainRole(session.domainId, caller.userId);
+export async function participation(repos: Pick<Repos, 'tenancy' | 'automations'>, caller: Caller, session: Session): Promise<Participation> {
+  const role = await repos.tenancy.domainRole(session.domainId, caller.userId);
   const isCreator = session.createdBy !== null && session.createdBy === caller.userId;
   const canManage = isCreator || (role !== null && MANAGE_ROLES.has(role));
   // Rule 2: the creator / recorded owner, or a domain Operator, Editor or Owner with current membership.
   const permitted = isCreator || (role !== null && EXECUTE_ROLES.has(role));
-  const automation = repos.automations.automation(session.automationId);
+  const automation = await repos.automations.automation(session.automationId);
   if (automation?.kind === 'flow') return { canParticipate: false, canManage, readOnlyReason: 'flow_session' };
   if (!permitted) return { canParticipate: false, canManage, readOnlyReason: 'not_a_participant' };
   if (session.status !== 'active') return { canParticipate: false, canManage, readOnlyReason: 'session_archived' };
@@ -63,23 +63,23 @@ export function participation(repos: Repos, caller: Caller, session: Session): P
 }
 
 /** Rule 2: a visible session the caller may not drive is 403 SESSION_NOT_DRIVABLE (with the reason). */
-export function assertCanAppend(repos: Repos, caller: Caller, session: Session): void {
-  const flags = participation(repos, caller, session);
+export async function assertCanAppend(repos: Pick<Repos, 'tenancy' | 'automations'>, caller: Caller, session: Session): Promise<void> {
+  const flags = await participation(repos, caller, session);
   if (!flags.canParticipate) {
     throw new AppError('SESSION_NOT_DRIVABLE', 'You cannot send messages in this session.', { readOnlyReason: flags.readOnlyReason });
   }
 }
 
 /** Lifecycle changes (rename, outcome, archive, delete): visible (else 404) and `canManage` (else 403). */
-export function assertCanManage(repos: Repos, caller: Caller, session: Session): void {
-  if (!participation(repos, caller, session).canManage) throw forbidden('You cannot manage this session.');
+export async function assertCanManage(repos: Pick<Repos, 'tenancy' | 'automations'>, caller: Caller, session: Session): Promise<void> {
+  if (!(await participation(repos, caller, session)).canManage) throw forbidden('You cannot manage this session.');
 }
 
 /**
  * Rule 1, permission half: the key owner must hold an executing role in the automation's domain. The
  * automation is in the caller's organization (the caller checked), so a missing role is 403, not 404.
  */
-export function assertCanExecute(repos: Repos, caller: Caller, automation: Automation): void {
-  const role = repos.tenancy.domainRole(automation.domainId, caller.userId);
+export async function assertCanExecute(repos: Pick<Repos, 'tenancy'>, caller: Caller, automation: Automation): Promise<void> {
+  const role = await repos.tenancy.domainRole(automation.domainId, caller.userId);
   if (role === null || !EXECUTE_ROLES.has(role)) throw forbidden('You cannot run automations in this domain.');
 }

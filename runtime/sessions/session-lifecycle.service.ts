@@ -4,7 +4,7 @@
  * membership removed or a session deleted since the request arrived wins. A change that changes nothing is
  * answered as done and announces nothing (idempotent retries).
  */
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { Session, SessionOutcome } from '../../storage/records/sessions.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -31,12 +31,12 @@ export function createSessionLifecycle(deps: LifecycleDeps) {
   const { repos } = deps.store;
 
   /** Runs `change` on a session the caller may manage, in one unit of work; its outbox publishes the events after commit. */
-  async function manage(caller: Caller, sessionId: string, change: (session: Session, now: number) => Change[]): Promise<void> {
-    await deps.store.writer.submit(() => {
-      const session = visibleSession(repos, caller, sessionId);
-      assertCanManage(repos, caller, session);
-      const changes = change(session, deps.clock.now());
-      for (const c of changes) deps.bus.append(session.id, { type: 'session.changed', change: c })();
+  async function manage(caller: Caller, sessionId: string, change: (unitRepos: PortRepositories, session: Session, now: number) => Promise<Change[]>): Promise<void> {
+    await deps.store.writer.submit(async (tx) => {
+      const session = await visibleSession(tx.repos, caller, sessionId);
+      await assertCanManage(tx.repos, caller, session);
+      const changes = await change(tx.repos, session, deps.clock.now());
+      for (const c of changes) await deps.bus.append(tx, session.id, { type: 'session.changed', change: c });
     });
   }
 
@@ -44,20 +44,20 @@ export function createSessionLifecycle(deps: LifecycleDeps) {
     if (session.status === 'archived') throw new AppError('CONFLICT', 'The session is archived: unarchive it first.', { reason: 'session_archived' });
   }
 
-  const view = (caller: Caller, sessionId: string): SessionView => sessionView(repos, caller, visibleSession(repos, caller, sessionId));
+  const view = async (caller: Caller, sessionId: string): Promise<SessionView> => sessionView(repos, caller, await visibleSession(repos, caller, sessionId));
 
   return {
     /** PATCH: title and/or outcome; refused (409) on an archived session, which is read-only. */
     async update(caller: Caller, sessionId: string, patch: SessionPatch): Promise<SessionView> {
-      await manage(caller, sessionId, (session, now) => {
+      await manage(caller, sessionId, async (unitRepos, session, now) => {
         assertNotArchived(session);
         const changes: Change[] = [];
         if (patch.title !== undefined && patch.title !== session.title) {
-          repos.sessionList.setTitle(session.id, patch.title, now);
+          await unitRepos.sessionList.setTitle(session.id, patch.title, now);
           changes.push('renamed');
         }
         if (patch.outcome !== undefined && patch.outcome !== session.outcome) {
-          repos.sessionList.setOutcome(session.id, patch.outcome, caller.userId, now);
+          await unitRepos.sessionList.setOutcome(session.id, patch.outcome, caller.userId, now);
           changes.push('outcome_set');
         }
         return changes;
@@ -67,9 +67,9 @@ export function createSessionLifecycle(deps: LifecycleDeps) {
 
     /** Archived: read-only (no messages, no rename or outcome); turns already queued or waiting still finish. */
     async setArchived(caller: Caller, sessionId: string, archived: boolean): Promise<SessionView> {
-      await manage(caller, sessionId, (session, now) => {
+      await manage(caller, sessionId, async (unitRepos, session, now) => {
         if ((session.status === 'archived') === archived) return [];
-        repos.sessionList.setArchived(session.id, archived, now);
+        await unitRepos.sessionList.setArchived(session.id, archived, now);
         return [archived ? 'archived' : 'unarchived'];
       });
       return view(caller, sessionId);
@@ -81,15 +81,15 @@ export function createSessionLifecycle(deps: LifecycleDeps) {
      * `session.changed` `deleted` (published after commit; the stream then ends), and every read answers 404.
      */
     async remove(caller: Caller, sessionId: string): Promise<void> {
-      await deps.store.writer.submit(() => {
-        const session = visibleSession(repos, caller, sessionId);
-        assertCanManage(repos, caller, session);
-        if (repos.sessionList.unsettledCount(session.id) > 0) {
+      await deps.store.writer.submit(async (tx) => {
+        const session = await visibleSession(tx.repos, caller, sessionId);
+        await assertCanManage(tx.repos, caller, session);
+        if ((await tx.repos.sessionList.unsettledCount(session.id)) > 0) {
           throw new AppError('CONFLICT', 'A turn of this session has not finished: cancel it or wait, then delete.', { reason: 'turn_in_progress' });
         }
         // The event row goes with the cascade; its envelope still reaches the subscribers watching now.
-        deps.bus.append(session.id, { type: 'session.changed', change: 'deleted' })();
-        repos.sessionList.remove(session.id);
+        await deps.bus.append(tx, session.id, { type: 'session.changed', change: 'deleted' });
+        await tx.repos.sessionList.remove(session.id);
       });
     },
   };

@@ -1,6 +1,5 @@
 // Reads over many rows: the sessions a caller can see, and one session's messages and tool calls, by keyset pages.
-import type { Repositories } from '../../storage/repos/index.js';
-import type { SessionListQuery } from '../../storage/repos/session-list.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { Session, SessionOutcome } from '../../storage/records/sessions.js';
 import { toIso } from '../clock.js';
 import { decodePosition, decodeTuple, encodePosition, encodeTuple } from '../paging/cursor.js';
@@ -10,7 +9,8 @@ import { messageView, toolCallView, type MessageView, type ToolCallView } from '
 export const SESSIONS_PAGE_DEFAULT = 20;
 export const SESSIONS_PAGE_MAX = 100;
 
-type Repos = Pick<Repositories, 'sessions' | 'sessionList' | 'tenancy' | 'automations' | 'executions'>;
+type SessionListQuery = Parameters<PortRepositories['sessionList']['ofDomain']>[1];
+type Repos = Pick<PortRepositories, 'sessions' | 'sessionList' | 'tenancy' | 'automations' | 'executions'>;
 
 export interface SessionSummary {
   sessionId: string;
@@ -67,7 +67,7 @@ export function createSessionList(repos: Repos) {
      * Rule 3 for many rows: domain sessions of the domains the caller belongs to now, and the caller's own personal
      * chats. Each source is one index range scan of at most limit+1 rows; their merge is the page.
      */
-    list(caller: Caller, options: SessionListOptions): { sessions: SessionSummary[]; nextCursor: string | null } {
+    async list(caller: Caller, options: SessionListOptions): Promise<{ sessions: SessionSummary[]; nextCursor: string | null }> {
       const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
       const query: SessionListQuery = {
         status: options.status ?? null,
@@ -79,13 +79,14 @@ export function createSessionList(repos: Repos) {
       const { sessionList } = repos;
       let rows: Session[];
       if (options.automationId !== undefined) {
-        rows = sessionList.ofAutomation(options.automationId, caller.orgId, caller.userId, query, options.mine === true);
+        rows = await sessionList.ofAutomation(options.automationId, caller.orgId, caller.userId, query, options.mine === true);
       } else if (options.mine === true) {
-        rows = [...sessionList.domainOpenedBy(caller.userId, caller.orgId, query), ...sessionList.personalOf(caller.userId, caller.orgId, query)];
+        rows = [...(await sessionList.domainOpenedBy(caller.userId, caller.orgId, query)), ...(await sessionList.personalOf(caller.userId, caller.orgId, query))];
         rows.sort(newestFirst);
       } else {
-        rows = repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId).flatMap((d) => sessionList.ofDomain(d.domainId, query));
-        rows.push(...sessionList.personalOf(caller.userId, caller.orgId, query));
+        rows = [];
+        for (const d of await repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId)) rows.push(...(await sessionList.ofDomain(d.domainId, query)));
+        rows.push(...(await sessionList.personalOf(caller.userId, caller.orgId, query)));
         rows.sort(newestFirst);
       }
       const page = rows.slice(0, limit);
@@ -97,11 +98,11 @@ export function createSessionList(repos: Repos) {
     },
 
     /** The people-facing messages of a visible session, newest first (the GET body holds them oldest first). */
-    messages(caller: Caller, sessionId: string, options: { limit?: number; cursor?: string }): { messages: MessageView[]; nextCursor: string | null } {
-      const session = visibleSession(repos, caller, sessionId);
+    async messages(caller: Caller, sessionId: string, options: { limit?: number; cursor?: string }): Promise<{ messages: MessageView[]; nextCursor: string | null }> {
+      const session = await visibleSession(repos, caller, sessionId);
       const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
       const before = options.cursor ? decodeTuple(options.cursor, ['n', 'n']) : null;
-      const rows = repos.sessionList.messagesPage(session.id, before && { turn: before[0] as number, position: before[1] as number }, limit + 1);
+      const rows = await repos.sessionList.messagesPage(session.id, before && { turn: before[0] as number, position: before[1] as number }, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
@@ -111,11 +112,11 @@ export function createSessionList(repos: Repos) {
     },
 
     /** The tool calls of a visible session, newest first. */
-    toolCalls(caller: Caller, sessionId: string, options: { limit?: number; cursor?: string }): { toolCalls: ToolCallView[]; nextCursor: string | null } {
-      const session = visibleSession(repos, caller, sessionId);
+    async toolCalls(caller: Caller, sessionId: string, options: { limit?: number; cursor?: string }): Promise<{ toolCalls: ToolCallView[]; nextCursor: string | null }> {
+      const session = await visibleSession(repos, caller, sessionId);
       const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
       const before = options.cursor ? decodeTuple(options.cursor, ['n', 's']) : null;
-      const rows = repos.sessionList.toolCallsPage(session.id, before && { createdAt: before[0] as number, id: before[1] as string }, limit + 1);
+      const rows = await repos.sessionList.toolCallsPage(session.id, before && { createdAt: before[0] as number, id: before[1] as string }, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {

@@ -1,7 +1,8 @@
 // SessionStarter: plans a new session's rows (session, first execution, message or input, sealed grant, snapshot).
 import { isAutomationEntitled } from '../partners/entitlements.js';
 import type { Automation } from '../../storage/records/automations.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
@@ -39,14 +40,15 @@ const NO_CREDENTIALS: NormalizedCallerCredentials = { integrations: {} };
  * organization is entitled to it, and every caller-required binding has material (Caller credentials rule 6:
  * "fails rather than running as the organization"). Throws AppError; writes nothing.
  */
-export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, request: StartSessionRequest, checked?: CheckedTarget): AdmittedExecution {
+export async function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, request: StartSessionRequest, checked?: CheckedTarget): Promise<AdmittedExecution> {
   const { repos } = deps.store;
-  const automation = checked?.automation ?? repos.automations.automation(request.automationId);
+  const automation = checked?.automation ?? (await repos.automations.automation(request.automationId));
   if (automation === undefined || automation.orgId !== request.orgId || automation.id !== request.automationId) throw notFound();
   const engine = deps.dispatcher.engineFor(automation.kind);
   if (engine === undefined) throw notFound();
-  const admitted = engine.admit(request, automation);
-  if (checked?.entitled !== true && !isAutomationEntitled(repos, request.orgId, automation)) throw forbidden('This automation is not enabled for your organization.');
+  const admitted = await engine.admit(request, automation);
+  // partners/entitlements.ts (edge-1) still types its repos as SQLite's; awaited, it answers either way.
+  if (checked?.entitled !== true && !(await isAutomationEntitled(repos as never, request.orgId, automation))) throw forbidden('This automation is not enabled for your organization.');
   const credentials = narrowCredentials(request.callerCredentials ?? NO_CREDENTIALS, admitted.bindings).credentials;
   const refused = planTargetIdentities(admitted.bindings, credentials).refusedIntegrationIds;
   if (refused.length > 0) {
@@ -55,16 +57,17 @@ export function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatcher'>, 
   return { automation, engine, admitted, credentials, request };
 }
 
-/** Inside a unit of work: the execution row, its grant, then the engine's rows. Returns the events the unit's outbox publishes at commit. */
-export function writeExecution(
-  deps: Pick<StarterDeps, 'store' | 'grants'>,
+/** Inside a unit of work (`tx`): the execution row, its grant, then the engine's rows. Returns the events the unit's outbox publishes at commit. */
+export async function writeExecution(
+  tx: UnitContext<PortRepositories>,
+  deps: Pick<StarterDeps, 'grants'>,
   start: AdmittedExecution,
   ids: { sessionId: string; executionId: string },
   entry: 'open' | 'message',
   now: number,
-): SessionEventEnvelope[] {
+): Promise<SessionEventEnvelope[]> {
   const { request, automation } = start;
-  deps.store.repos.executions.insertExecution({
+  await tx.repos.executions.insertExecution({
     id: ids.executionId,
     sessionId: ids.sessionId,
     status: 'queued',
@@ -79,15 +82,15 @@ export function writeExecution(
   // A new execution holds no grant and no expiry timer, and its row already says so ('[]', null): storing an empty
   // grant would only run a delete, an update and a timer cancel that change nothing, on every open and fire subscriber.
   if (Object.keys(start.credentials.integrations).length > 0) {
-    deps.grants.store(request.orgId, ids.executionId, start.credentials, request.callerCredentialExpiresAt ?? null);
+    await deps.grants.store(tx.repos, request.orgId, ids.executionId, start.credentials, request.callerCredentialExpiresAt ?? null);
   }
-  return start.engine.writeStart({ ...ids, automation, revision: start.admitted.revision, entry, request, now });
+  return start.engine.writeStart(tx, { ...ids, automation, revision: start.admitted.revision, entry, request, now });
 }
 
 export function createSessionStarter(deps: StarterDeps): SessionStarter {
   return {
-    plan(request, checked): PlannedStart {
-      const start = admitExecution(deps, request, checked);
+    async plan(request, checked): Promise<PlannedStart> {
+      const start = await admitExecution(deps, request, checked);
       const sessionId = newId();
       const executionId = newId();
       // Caller credentials are sealed at accept, bound to the execution row: such a start is written at once.
@@ -96,9 +99,9 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
         sessionId,
         executionId,
         deferred: deferrable ? (acceptedAt) => pendingStartOf(start, { sessionId, executionId }, acceptedAt) : null,
-        write() {
+        async write(tx) {
           const now = deps.clock.now();
-          deps.store.repos.sessions.insertSession({
+          await tx.repos.sessions.insertSession({
             id: sessionId,
             orgId: request.orgId,
             domainId: start.automation.domainId,
@@ -114,7 +117,7 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
             updatedAt: now,
           });
           // Its events are published by the unit's outbox once the fire's or open's unit commits.
-          writeExecution(deps, start, { sessionId, executionId }, 'open', now);
+          await writeExecution(tx, deps, start, { sessionId, executionId }, 'open', now);
         },
         dispatch() {
           deps.dispatcher.dispatch(sessionId);
@@ -125,14 +128,14 @@ export function createSessionStarter(deps: StarterDeps): SessionStarter {
 }
 
 /** The materializer's writer: the same rows an eager start writes (session, execution, message or input), by the engines' own code. */
-export function createStartWriter(deps: Pick<StarterDeps, 'store' | 'dispatcher' | 'grants'>) {
-  const { repos } = deps.store;
-  return (start: PendingStart, withSession: boolean): boolean => {
-    const automation = repos.automations.automation(start.automationId);
+export function createStartWriter(deps: Pick<StarterDeps, 'dispatcher' | 'grants'>) {
+  return async (tx: UnitContext<PortRepositories>, start: PendingStart, withSession: boolean): Promise<boolean> => {
+    const { repos } = tx;
+    const automation = await repos.automations.automation(start.automationId);
     const engine = automation && deps.dispatcher.engineFor(automation.kind);
     // Deleted since the accept: the cascade would have removed the session with it.
     if (automation === undefined || engine === undefined) return false;
-    if (withSession) repos.sessions.insertSession(sessionRowOf(start, null));
+    if (withSession) await repos.sessions.insertSession(sessionRowOf(start, null));
     const request: StartSessionRequest = {
       orgId: start.orgId,
       automationId: start.automationId,
@@ -144,7 +147,7 @@ export function createStartWriter(deps: Pick<StarterDeps, 'store' | 'dispatcher'
       ...(start.triggerRunId !== undefined ? { triggerRunId: start.triggerRunId } : {}),
     };
     const admitted: AdmittedExecution = { automation, engine, admitted: { revision: start.revision, bindings: [] }, credentials: NO_CREDENTIALS, request };
-    writeExecution(deps, admitted, start, 'open', start.acceptedAt);
+    await writeExecution(tx, deps, admitted, start, 'open', start.acceptedAt);
     return true;
   };
 }

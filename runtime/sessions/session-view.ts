@@ -1,5 +1,5 @@
 // Read models of a session: the GET body (flags, messages with authors, tool calls, files, pending approval) and the stream snapshot.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { Session, SessionOutcome, VisibleMessage } from '../../storage/records/sessions.js';
 import type { ToolCall } from '../../storage/records/executions.js';
 import { toIso } from '../clock.js';
@@ -7,7 +7,7 @@ import type { PendingApprovalView, SnapshotPayload, TurnStatus } from '../events
 import { redactCredentialMaterial } from '../events/index.js';
 import { participation, type Caller, type ReadOnlyReason } from './session-access.js';
 
-type Repos = Pick<Repositories, 'sessions' | 'executions' | 'approvals' | 'tenancy' | 'automations'>;
+type Repos = Pick<PortRepositories, 'sessions' | 'executions' | 'approvals' | 'tenancy' | 'automations'>;
 
 export interface MessageView {
   messageId: string;
@@ -80,8 +80,8 @@ export function toolCallView(c: ToolCall): ToolCallView {
   };
 }
 
-export function pendingApprovalView(repos: Repos, sessionId: string): PendingApprovalView | null {
-  const approval = repos.approvals.pendingOfSession(sessionId);
+export async function pendingApprovalView(repos: Repos, sessionId: string): Promise<PendingApprovalView | null> {
+  const approval = await repos.approvals.pendingOfSession(sessionId);
   if (approval === undefined) return null;
   return redactCredentialMaterial({
     approvalId: approval.id,
@@ -93,22 +93,26 @@ export function pendingApprovalView(repos: Repos, sessionId: string): PendingApp
   });
 }
 
-export function latestTurn(repos: Repos, sessionId: string): SessionView['latestTurn'] {
-  const execution = repos.executions.latestExecution(sessionId);
+export async function latestTurn(repos: Repos, sessionId: string): Promise<SessionView['latestTurn']> {
+  const execution = await repos.executions.latestExecution(sessionId);
   return execution === undefined ? null : { executionId: execution.id, status: execution.status, errorCode: execution.errorCode };
 }
 
 /** The stream's opening state (http/sse.ts): latest turn and the approval it waits for, if any. */
-export function streamSnapshot(repos: Repos, sessionId: string): SnapshotPayload {
-  const turn = latestTurn(repos, sessionId);
-  const pendingApproval = pendingApprovalView(repos, sessionId);
+export async function streamSnapshot(repos: Repos, sessionId: string): Promise<SnapshotPayload> {
+  const turn = await latestTurn(repos, sessionId);
+  const pendingApproval = await pendingApprovalView(repos, sessionId);
   return { turn: turn && { executionId: turn.executionId, status: turn.status }, pendingApproval, pendingApprovalId: pendingApproval?.approvalId ?? null };
 }
 
 /** Rule 3: the flags describe the current caller; `isYou` is relative to the caller too. */
-export function sessionView(repos: Repos, caller: Caller, session: Session): SessionView {
-  const flags = participation(repos, caller, session);
-  const pendingApproval = pendingApprovalView(repos, session.id);
+export async function sessionView(repos: Repos, caller: Caller, session: Session): Promise<SessionView> {
+  const flags = await participation(repos, caller, session);
+  const pendingApproval = await pendingApprovalView(repos, session.id);
+  const turn = await latestTurn(repos, session.id);
+  const messages = await repos.sessions.visibleMessages(session.id);
+  const toolCalls = await repos.executions.toolCallsOfSession(session.id);
+  const files = await repos.sessions.files(session.id);
   return {
     sessionId: session.id,
     automationId: session.automationId,
@@ -122,10 +126,10 @@ export function sessionView(repos: Repos, caller: Caller, session: Session): Ses
     createdAt: toIso(session.createdAt),
     updatedAt: toIso(session.updatedAt),
     ...flags,
-    latestTurn: latestTurn(repos, session.id),
-    messages: repos.sessions.visibleMessages(session.id).map((m) => messageView(caller, m)),
-    toolCalls: repos.executions.toolCallsOfSession(session.id).map(toolCallView),
-    files: repos.sessions.files(session.id).map((f) => ({ fileId: f.id, executionId: f.executionId, name: f.name, mediaType: f.mediaType, sizeBytes: f.sizeBytes })),
+    latestTurn: turn,
+    messages: messages.map((m) => messageView(caller, m)),
+    toolCalls: toolCalls.map(toolCallView),
+    files: files.map((f) => ({ fileId: f.id, executionId: f.executionId, name: f.name, mediaType: f.mediaType, sizeBytes: f.sizeBytes })),
     pendingApproval,
     pendingApprovalId: pendingApproval?.approvalId ?? null,
   };

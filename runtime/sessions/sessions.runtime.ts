@@ -35,7 +35,7 @@ export interface SessionsRuntime {
   readonly starter: SessionStarter;
   /** The turns runtime's dispatcher: every session's executions, one at a time, on their kind's engine. */
   readonly dispatcher: SessionDispatcher;
-  /** Writes the sessions an accept recorded in its one row; reads call `catchUp()` first (runtime/execution/materializer.ts). */
+  /** Writes the sessions an accept recorded in its one row; reads wait for `writtenSoFar()` first (runtime/execution/materializer.ts). */
   readonly materializer: Materializer;
   readonly conversations: ConversationService;
   readonly approvals: ApprovalService;
@@ -49,13 +49,13 @@ export interface SessionsRuntime {
   readonly cancels: CancelService;
   /** Built-in tool providers (`http`, `knowledge`) and the knowledge source; more may be registered before start. */
   readonly tools: ToolProviderRegistry;
-  view(caller: Caller, sessionId: string): SessionView;
+  view(caller: Caller, sessionId: string): Promise<SessionView>;
   /** The stream's opening state; visibility is checked by `visible`. */
-  snapshot(sessionId: string): SnapshotPayload;
-  visible(caller: Caller, sessionId: string): void;
-  file(caller: Caller, sessionId: string, fileId: string): SessionFile;
+  snapshot(sessionId: string): Promise<SnapshotPayload>;
+  visible(caller: Caller, sessionId: string): Promise<void>;
+  file(caller: Caller, sessionId: string, fileId: string): Promise<SessionFile>;
   /** Boot recovery: writes pending accepts, then resumes queued, running and resume-queued executions; returns how many sessions. */
-  start(): number;
+  start(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -67,9 +67,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const materializer = createMaterializer({
     repos,
     writer: store.writer,
-    transaction: (work) => store.transaction(work),
-    inTransaction: () => store.db.inTransaction,
-    writeStart: createStartWriter({ store, dispatcher, grants }),
+    writeStart: createStartWriter({ dispatcher, grants }),
     dispatch: (sessionId) => dispatcher.dispatch(sessionId),
     logger: turns.engineDeps.logger,
   });
@@ -84,20 +82,20 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
     list: createSessionList(repos),
     lifecycle: createSessionLifecycle({ store, clock, bus }),
     tools: turns.tools,
-    view: (caller, sessionId) => sessionView(repos, caller, visibleSession(repos, caller, sessionId)),
+    view: async (caller, sessionId) => sessionView(repos, caller, await visibleSession(repos, caller, sessionId)),
     snapshot: (sessionId) => streamSnapshot(repos, sessionId),
-    visible(caller, sessionId) {
-      visibleSession(repos, caller, sessionId);
+    async visible(caller, sessionId) {
+      await visibleSession(repos, caller, sessionId);
     },
-    file(caller, sessionId, fileId) {
-      visibleSession(repos, caller, sessionId);
-      const file = repos.sessions.file(sessionId, fileId);
+    async file(caller, sessionId, fileId) {
+      await visibleSession(repos, caller, sessionId);
+      const file = await repos.sessions.file(sessionId, fileId);
       if (file === undefined) throw notFound();
       return file;
     },
-    start() {
+    async start() {
       // Accepts that committed but were not written out before a crash become sessions before any work starts.
-      materializer.recover();
+      await materializer.recover();
       return dispatcher.recover();
     },
     async stop() {

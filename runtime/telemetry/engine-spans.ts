@@ -14,7 +14,7 @@ export function traceEngines(tracing: Tracing, repos: Pick<PortRepositories, 'ex
     registerEngine(kind, engine) {
       const traced: SessionEngine = {
         admit: (request, automation) => engine.admit(request, automation),
-        writeStart: (start) => engine.writeStart(start),
+        writeStart: (tx, start) => engine.writeStart(tx, start),
         run(execution, signal) {
           const attributes = {
             'switchyard.automation.kind': kind,

@@ -9,10 +9,10 @@
  * it is armed until it fires, and keyed fires stop looking (no read per fire); the firing forgets it, so the
  * next keyed fire reads again. Learned after commit only: a unit that armed it may still roll back.
  */
-import type { FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
-import type { GroupCommitWriter } from '../../storage/group-commit.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { Clock } from '../clock.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { Scheduler, TimerRepos } from '../scheduler/index.js';
 
 export const CLAIM_SWEEP_TIMER = 'fire-claim-sweep';
 const TARGET = 'idempotency_claims';
@@ -22,44 +22,47 @@ export const SWEEP_BATCH = 5_000;
 export const SWEEP_MIN_INTERVAL_MS = 60_000;
 
 export interface ClaimSweeper {
-  /** Inside the unit of work that stores a claim expiring at `expiresAt`: arms the sweep if none is armed. */
-  armFor(expiresAt: number): void;
+  /** Inside the unit of work (`tx`) that stores a claim expiring at `expiresAt`: arms the sweep if none is armed. */
+  armFor(tx: UnitContext<TimerRepos>, expiresAt: number): Promise<void>;
   /** Boot: arms the sweep at the soonest stored expiry (no-op when nothing is stored or a sweep is pending). */
   start(): Promise<void>;
 }
 
-export function createClaimSweeper(deps: { claims: FireClaimsRepo; clock: Clock; writer: GroupCommitWriter; scheduler: Scheduler }): ClaimSweeper {
-  const { claims, clock, writer, scheduler } = deps;
-  // Read, not remembered: a unit that armed the timer may still roll back, and then nothing is armed.
-  const armed = (): boolean => scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, TARGET) !== null;
-  const arm = (dueAt: number): void => void scheduler.schedule({ kind: CLAIM_SWEEP_TIMER, targetId: TARGET, dueAt })();
+export function createClaimSweeper(deps: { clock: Clock; writer: Storage['writer']; scheduler: Scheduler }): ClaimSweeper {
+  const { clock, writer, scheduler } = deps;
+  // Read inside the unit, not remembered: a unit that armed the timer may still roll back, and then nothing is armed.
+  const armed = async (repos: TimerRepos): Promise<boolean> => (await scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, TARGET, repos)) !== null;
+  const arm = async (repos: TimerRepos, dueAt: number): Promise<void> => void (await scheduler.schedule(repos, { kind: CLAIM_SWEEP_TIMER, targetId: TARGET, dueAt }));
+  type SweepRepos = Pick<PortRepositories, 'fireClaims' | 'timers'>;
   /** A committed sweep timer is pending (it only ends by firing); false means "read the timers table". */
   let knownArmed = false;
 
   scheduler.on(CLAIM_SWEEP_TIMER, async (_timer, delivery) => {
-    await writer.submit(() => {
+    await writer.submit(async (tx) => {
+      const repos: SweepRepos = tx.repos;
       // Fired first: the re-arm below replaces only an unfired timer of this kind and target.
       knownArmed = false;
-      delivery.markFired();
+      await delivery.markFired(repos);
       const now = clock.now();
-      const swept = claims.sweepExpired(now, SWEEP_BATCH);
-      if (swept === SWEEP_BATCH) return arm(now);
-      const next = claims.earliestExpiry();
-      if (next !== null) arm(Math.max(next, now + SWEEP_MIN_INTERVAL_MS));
+      const swept = await repos.fireClaims.sweepExpired(now, SWEEP_BATCH);
+      if (swept === SWEEP_BATCH) return arm(repos, now);
+      const next = await repos.fireClaims.earliestExpiry();
+      if (next !== null) await arm(repos, Math.max(next, now + SWEEP_MIN_INTERVAL_MS));
     });
   });
 
   return {
-    armFor(expiresAt) {
+    async armFor(tx, expiresAt) {
       if (knownArmed) return;
-      if (!armed()) arm(expiresAt);
-      writer.afterCommit(() => void (knownArmed = true));
+      if (!(await armed(tx.repos))) await arm(tx.repos, expiresAt);
+      tx.afterCommit(() => void (knownArmed = true));
     },
     async start() {
-      await writer.submit(() => {
-        if (armed()) return;
-        const earliest = claims.earliestExpiry();
-        if (earliest !== null) arm(earliest);
+      await writer.submit(async (tx) => {
+        const repos: SweepRepos = tx.repos;
+        if (await armed(repos)) return;
+        const earliest = await repos.fireClaims.earliestExpiry();
+        if (earliest !== null) await arm(repos, earliest);
       });
     },
   };

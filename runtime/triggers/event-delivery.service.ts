@@ -12,7 +12,7 @@
  * retries concurrently.
  */
 import type { EventDelivery } from '../../storage/records/event-deliveries.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import { parseBoundedJson } from '../bounded-json.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_CONFIG } from '../config.js';
@@ -95,18 +95,18 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
   const { store, clock, keyRing } = deps;
   const { repos } = store;
 
-  function definitionOf(config: StoredEventConfig, orgId: string): Pick<EventDefinition, 'payloadPaths'> {
-    const integration = repos.integrations.integration(config.sourceIntegrationId);
+  async function definitionOf(config: StoredEventConfig, orgId: string): Promise<Pick<EventDefinition, 'payloadPaths'>> {
+    const integration = await repos.integrations.integration(config.sourceIntegrationId);
     if (integration === undefined || (integration.orgId !== null && integration.orgId !== orgId)) return { payloadPaths: [] };
     return eventsOf(integration).find((e) => e.type === config.eventType) ?? { payloadPaths: [] };
   }
 
   return {
     async deliver(triggerId, headers, raw) {
-      const trigger = isUuid(triggerId) ? repos.triggers.trigger(triggerId) : undefined;
+      const trigger = isUuid(triggerId) ? await repos.triggers.trigger(triggerId) : undefined;
       if (trigger === undefined || trigger.type !== 'event' || !trigger.active) throw notFound();
       // A suspended customer's event triggers answer like an inactive one: nothing fires, nothing is recorded.
-      if ((repos.tenancy.organization(trigger.orgId)?.suspendedAt ?? null) !== null) throw notFound();
+      if (((await repos.tenancy.organization(trigger.orgId))?.suspendedAt ?? null) !== null) throw notFound();
       const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', 'The delivery signature could not be verified.', { reason });
       if (trigger.endpointSecretSealed === null) throw unauthorized('no-endpoint-secret');
       const secret = openSecret(keyRing, trigger.endpointSecretSealed, sealedSecretAad.triggerEndpoint(trigger.orgId, trigger.id));
@@ -117,7 +117,7 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
         throw validation('The delivery is not valid.', { issues: [{ path: 'webhook-id', message: `must be at most ${MESSAGE_ID_MAX_LENGTH} characters` }] });
       }
 
-      const seen = repos.eventDeliveries.delivery(trigger.id, verified.messageId);
+      const seen = await repos.eventDeliveries.delivery(trigger.id, verified.messageId);
       if (seen !== undefined) return replay(seen);
 
       // Bounded like every request body: a deep `data` would pass here and overflow JSON.stringify in the fan-out.
@@ -126,30 +126,30 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
 
       const config = trigger.config as unknown as StoredEventConfig;
       const event = inboundEvent(parsed, verified.timestampMs);
-      const record = (status: EventDelivery['status'], reason: EventSkipReason | null, runId: string | null, now: number) => {
-        // Inside the unit of work: units run one at a time, so this check and the insert cannot interleave.
-        if (repos.eventDeliveries.delivery(trigger.id, verified.messageId) !== undefined) throw new AlreadyDelivered();
-        repos.eventDeliveries.insert({ triggerId: trigger.id, messageId: verified.messageId, orgId: trigger.orgId, status, reason, runId, receivedAt: now });
+      const record = async (unitRepos: Pick<PortRepositories, 'eventDeliveries'>, status: EventDelivery['status'], reason: EventSkipReason | null, runId: string | null, now: number) => {
+        // Inside the unit of work: the check and the insert run in one unit (the unique key backs it on every driver).
+        if ((await unitRepos.eventDeliveries.delivery(trigger.id, verified.messageId)) !== undefined) throw new AlreadyDelivered();
+        await unitRepos.eventDeliveries.insert({ triggerId: trigger.id, messageId: verified.messageId, orgId: trigger.orgId, status, reason, runId, receivedAt: now });
       };
-      const answerDuplicate = (): EventDeliveryAnswer => replay(repos.eventDeliveries.delivery(trigger.id, verified.messageId)!);
+      const answerDuplicate = async (): Promise<EventDeliveryAnswer> => replay((await repos.eventDeliveries.delivery(trigger.id, verified.messageId))!);
 
       let skip: EventSkipReason | null = null;
       if (event.type !== null && event.type !== config.eventType) skip = 'EVENT_TYPE_MISMATCH';
-      else if (config.filter !== null && !matchesFilter(config.filter, definitionOf(config, trigger.orgId), event)) skip = 'FILTER_MISS';
+      else if (config.filter !== null && !matchesFilter(config.filter, await definitionOf(config, trigger.orgId), event)) skip = 'FILTER_MISS';
       try {
         if (skip !== null) {
           const reason = skip;
-          await store.writer.submit(() => record('skipped', reason, null, clock.now()));
+          await store.writer.submit((tx) => record(tx.repos, 'skipped', reason, null, clock.now()));
           return { body: { status: 'skipped', reason }, dispatch: noop };
         }
         const input = isObject(event.payload) ? event.payload : {};
         const result = await deps.fire.fanOut(
           { trigger, source: 'event', firedBy: null, input, credentials: null, credentialExpiresAt: null },
-          (runId, now) => record('fired', null, runId, now),
+          (unitRepos, runId, now) => record(unitRepos, 'fired', null, runId, now),
         );
         return { body: { status: 'fired', runId: result.runId, sessions: result.sessions }, dispatch: result.dispatch };
       } catch (error) {
-        if (error instanceof AlreadyDelivered) return answerDuplicate();
+        if (error instanceof AlreadyDelivered) return await answerDuplicate();
         throw error;
       }
     },

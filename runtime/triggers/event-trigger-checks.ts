@@ -13,7 +13,7 @@
  *   provider-app prerequisite: the connection is connected (holds account material) -> 400 VALIDATION connectionId
  *   eventFilter field / operator / value                  -> 400 VALIDATION eventFilter.*
  */
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { Integration } from '../../storage/records/integrations.js';
 import type { Organization } from '../../storage/records/tenancy.js';
 import { forbidden, notFound, validation } from '../errors.js';
@@ -36,8 +36,8 @@ export function eventsOf(integration: Integration): EventDefinition[] {
 }
 
 /** An integration this organization may use: global or its own, and available. */
-export function visibleIntegration(repos: Pick<Repositories, 'integrations'>, orgId: string, integrationId: string): Integration | undefined {
-  const integration = repos.integrations.integration(integrationId);
+export async function visibleIntegration(repos: Pick<PortRepositories, 'integrations'>, orgId: string, integrationId: string): Promise<Integration | undefined> {
+  const integration = await repos.integrations.integration(integrationId);
   if (integration === undefined || !integration.available) return undefined;
   return integration.orgId === null || integration.orgId === orgId ? integration : undefined;
 }
@@ -45,15 +45,15 @@ export function visibleIntegration(repos: Pick<Repositories, 'integrations'>, or
 const refuse = (path: string, message: string) => validation('The event trigger cannot be created.', { issues: [{ path, message }] });
 
 /** Runs every check in order; returns the catalog event the trigger listens to. */
-export function checkEventTrigger(
-  repos: Pick<Repositories, 'integrations' | 'tenancy'>,
+export async function checkEventTrigger(
+  repos: Pick<PortRepositories, 'integrations' | 'tenancy'>,
   orgId: string,
   body: EventTriggerInput,
-): EventDefinition {
-  if (!eventTriggersEnabled(repos.tenancy.organization(orgId))) {
+): Promise<EventDefinition> {
+  if (!eventTriggersEnabled(await repos.tenancy.organization(orgId))) {
     throw forbidden('Event triggers are not enabled for this organization.');
   }
-  const integration = visibleIntegration(repos, orgId, body.sourceIntegrationId);
+  const integration = await visibleIntegration(repos, orgId, body.sourceIntegrationId);
   if (integration === undefined) throw notFound();
   const events = eventsOf(integration);
   if (events.length === 0) throw refuse('sourceIntegrationId', 'the integration declares no events');
@@ -63,7 +63,7 @@ export function checkEventTrigger(
     throw refuse('eventType', 'the provider does not sign this event\'s deliveries (standard-webhooks), so they cannot be verified');
   }
 
-  const connection = repos.integrations.connection(body.connectionId);
+  const connection = await repos.integrations.connection(body.connectionId);
   if (connection === undefined || connection.orgId !== orgId) throw notFound();
   if (connection.integrationId !== integration.id) throw refuse('connectionId', 'is a connection of another integration');
   if (connection.domainId !== null && connection.domainId !== body.domainId) throw refuse('connectionId', 'belongs to another domain');

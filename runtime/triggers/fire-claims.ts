@@ -3,9 +3,9 @@
  * Protocol (SPEC "States and transitions", idempotency rows; Limits):
  * - Read path, no write: the request's verdict from the committed claim (fireRequestVerdict). A key whose
  *   original is still being planned or committed in this process is "in progress" from memory (`hold`).
- * - Write path: `settle` runs inside the fire's own unit of work, from the verdict read before `hold`: verdict
- *   and hold run in one synchronous stretch, and the key stays held until the unit committed, so no request of
- *   this process can commit the key in between and the claim is not read again. CLAIM and COMPLETE are applied
+ * - Write path: `settle` runs inside the fire's own unit of work, from the verdict `take` read: the in-process
+ *   check, after the read, and the hold run in one synchronous stretch, and the key stays held until the unit
+ *   committed, so no request of this process can commit the key in between and the claim is not read again. CLAIM and COMPLETE are applied
  *   together and the completed claim is returned for the run row, which the fire inserts with it (one row: the
  *   claim, the firing and its session plan commit as one). The unique index trigger_runs_claim is the guarantee
  *   (one live claim per key): if the insert still meets a claim, `raced` reads it and the fire answers from it,
@@ -26,7 +26,8 @@ import {
   type StoredResponse,
 } from '../../machines/idempotency-claim.machine.js';
 import type { FireClaim, NewClaim } from '../../storage/records/fire-claims.js';
-import type { FireClaimsRepo } from '../../storage/repos/fire-claims.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import { durableMachine } from '../actors/durable-step.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -63,24 +64,35 @@ export function keyReusedError(): AppError {
   return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request (target, input or callerCredentials).');
 }
 
+/** A verdict, and for one that runs the request, the release of the key it holds (null otherwise). */
+export interface TakenVerdict {
+  readonly verdict: FireRequestVerdict;
+  readonly release: (() => void) | null;
+}
+
+/** The unit a claim is settled in: the claim columns and the sweep timer through `tx.repos`, its outbox. */
+export type ClaimUnit = UnitContext<Pick<PortRepositories, 'fireClaims' | 'timers'>>;
+
 export interface FireClaims {
-  /** What this request gets now: claim (run it), replay, in progress or reused. No write. */
-  verdict(request: ClaimRequest, now: number): FireRequestVerdict;
-  /** Marks the key in flight in this process until the returned release runs (call right after a claiming verdict). */
-  hold(request: ClaimRequest): () => void;
+  /**
+   * What this request gets now: claim (run it), replay, in progress or reused. No write. A verdict that runs the
+   * request holds the key in this process (in progress to others) until its release runs: the held check is made
+   * again after the read, in the same synchronous stretch as the hold, so two requests never both take a key.
+   */
+  take(request: ClaimRequest, now: number): Promise<TakenVerdict>;
   /**
    * Inside the fire's unit of work, before its run row: from the claiming `verdict` this request got (and held
    * since), takes and completes the claim with the response (an expired claim's key is given up first) and
    * returns the claim columns the run row is inserted with; throws ClaimRaced for a verdict that does not claim.
    */
-  settle(request: ClaimRequest, settle: { verdict: FireRequestVerdict; owner: string; response: StoredResponse; runId: string; now: number }): NewClaim;
-  /** When the run insert met the unique claim index anyway: the error to throw, with the verdict of the claim it met. */
-  raced(request: ClaimRequest, now: number): ClaimRaced;
+  settle(tx: ClaimUnit, request: ClaimRequest, settle: { verdict: FireRequestVerdict; owner: string; response: StoredResponse; runId: string; now: number }): Promise<NewClaim>;
+  /** When the run insert met the unique claim index anyway (inside that unit): the error to throw, with the verdict of the claim it met. */
+  raced(repos: Pick<PortRepositories, 'fireClaims'>, request: ClaimRequest, now: number): Promise<ClaimRaced>;
 }
 
 const scopedKey = (scope: string, key: string): string => `${scope}:${key}`;
 
-export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; sweeper?: ClaimSweeper }): FireClaims {
+export function createFireClaims(deps: { claims: PortRepositories['fireClaims']; clock: Clock; sweeper?: ClaimSweeper }): FireClaims {
   const { claims } = deps;
   const durable = durableMachine(idempotencyClaimMachine);
   /**
@@ -122,31 +134,40 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
     }
   }
 
+  /** The verdict of a key held in this process, or null when it is not held. */
+  function heldVerdict(scoped: string, request: ClaimRequest): FireRequestVerdict | null {
+    const held = inFlight.get(scoped);
+    if (held === undefined) return null;
+    return held === request.fingerprint ? { kind: 'in-progress' } : { kind: 'key-reused' };
+  }
+
+  const runs = (verdict: FireRequestVerdict): boolean => leadIn(verdict, 0) !== null;
+
   return {
-    verdict(request, now) {
+    async take(request, now) {
       const scoped = scopedKey(request.scope, request.key);
-      const held = inFlight.get(scoped);
-      if (held !== undefined) return held === request.fingerprint ? { kind: 'in-progress' } : { kind: 'key-reused' };
-      const row = claims.get(request.scope, request.key);
-      return fireRequestVerdict(row === undefined ? absent : restore(scoped, row), { fingerprint: request.fingerprint, now });
-    },
-
-    hold(request) {
-      const scoped = scopedKey(request.scope, request.key);
-      if (inFlight.has(scoped)) throw new AppError('INTERNAL', 'An idempotency key was held twice.');
+      const before = heldVerdict(scoped, request);
+      if (before !== null) return { verdict: before, release: null };
+      const row = await claims.get(request.scope, request.key);
+      // Another request of this process may have taken the key while this one read: it is in progress then.
+      const during = heldVerdict(scoped, request);
+      if (during !== null) return { verdict: during, release: null };
+      const verdict = fireRequestVerdict(row === undefined ? absent : restore(scoped, row), { fingerprint: request.fingerprint, now });
+      if (!runs(verdict)) return { verdict, release: null };
       inFlight.set(scoped, request.fingerprint);
-      return () => void inFlight.delete(scoped);
+      return { verdict, release: () => void inFlight.delete(scoped) };
     },
 
-    settle(request, { verdict, owner, response, runId, now }) {
+    async settle(tx, request, { verdict, owner, response, runId, now }) {
+      const { fireClaims } = tx.repos;
       const scoped = scopedKey(request.scope, request.key);
       const lead = leadIn(verdict, now);
       if (lead === null) throw new ClaimRaced(verdict);
       // A fresh key has no stored claim to restore (the common case: no read). An expired (or abandoned) claim is
       // read to step from it, then gives its key up; its run stays in Run history.
       // The sweep may have cleared that claim since the verdict: the key is then simply fresh.
-      const stored = verdict.kind === 'claim' ? undefined : claims.get(request.scope, request.key);
-      if (stored !== undefined) claims.delete(request.scope, request.key);
+      const stored = verdict.kind === 'claim' ? undefined : await fireClaims.get(request.scope, request.key);
+      if (stored !== undefined) await fireClaims.delete(request.scope, request.key);
       const { snapshot: next } = durable.step(restore(scoped, stored), [
         ...(stored === undefined ? [] : lead),
         { type: 'CLAIM', now, fingerprint: request.fingerprint, owner, leaseMs: CLAIM_LEASE_MS },
@@ -156,12 +177,12 @@ export function createFireClaims(deps: { claims: FireClaimsRepo; clock: Clock; s
       if (!next.matches('completed') || c.createdAt === null || c.expiresAt === null) {
         throw new AppError('INTERNAL', 'The idempotency-claim machine did not complete a fresh claim.');
       }
-      deps.sweeper?.armFor(c.expiresAt);
+      await deps.sweeper?.armFor(tx, c.expiresAt);
       return { key: request.key, fingerprint: Buffer.from(request.fingerprint, 'hex'), response: JSON.stringify(response.body), expiresAt: c.expiresAt };
     },
 
-    raced(request, now) {
-      const stored = restore(scopedKey(request.scope, request.key), claims.get(request.scope, request.key));
+    async raced(repos, request, now) {
+      const stored = restore(scopedKey(request.scope, request.key), await repos.fireClaims.get(request.scope, request.key));
       return new ClaimRaced(fireRequestVerdict(stored, { fingerprint: request.fingerprint, now }));
     },
   };

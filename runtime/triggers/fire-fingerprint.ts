@@ -25,28 +25,33 @@ export interface FireFingerprintInput {
   readonly callerCredentials: NormalizedCallerCredentials | null;
 }
 
-export type FireFingerprinter = (request: FireFingerprintInput) => string;
+export type FireFingerprinter = (request: FireFingerprintInput) => Promise<string>;
 
 export function createFireFingerprinter(deps: { store: Storage; keyRing: KeyRing; clock: Clock; logger: Logger }): FireFingerprinter {
-  const key = loadOrMintKey(deps);
-  return (request) =>
-    createHmac('sha256', key)
+  // Loaded (or minted) once, in a unit of its own; every fingerprint waits for it, then only hashes.
+  const loading = loadOrMintKey(deps);
+  loading.catch(() => undefined);
+  let key: Buffer | null = null;
+  return async (request) => {
+    key ??= await loading;
+    return createHmac('sha256', key)
       // Object keys sorted at every depth: a reordered but equal JSON body is the same request.
       .update(canonicalJson([FINGERPRINT_VERSION, request.triggerId, request.input, request.callerCredentials?.integrations ?? {}]))
       .digest('hex');
+  };
 }
 
-function loadOrMintKey(deps: { store: Storage; keyRing: KeyRing; clock: Clock; logger: Logger }): Buffer {
+function loadOrMintKey(deps: { store: Pick<Storage, 'writer'>; keyRing: KeyRing; clock: Clock; logger: Logger }): Promise<Buffer> {
   const { store, keyRing, clock } = deps;
-  const repo = store.repos.serviceKeys;
-  return store.transaction(() => {
+  return store.writer.submit(async (tx) => {
+    const repo = tx.repos.serviceKeys;
     const now = clock.now();
-    const row = repo.get(KEY_NAME);
+    const row = await repo.get(KEY_NAME);
     if (row !== undefined) {
       try {
         const key = Buffer.from(openSecret(keyRing, row.sealed, KEY_AAD) as string, 'base64');
         const rewrapped = rewrapSecret(keyRing, row.sealed, KEY_AAD);
-        if (!rewrapped.equals(row.sealed)) repo.replace(KEY_NAME, rewrapped, now);
+        if (!rewrapped.equals(row.sealed)) await repo.replace(KEY_NAME, rewrapped, now);
         return key;
       } catch (error) {
         if (!isVaultError(error)) throw error;
@@ -56,8 +61,8 @@ function loadOrMintKey(deps: { store: Storage; keyRing: KeyRing; clock: Clock; l
     }
     const key = randomBytes(32);
     const sealed = sealSecret(keyRing, key.toString('base64'), KEY_AAD);
-    if (row === undefined) repo.insert({ name: KEY_NAME, sealed, createdAt: now, updatedAt: now });
-    else repo.replace(KEY_NAME, sealed, now);
+    if (row === undefined) await repo.insert({ name: KEY_NAME, sealed, createdAt: now, updatedAt: now });
+    else await repo.replace(KEY_NAME, sealed, now);
     return key;
   });
 }

@@ -9,7 +9,7 @@
  * A started subscriber receives only the credentials of the integrations it binds at caller identity (rule 5).
  */
 import { isAutomationEntitled } from '../partners/entitlements.js';
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { SubscriberOutcome } from '../../machines/trigger-firing.machine.js';
 import type { Trigger } from '../../storage/records/triggers.js';
 import { errorMessage } from '../actors/actor-failure.js';
@@ -46,28 +46,29 @@ export interface FiringContext {
 }
 
 export interface SubscriberPlanner {
-  plan(firing: FiringContext): SubscriberPlan[];
+  plan(firing: FiringContext): Promise<SubscriberPlan[]>;
 }
 
 const NO_CREDENTIALS: NormalizedCallerCredentials = Object.freeze({ integrations: Object.freeze({}) });
 
 export function createSubscriberPlanner(deps: {
-  repos: Pick<Repositories, 'triggers' | 'automations' | 'sessions' | 'entitlements'>;
+  repos: Pick<PortRepositories, 'triggers' | 'automations' | 'sessions' | 'entitlements'>;
   bindings: BindingsReader;
   starter: SessionStarter;
   logger: Pick<Logger, 'error'>;
 }): SubscriberPlanner {
   const { repos, starter } = deps;
 
-  function planOne(firing: FiringContext, automationId: string, position: number): SubscriberPlan {
+  async function planOne(firing: FiringContext, automationId: string, position: number): Promise<SubscriberPlan> {
     const result = (outcome: SubscriberOutcome, code: string | null, reason: string | null): SubscriberPlan =>
       ({ automationId, position, outcome, code, reason, start: null, usedIntegrationIds: [] });
-    const automation = repos.automations.automation(automationId);
+    const automation = await repos.automations.automation(automationId);
     if (automation === undefined || automation.orgId !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
-    if (!isAutomationEntitled(repos, firing.orgId, automation)) {
+    // partners/entitlements.ts (edge-1) still types its repos as SQLite's; awaited, it answers either way.
+    if (!(await isAutomationEntitled(repos as never, firing.orgId, automation))) {
       return result('skipped', 'ENTITLEMENT_DISABLED', 'The automation is not entitled for this organization.');
     }
-    const belt = deps.bindings(automation);
+    const belt = await deps.bindings(automation);
     if (belt === undefined) {
       // An archived automation has no published pointer (runtime/manage/automation-manager.service.ts): same code, clearer reason.
       return result('skipped', 'NOT_PUBLISHED', automation.archivedAt != null ? 'The automation is archived.' : 'The automation has no published version.');
@@ -98,7 +99,7 @@ export function createSubscriberPlanner(deps: {
       request.message = told.message;
     }
     try {
-      const start = starter.plan(request, { automation, entitled: true });
+      const start = await starter.plan(request, { automation, entitled: true });
       return { automationId, position, outcome: 'started', code: null, reason: null, start, usedIntegrationIds: used };
     } catch (error) {
       if (error instanceof AppError) return result('failed', error.code, error.message);
@@ -109,8 +110,11 @@ export function createSubscriberPlanner(deps: {
   }
 
   return {
-    plan(firing) {
-      return repos.triggers.subscribers(firing.trigger.id).map((sub, position) => planOne(firing, sub.automationId, position));
+    async plan(firing) {
+      const plans: SubscriberPlan[] = [];
+      // In position order, one at a time: the same reads in the same order as before.
+      for (const [position, sub] of (await repos.triggers.subscribers(firing.trigger.id)).entries()) plans.push(await planOne(firing, sub.automationId, position));
+      return plans;
     },
   };
 }

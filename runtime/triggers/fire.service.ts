@@ -15,9 +15,10 @@ import type { FireRequestVerdict } from '../../machines/idempotency-claim.machin
 import type { FiringOutcome } from '../../machines/trigger-firing.machine.js';
 import type { NewClaim } from '../../storage/records/fire-claims.js';
 import type { RunSource } from '../../storage/records/trigger-runs.js';
-import { isClaimConflict } from '../../storage/repos/fire-claims.repo.js';
+import { isClaimConflict } from '../../storage/port/errors.js';
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { UserPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { errorMessage } from '../actors/actor-failure.js';
@@ -80,10 +81,10 @@ export interface FireService {
   fire(caller: UserPrincipal, body: FireBody, idempotencyKey: string | null, requestId: string): Promise<FireAnswer>;
   /**
    * Fans one event out to a trigger's subscribers and records it (schedule, event and API firings share it).
-   * `alsoWrite` runs first inside the same unit of work (e.g. a schedule tick's markFired, an event's dedupe row):
-   * if it throws, nothing of the firing is written.
+   * `alsoWrite` runs first inside the same unit of work (e.g. a schedule tick's markFired, an event's dedupe row),
+   * writing through the unit's `tx.repos`: if it throws, nothing of the firing is written.
    */
-  fanOut(request: FanOutRequest, alsoWrite?: (runId: string, now: number) => void): Promise<FanOutResult>;
+  fanOut(request: FanOutRequest, alsoWrite?: AlsoWrite): Promise<FanOutResult>;
 }
 
 export interface FireServiceDeps {
@@ -100,12 +101,15 @@ export interface FireServiceDeps {
   materializer?: Pick<Materializer, 'accepted'>;
 }
 
+/** Writes of a firing's caller in the firing's own unit (`tx.repos`), before the firing's. */
+export type AlsoWrite = (repos: PortRepositories, runId: string, now: number) => Promise<void>;
+
 const ORIGIN: Record<RunSource, SessionOrigin> = { api: 'trigger', schedule: 'schedule', event: 'event' };
 const noop = (): void => {};
 /** How a firing takes its idempotency claim inside its unit of work: the claim columns, and the error a key conflict becomes. */
 interface Claimer {
-  settle(body: FireResponseBody, runId: string, now: number): NewClaim;
-  raced(now: number): Error;
+  settle(tx: UnitContext<PortRepositories>, body: FireResponseBody, runId: string, now: number): Promise<NewClaim>;
+  raced(repos: PortRepositories, now: number): Promise<Error>;
 }
 
 export function createFireService(deps: FireServiceDeps): FireService {
@@ -116,11 +120,11 @@ export function createFireService(deps: FireServiceDeps): FireService {
   const planner = createSubscriberPlanner({ repos, bindings: createBindingsReader(repos.automations), starter: deps.sessionStarter, logger: deps.logger });
 
   /** Plans, then commits the run row (with the `claimer`'s claim) and any start that cannot wait, in one unit of work. */
-  async function commitFiring(request: FanOutRequest, claimer: Claimer | null, alsoWrite?: (runId: string, now: number) => void): Promise<FanOutResult> {
+  async function commitFiring(request: FanOutRequest, claimer: Claimer | null, alsoWrite?: AlsoWrite): Promise<FanOutResult> {
     const now = clock.now();
     const runId = newId();
     const credentials = request.credentials;
-    const plans = planner.plan({
+    const plans = await planner.plan({
       orgId: request.trigger.orgId,
       actorUserId: request.firedBy,
       origin: ORIGIN[request.source],
@@ -152,16 +156,16 @@ export function createFireService(deps: FireServiceDeps): FireService {
     if (deps.materializer !== undefined) for (const start of started) if (start.deferred !== null) deferred.push(start.deferred(now));
     const commit = () =>
       store.writer.submit(
-        () => {
+        async (tx) => {
           // First, so a verdict that does not claim throws before anything is written.
-          const claim = claimer?.settle(body, runId, now) ?? null;
-          alsoWrite?.(runId, now);
-          for (const start of eager) start.write();
+          const claim = claimer === null ? null : await claimer.settle(tx, body, runId, now);
+          await alsoWrite?.(tx.repos, runId, now);
+          for (const start of eager) await start.write(tx);
           try {
-            firing.write(repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : deferred });
+            await firing.write(tx.repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : deferred });
           } catch (error) {
             // The unique claim index is the guarantee of one firing per key: a conflict is answered like a duplicate.
-            if (claimer !== null && isClaimConflict(error)) throw claimer.raced(now);
+            if (claimer !== null && isClaimConflict(error)) throw await claimer.raced(tx.repos, now);
             throw error;
           }
         },
@@ -194,8 +198,8 @@ export function createFireService(deps: FireServiceDeps): FireService {
   }
 
   async function fire(caller: UserPrincipal, body: FireBody, idempotencyKey: string | null, requestId: string): Promise<FireAnswer> {
-    const trigger = triggerOfCaller(repos, caller, body.triggerId);
-    assertCanFire(repos, caller, trigger);
+    const trigger = await triggerOfCaller(repos, caller, body.triggerId);
+    await assertCanFire(repos, caller, trigger);
     const credentials = body.callerCredentials === undefined ? null : normalizeCallerCredentials(body.callerCredentials);
     const request: FanOutRequest = {
       trigger,
@@ -215,17 +219,21 @@ export function createFireService(deps: FireServiceDeps): FireService {
     const claim: ClaimRequest = {
       scope: caller.orgId,
       key: idempotencyKey,
-      fingerprint: fingerprint({ triggerId: trigger.id, input: body.input, callerCredentials: credentials }),
+      fingerprint: await fingerprint({ triggerId: trigger.id, input: body.input, callerCredentials: credentials }),
     };
-    const verdict = claims.verdict(claim, clock.now());
+    // The verdict and, when it runs the request, the key's in-process hold, taken in one synchronous stretch.
+    const { verdict, release } = await claims.take(claim, clock.now());
     const early = answerWithoutRunning(verdict);
-    if (early !== null) return early;
-    assertFireable(trigger);
-    const release = claims.hold(claim);
+    if (early !== null || release === null) {
+      release?.();
+      if (early !== null) return early;
+      throw new AppError('INTERNAL', 'An idempotency claim could not be taken.');
+    }
     try {
+      assertFireable(trigger);
       const result = await commitFiring(request, {
-        settle: (response, runId, now) => claims.settle(claim, { verdict, owner: requestId, response: { status: 202, body: response }, runId, now }),
-        raced: (now) => claims.raced(claim, now),
+        settle: (tx, response, runId, now) => claims.settle(tx, claim, { verdict, owner: requestId, response: { status: 202, body: response }, runId, now }),
+        raced: (unitRepos, now) => claims.raced(unitRepos, claim, now),
       });
       return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, outcome: result.outcome, dispatch: result.dispatch };
     } catch (error) {

@@ -13,7 +13,9 @@ import {
 } from '../../machines/trigger-firing.machine.js';
 import type { NewClaim } from '../../storage/records/fire-claims.js';
 import type { RunSource } from '../../storage/records/trigger-runs.js';
-import type { TriggerRunsRepo } from '../../storage/repos/trigger-runs.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
+
+type TriggerRunsRepo = Pick<PortRepositories['triggerRuns'], 'insertRun'>;
 import { durableMachine } from '../actors/durable-step.js';
 import { AppError } from '../errors.js';
 import type { SubscriberPlan } from './fire-subscribers.js';
@@ -34,7 +36,7 @@ export interface RecordedFiring {
   readonly outcome: FiringOutcome;
   readonly unusedIntegrationIds: readonly string[];
   /** Writes the Run history row, with the fire's claim and the session starts left to the materializer; inside the fire's unit of work. */
-  write(runs: TriggerRunsRepo, extra?: { claim: NewClaim | null; pending: readonly unknown[] | null }): void;
+  write(runs: TriggerRunsRepo, extra?: { claim: NewClaim | null; pending: readonly unknown[] | null }): Promise<void>;
 }
 
 const durable = durableMachine(triggerFiringMachine);
@@ -66,8 +68,8 @@ export function recordFiring(facts: FiringFacts, plans: readonly SubscriberPlan[
   return {
     outcome: recorded.outcome,
     unusedIntegrationIds: recorded.unusedIntegrationIds,
-    write(runs, extra) {
-      runs.insertRun({
+    async write(runs, extra) {
+      await runs.insertRun({
         claim: extra?.claim ?? null,
         pending: extra?.pending ?? null,
         id: facts.runId,

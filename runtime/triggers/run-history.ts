@@ -1,5 +1,5 @@
 // Reads a trigger's Run history: firings newest first by keyset cursor, each with per-subscriber results.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { SubscriberResultView, TriggerRun } from '../../storage/records/trigger-runs.js';
 import { toIso } from '../clock.js';
 import { notFound } from '../errors.js';
@@ -42,8 +42,8 @@ export interface RunPage {
 }
 
 export interface RunHistory {
-  list(caller: TriggerCaller, triggerId: string, options: { limit?: number; cursor?: string | null }): RunPage;
-  get(caller: TriggerCaller, triggerId: string, runId: string): RunView;
+  list(caller: TriggerCaller, triggerId: string, options: { limit?: number; cursor?: string | null }): Promise<RunPage>;
+  get(caller: TriggerCaller, triggerId: string, runId: string): Promise<RunView>;
 }
 
 
@@ -69,19 +69,19 @@ function view(run: TriggerRun, results: readonly SubscriberResultView[]): RunVie
   };
 }
 
-export function createRunHistory(repos: Pick<Repositories, 'triggers' | 'tenancy' | 'triggerRuns'>): RunHistory {
+export function createRunHistory(repos: Pick<PortRepositories, 'triggers' | 'tenancy' | 'triggerRuns'>): RunHistory {
   const runs = repos.triggerRuns;
   return {
-    list(caller, triggerId, options) {
-      const trigger = triggerOfCaller(repos, caller, triggerId);
-      assertCanReadRuns(repos, caller, trigger);
+    async list(caller, triggerId, options) {
+      const trigger = await triggerOfCaller(repos, caller, triggerId);
+      await assertCanReadRuns(repos, caller, trigger);
       const limit = options.limit ?? RUNS_PAGE_DEFAULT;
       const before = options.cursor ? decodePosition(options.cursor) : null;
       // One row more than asked tells whether an older page exists.
-      const rows = runs.page(trigger.id, before, limit + 1);
+      const rows = await runs.page(trigger.id, before, limit + 1);
       const page = rows.slice(0, limit);
       const byRun = new Map<string, SubscriberResultView[]>();
-      for (const result of runs.resultsOf(page.map((r) => r.id))) {
+      for (const result of await runs.resultsOf(page.map((r) => r.id))) {
         const list = byRun.get(result.runId) ?? [];
         list.push(result);
         byRun.set(result.runId, list);
@@ -92,12 +92,12 @@ export function createRunHistory(repos: Pick<Repositories, 'triggers' | 'tenancy
         nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.createdAt, id: last.id }) : null,
       };
     },
-    get(caller, triggerId, runId) {
-      const trigger = triggerOfCaller(repos, caller, triggerId);
-      assertCanReadRuns(repos, caller, trigger);
-      const run = isUuid(runId) ? runs.run(runId) : undefined;
+    async get(caller, triggerId, runId) {
+      const trigger = await triggerOfCaller(repos, caller, triggerId);
+      await assertCanReadRuns(repos, caller, trigger);
+      const run = isUuid(runId) ? await runs.run(runId) : undefined;
       if (run === undefined || run.triggerId !== trigger.id) throw notFound();
-      return view(run, runs.resultsOf([run.id]));
+      return view(run, await runs.resultsOf([run.id]));
     },
   };
 }

@@ -13,12 +13,11 @@
  * gives every active schedule trigger exactly one tick matching its current config and removes the ticks of
  * inactive ones; a tick whose trigger changed since it was armed re-arms instead of firing.
  */
-import type { UnitOfWork } from '../../storage/group-commit.js';
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { Scheduler, TimerRepos } from '../scheduler/index.js';
 import type { FireService } from './fire.service.js';
 import { nextRunAfter, scheduleConfigOf, type ScheduleConfig } from './schedule-next.js';
 
@@ -30,12 +29,12 @@ interface TickPayload {
 }
 
 export interface ScheduleTicks {
-  /** Unit of work: arms the trigger's next tick strictly after `afterMs`; the due time, or null if it never fires again. */
-  arm(triggerId: string, config: Pick<ScheduleConfig, 'cron' | 'timezone'>, afterMs: number): UnitOfWork<number | null>;
-  /** Unit of work: removes the trigger's pending tick (paused, retyped or deleted); true when one was pending. */
-  disarm(triggerId: string): UnitOfWork<boolean>;
+  /** Inside the caller's unit (`tx.repos`): arms the trigger's next tick strictly after `afterMs`; the due time, or null if it never fires again. */
+  arm(repos: TimerRepos, triggerId: string, config: Pick<ScheduleConfig, 'cron' | 'timezone'>, afterMs: number): Promise<number | null>;
+  /** Inside the caller's unit (`tx.repos`): removes the trigger's pending tick (paused, retyped or deleted); true when one was pending. */
+  disarm(repos: TimerRepos, triggerId: string): Promise<boolean>;
   /** When the trigger's pending tick is due (null when none is armed). */
-  nextRunAt(triggerId: string): number | null;
+  nextRunAt(triggerId: string): Promise<number | null>;
   /** Arms every active schedule trigger lacking a current tick and disarms inactive ones; returns how many changed. */
   reconcile(): Promise<number>;
 }
@@ -64,39 +63,37 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
   const { store, clock, scheduler } = deps;
   const { repos } = store;
 
-  function arm(triggerId: string, config: Pick<ScheduleConfig, 'cron' | 'timezone'>, afterMs: number): UnitOfWork<number | null> {
-    return () => {
-      const dueAt = nextRunAfter(config, afterMs);
-      if (dueAt === null) {
-        scheduler.cancel(SCHEDULE_TICK, triggerId)();
-        return null;
-      }
-      const payload: TickPayload = { cron: config.cron, timezone: config.timezone };
-      scheduler.schedule({ kind: SCHEDULE_TICK, targetId: triggerId, dueAt, payload })();
-      return dueAt;
-    };
+  async function arm(unitRepos: TimerRepos, triggerId: string, config: Pick<ScheduleConfig, 'cron' | 'timezone'>, afterMs: number): Promise<number | null> {
+    const dueAt = nextRunAfter(config, afterMs);
+    if (dueAt === null) {
+      await scheduler.cancel(unitRepos, SCHEDULE_TICK, triggerId);
+      return null;
+    }
+    const payload: TickPayload = { cron: config.cron, timezone: config.timezone };
+    await scheduler.schedule(unitRepos, { kind: SCHEDULE_TICK, targetId: triggerId, dueAt, payload });
+    return dueAt;
   }
 
   scheduler.on(SCHEDULE_TICK, async (timer, delivery) => {
-    const trigger = repos.triggers.trigger(timer.targetId);
+    const trigger = await repos.triggers.trigger(timer.targetId);
     // Deleted, paused or retyped since it was armed: the tick lapses (the scheduler marks it fired); reconcile
     // arms a fresh one if the trigger becomes an active schedule again.
     if (!isLive(trigger)) return;
     const config = scheduleConfigOf(trigger.config);
     // A suspended customer's slots pass without firing; the next one is armed, so resuming needs no reconcile.
-    if (!isCurrent(timer.payload, config) || (repos.tenancy.organization(trigger.orgId)?.suspendedAt ?? null) !== null) {
-      await store.writer.submit(() => {
-        delivery.markFired();
-        arm(trigger.id, config, clock.now())();
+    if (!isCurrent(timer.payload, config) || ((await repos.tenancy.organization(trigger.orgId))?.suspendedAt ?? null) !== null) {
+      await store.writer.submit(async (tx) => {
+        await delivery.markFired(tx.repos);
+        await arm(tx.repos, trigger.id, config, clock.now());
       });
       return;
     }
     const result = await deps.fire.fanOut(
       { trigger, source: 'schedule', firedBy: null, input: config.input, credentials: null, credentialExpiresAt: null },
-      (_runId, now) => {
-        delivery.markFired();
+      async (unitRepos, _runId, now) => {
+        await delivery.markFired(unitRepos);
         // From now, not from the slot it was due at: slots missed while the service was down are skipped.
-        arm(trigger.id, config, now)();
+        await arm(unitRepos, trigger.id, config, now);
       },
     );
     result.dispatch();
@@ -104,21 +101,22 @@ export function createScheduleTicks(deps: ScheduleTicksDeps): ScheduleTicks {
 
   return {
     arm,
-    disarm: (triggerId) => scheduler.cancel(SCHEDULE_TICK, triggerId),
-    nextRunAt: (triggerId) => repos.timers.pending(SCHEDULE_TICK, triggerId)?.dueAt ?? null,
+    disarm: (unitRepos, triggerId) => scheduler.cancel(unitRepos, SCHEDULE_TICK, triggerId),
+    nextRunAt: async (triggerId) => (await repos.timers.pending(SCHEDULE_TICK, triggerId))?.dueAt ?? null,
     reconcile() {
-      return store.writer.submit(() => {
+      return store.writer.submit(async (tx) => {
+        const unitRepos: Pick<PortRepositories, 'triggers' | 'timers'> = tx.repos;
         const now = clock.now();
         let changed = 0;
-        for (const trigger of repos.triggers.triggersOfType('schedule')) {
-          const pending = repos.timers.pending(SCHEDULE_TICK, trigger.id);
+        for (const trigger of await unitRepos.triggers.triggersOfType('schedule')) {
+          const pending = await unitRepos.timers.pending(SCHEDULE_TICK, trigger.id);
           if (!trigger.active) {
-            if (pending !== undefined && scheduler.cancel(SCHEDULE_TICK, trigger.id)()) changed += 1;
+            if (pending !== undefined && (await scheduler.cancel(unitRepos, SCHEDULE_TICK, trigger.id))) changed += 1;
             continue;
           }
           const config = scheduleConfigOf(trigger.config);
           if (pending !== undefined && isCurrent(pending.payload, config)) continue;
-          arm(trigger.id, config, now)();
+          await arm(unitRepos, trigger.id, config, now);
           changed += 1;
         }
         return changed;

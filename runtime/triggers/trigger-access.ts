@@ -1,7 +1,7 @@
 // Who may fire a trigger and read its Run history (SPEC Trigger firing rule 1, Errors: uniform 404 vs 403).
-import type { TenancyRepo, DomainRole } from '../../storage/repos/tenancy.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
+import type { DomainRole } from '../../storage/records/tenancy.js';
 import type { Trigger } from '../../storage/records/triggers.js';
-import type { TriggersRepo } from '../../storage/repos/triggers.repo.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 
 /** DESIGN "Domain model": `execute` is operator and above. */
@@ -12,11 +12,11 @@ export interface TriggerCaller {
   readonly orgId: string;
 }
 
-type Repos = { triggers: TriggersRepo; tenancy: TenancyRepo };
+type Repos = Pick<PortRepositories, 'triggers' | 'tenancy'>;
 
 /** Unknown ids and other organizations' ids are the uniform 404 (SPEC Errors NOT_FOUND). */
-export function triggerOfCaller(repos: Repos, caller: TriggerCaller, triggerId: string): Trigger {
-  const trigger = repos.triggers.trigger(triggerId);
+export async function triggerOfCaller(repos: Pick<Repos, 'triggers'>, caller: TriggerCaller, triggerId: string): Promise<Trigger> {
+  const trigger = await repos.triggers.trigger(triggerId);
   if (trigger === undefined || trigger.orgId !== caller.orgId) throw notFound();
   return trigger;
 }
@@ -25,14 +25,14 @@ export function triggerOfCaller(repos: Repos, caller: TriggerCaller, triggerId: 
  * Inside the caller's organization a missing permission is 403 (SPEC Errors FORBIDDEN), as on the conversation
  * and authoring routes; organization Owner/Admin status grants nothing inside a domain.
  */
-export function assertCanFire(repos: Repos, caller: TriggerCaller, trigger: Trigger): void {
-  const role = repos.tenancy.domainRole(trigger.domainId, caller.userId);
+export async function assertCanFire(repos: Pick<Repos, 'tenancy'>, caller: TriggerCaller, trigger: Trigger): Promise<void> {
+  const role = await repos.tenancy.domainRole(trigger.domainId, caller.userId);
   if (role === null || !EXECUTE_ROLES.has(role)) throw forbidden('You cannot fire triggers in this domain.');
 }
 
 /** Run history is visible to every member of the trigger's domain (viewers included). */
-export function assertCanReadRuns(repos: Repos, caller: TriggerCaller, trigger: Trigger): void {
-  if (repos.tenancy.domainRole(trigger.domainId, caller.userId) === null) throw forbidden('You cannot see this trigger\'s runs.');
+export async function assertCanReadRuns(repos: Pick<Repos, 'tenancy'>, caller: TriggerCaller, trigger: Trigger): Promise<void> {
+  if ((await repos.tenancy.domainRole(trigger.domainId, caller.userId)) === null) throw forbidden('You cannot see this trigger\'s runs.');
 }
 
 /** Rule 1: only an active API trigger can be fired; a schedule or event trigger, or a paused one, is not found here. */

@@ -40,9 +40,9 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
   const { repos } = store;
 
   /** Subscribers are agents or flows of the trigger's own domain: a domain editor cannot wire up another domain's work. */
-  function checkSubscribers(caller: TriggerCaller, domainId: string, ids: readonly string[]): void {
-    ids.forEach((id, index) => {
-      const automation = repos.automations.automation(id);
+  async function checkSubscribers(caller: TriggerCaller, domainId: string, ids: readonly string[]): Promise<void> {
+    for (const [index, id] of ids.entries()) {
+      const automation = await repos.automations.automation(id);
       if (automation === undefined || automation.orgId !== caller.orgId) throw notFound();
       if (automation.domainId !== domainId) {
         throw validation('The trigger cannot be created.', { issues: [{ path: `subscribers.${index}`, message: 'must be an agent or flow of the trigger\'s domain' }] });
@@ -51,7 +51,7 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
       if (automation.archivedAt != null) {
         throw new AppError('CONFLICT', 'An archived automation cannot subscribe to triggers.', { reason: 'automation_archived', path: `subscribers.${index}` });
       }
-    });
+    }
   }
 
   return {
@@ -59,7 +59,7 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
       await domainOf(repos, caller, body.domainId);
       await requireDomainPermission(repos, caller, body.domainId, 'edit_automation');
       const subscribers = body.subscribers ?? [];
-      checkSubscribers(caller, body.domainId, subscribers);
+      await checkSubscribers(caller, body.domainId, subscribers);
 
       const id = newId();
       const now = clock.now();
@@ -72,7 +72,7 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
           throw validation('The trigger cannot be created.', { issues: [{ path: 'cron', message: 'never matches a future time' }] });
         }
       } else if (body.type === 'event') {
-        checkEventTrigger(repos, caller.orgId, body);
+        await checkEventTrigger(repos, caller.orgId, body);
         config = { sourceIntegrationId: body.sourceIntegrationId, connectionId: body.connectionId, eventType: body.eventType, filter: body.eventFilter ?? null };
         if (body.endpointSecret === undefined) minted = mintSigningSecret();
         sealed = sealSecret(keyRing, body.endpointSecret ?? minted, sealedSecretAad.triggerEndpoint(caller.orgId, id));
@@ -92,10 +92,10 @@ export function createTriggerAdmin(deps: TriggerAdminDeps): TriggerAdmin {
         createdAt: now,
       };
       // One unit: a failing subscription (or tick) insert rolls the trigger back with it.
-      const nextRunAt = await store.writer.submit(() => {
-        repos.triggers.insertTrigger(trigger);
-        repos.triggers.replaceSubscriptions(id, subscribers);
-        if (body.type === 'schedule' && trigger.active) return scheduleTicks.arm(id, { cron: body.cron, timezone: body.timezone ?? null }, now)();
+      const nextRunAt = await store.writer.submit(async (tx) => {
+        await tx.repos.triggers.insertTrigger(trigger);
+        await tx.repos.triggers.replaceSubscriptions(id, subscribers);
+        if (body.type === 'schedule' && trigger.active) return scheduleTicks.arm(tx.repos, id, { cron: body.cron, timezone: body.timezone ?? null }, now);
         return null;
       });
       const view = triggerView(trigger, subscribers, { nextRunAt, baseUrl });

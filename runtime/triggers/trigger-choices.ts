@@ -1,6 +1,6 @@
 // Owns what a person may attach a new trigger to: their domains (and whether they may create triggers there) and
 // the event sources (catalog events a delivery can be verified for, with connected connections) — the console's form.
-import type { Repositories } from '../../storage/repos/index.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { hasDomainPermission } from '../authoring/authoring-access.js';
 import { eventsOf, eventTriggersEnabled } from './event-trigger-checks.js';
 import type { TriggerCaller } from './trigger-access.js';
@@ -22,25 +22,19 @@ export interface TriggerChoices {
  * integration, events signed with standard-webhooks, and a connection holding account material in one of the
  * caller's domains or organization-wide. Connection ids are no secret; their material is never read here.
  */
-export async function triggerChoices(
-  repos: Pick<Repositories, 'tenancy' | 'automations' | 'knowledge' | 'integrations'>,
-  caller: TriggerCaller,
-): Promise<TriggerChoices> {
+export async function triggerChoices(repos: Pick<PortRepositories, 'tenancy' | 'automations' | 'knowledge' | 'integrations'>, caller: TriggerCaller): Promise<TriggerChoices> {
   const domains: TriggerChoices['domains'] = [];
-  for (const { domainId } of repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId)) {
-    const domain = repos.tenancy.domain(domainId);
+  for (const { domainId } of await repos.tenancy.domainRolesOfUser(caller.userId, caller.orgId)) {
+    const domain = await repos.tenancy.domain(domainId);
     if (domain !== undefined) domains.push({ domainId: domain.id, name: domain.name, canCreate: await hasDomainPermission(repos, caller, domain.id, 'edit_automation') });
   }
   domains.sort((a, b) => a.name.localeCompare(b.name));
-  const enabled = eventTriggersEnabled(repos.tenancy.organization(caller.orgId));
+  const enabled = eventTriggersEnabled(await repos.tenancy.organization(caller.orgId));
   if (!enabled) return { domains, eventTriggersEnabled: false, eventSources: [] };
 
   const mine = new Set(domains.map((d) => d.domainId));
-  const connections = repos.integrations
-    .connectionsOfOrganization(caller.orgId)
-    .filter((c) => c.secretSealed !== null && (c.domainId === null || mine.has(c.domainId)));
-  const eventSources = repos.integrations
-    .integrationsVisibleTo(caller.orgId)
+  const connections = (await repos.integrations.connectionsOfOrganization(caller.orgId)).filter((c) => c.secretSealed !== null && (c.domainId === null || mine.has(c.domainId)));
+  const eventSources = (await repos.integrations.integrationsVisibleTo(caller.orgId))
     .map((integration) => ({
       integrationId: integration.id,
       name: integration.name,

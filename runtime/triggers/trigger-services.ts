@@ -13,7 +13,7 @@ export interface TriggerServices {
 
 export function createTriggerServices(deps: Omit<FireServiceDeps, 'sweeper'> & { scheduler?: Scheduler }): TriggerServices {
   const { store, clock, scheduler } = deps;
-  const claimSweeper = scheduler === undefined ? null : createClaimSweeper({ claims: store.repos.fireClaims, clock, writer: store.writer, scheduler });
+  const claimSweeper = scheduler === undefined ? null : createClaimSweeper({ clock, writer: store.writer, scheduler });
   return {
     fire: createFireService({ ...deps, ...(claimSweeper === null ? {} : { sweeper: claimSweeper }) }),
     triggerRuns: createRunHistory(store.repos),

@@ -10,18 +10,18 @@ import { runAgentTurn } from './turn-runner.js';
 export function createAgentEngine(deps: TurnDeps): SessionEngine {
   const { repos } = deps.store;
   return {
-    admit(request, automation) {
+    async admit(request, automation) {
       // Rule 1: an Agent (a Flow id is not an agent here) with a published revision.
       if (automation.kind !== 'agent' || automation.publishedRevision === null) throw notFound();
-      const revision = readRevision(repos.automations, automation.id, automation.publishedRevision);
+      const revision = await readRevision(repos.automations, automation.id, automation.publishedRevision);
       if (revision === undefined) throw notFound();
       if (typeof request.message !== 'string' || request.message.trim() === '') throw validation('A message is required to start an agent turn.');
       return { revision: revision.revision, bindings: revision.belt };
     },
 
-    writeStart(start) {
+    async writeStart(tx, start) {
       const { request } = start;
-      repos.sessions.insertMessage({
+      await tx.repos.sessions.insertMessage({
         id: newId(),
         sessionId: start.sessionId,
         executionId: start.executionId,
@@ -35,7 +35,7 @@ export function createAgentEngine(deps: TurnDeps): SessionEngine {
       // A session being opened has no subscriber yet (its id is in this very answer) and its snapshot carries the
       // message: the signal is for messages appended to a live session only (one row less per opened session).
       if (start.entry === 'open') return [];
-      return deps.bus.append(start.sessionId, { type: 'session.changed', change: 'message_added' })();
+      return deps.bus.append(tx, start.sessionId, { type: 'session.changed', change: 'message_added' });
     },
 
     async run(execution, signal) {
@@ -53,7 +53,7 @@ export function createAgentEngine(deps: TurnDeps): SessionEngine {
 /** Last resort after an unexpected error: record the turn as failed so the session's queue can move on. */
 async function failStuckTurn(deps: TurnDeps, sessionId: string, executionId: string): Promise<void> {
   const mover = createTurnMover(deps, { sessionId, executionId });
-  const status = deps.store.repos.executions.execution(executionId)?.status;
+  const status = (await deps.store.repos.executions.execution(executionId))?.status;
   try {
     if (status === 'queued' || status === 'resume_queued') await mover.move({ type: 'START', now: deps.clock.now() });
     if (status !== 'suspended') await mover.move({ type: 'FAIL', now: deps.clock.now(), code: 'TURN_FAILED', message: 'The turn failed unexpectedly.' });

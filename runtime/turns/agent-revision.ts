@@ -1,5 +1,5 @@
 // Reads a published agent revision: the Setup and belt frozen at publish time, which every turn runs with.
-import type { AutomationsRepo } from '../../storage/repos/automations.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import { AppError } from '../errors.js';
 import { IDENTITY_BINDINGS, bindingsByIntegration, type IdentityBinding, type IntegrationBinding } from '../vault/index.js';
 
@@ -39,8 +39,8 @@ function parseBelt(raw: unknown): IntegrationBinding[] {
 }
 
 /** The revision, or undefined when it does not exist. Throws INTERNAL when its stored JSON is unreadable. */
-export function readRevision(automations: AutomationsRepo, automationId: string, revision: number): PublishedRevision | undefined {
-  const row = automations.agentRevision(automationId, revision);
+export async function readRevision(automations: Pick<PortRepositories['automations'], 'agentRevision'>, automationId: string, revision: number): Promise<PublishedRevision | undefined> {
+  const row = await automations.agentRevision(automationId, revision);
   if (row === undefined) return undefined;
   try {
     const belt = parseBelt(row.belt);

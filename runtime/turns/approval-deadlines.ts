@@ -5,7 +5,7 @@
  * A stale timer (the turn moved on meanwhile) finds nothing pending and is marked fired without effect.
  */
 import { APPROVAL_EXPIRED } from '../../machines/session-turn.machine.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { Scheduler, TimerRepos } from '../scheduler/index.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { closeOpenWork, settleClosedRun } from './open-work.js';
 import { createTurnMover, type TurnMoverDeps } from './turn-mover.js';
@@ -13,16 +13,16 @@ import { createTurnMover, type TurnMoverDeps } from './turn-mover.js';
 export const APPROVAL_EXPIRY_TIMER = 'approval-expiry';
 
 export interface ApprovalDeadlines {
-  /** Inside the suspension's unit of work: the window starts now. */
-  arm(executionId: string, now: number): void;
-  /** Inside the unit that resumes or settles the turn. */
-  disarm(executionId: string): void;
+  /** Inside the suspension's unit of work (its `tx.repos`): the window starts now. */
+  arm(repos: TimerRepos, executionId: string, now: number): Promise<void>;
+  /** Inside the unit that resumes or settles the turn (its `tx.repos`). */
+  disarm(repos: TimerRepos, executionId: string): Promise<void>;
 }
 
 export function createApprovalDeadlines(deps: { scheduler: Pick<Scheduler, 'schedule' | 'cancel'>; ttlMs: number }): ApprovalDeadlines {
   return {
-    arm: (executionId, now) => void deps.scheduler.schedule({ kind: APPROVAL_EXPIRY_TIMER, targetId: executionId, dueAt: now + deps.ttlMs })(),
-    disarm: (executionId) => void deps.scheduler.cancel(APPROVAL_EXPIRY_TIMER, executionId)(),
+    arm: async (repos, executionId, now) => void (await deps.scheduler.schedule(repos, { kind: APPROVAL_EXPIRY_TIMER, targetId: executionId, dueAt: now + deps.ttlMs })),
+    disarm: async (repos, executionId) => void (await deps.scheduler.cancel(repos, APPROVAL_EXPIRY_TIMER, executionId)),
   };
 }
 
@@ -42,18 +42,18 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
   const { repos } = deps.store;
   const { bus, clock } = deps;
   deps.scheduler.on(APPROVAL_EXPIRY_TIMER, async (timer, delivery) => {
-    const execution = repos.executions.execution(timer.targetId);
+    const execution = await repos.executions.execution(timer.targetId);
     if (execution === undefined || execution.status !== 'suspended') return;
-    const approval = repos.approvals.pendingOfSession(execution.sessionId);
+    const approval = await repos.approvals.pendingOfSession(execution.sessionId);
     if (approval === undefined || approval.executionId !== execution.id) return;
     const sessionId = execution.sessionId;
-    const session = repos.sessions.session(sessionId);
-    const kind = session === undefined ? undefined : repos.automations.automation(session.automationId)?.kind;
+    const session = await repos.sessions.session(sessionId);
+    const kind = session === undefined ? undefined : (await repos.automations.automation(session.automationId))?.kind;
     const ids = { sessionId, executionId: execution.id };
     if (kind === 'flow') {
-      await deps.store.writer.submit(() => {
-        delivery.markFired();
-        return settleClosedRun({ repos, bus, grants: deps.grants, clock, deadlines: deps.deadlines }, ids, CLOSED_BY, 'failed') ?? [];
+      await deps.store.writer.submit(async (tx) => {
+        await delivery.markFired(tx.repos);
+        return (await settleClosedRun(tx, { bus, grants: deps.grants, clock, deadlines: deps.deadlines }, ids, CLOSED_BY, 'failed')) ?? [];
       });
       deps.dispatcher.dispatch(sessionId);
       return;
@@ -62,7 +62,7 @@ export function handleApprovalExpiry(deps: ApprovalExpiryDeps): void {
     // A turn that moved on meanwhile refuses the step: the timer is marked fired and nothing else is written.
     await createTurnMover(deps, ids).move(
       { type: 'EXPIRE_APPROVAL', now, approvalId: approval.id },
-      { always: () => delivery.markFired(), refused: null, before: () => closeOpenWork({ repos, bus }, ids, CLOSED_BY, now) },
+      { always: (tx) => delivery.markFired(tx.repos), refused: null, before: (_step, tx) => closeOpenWork(tx, { bus }, ids, CLOSED_BY, now) },
     );
     deps.dispatcher.dispatch(sessionId);
   });

@@ -1,6 +1,6 @@
 // Decides, at call time, who one tool call runs as and fetches exactly that identity's material (caller grant or connection).
 import type { Execution } from '../../storage/records/executions.js';
-import type { IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
 import type { IntegrationDefinition } from '../manifest/integration.schema.js';
 import type { ToolIdentity } from '../tools/index.js';
 import { openSecret, sealedSecretAad } from '../vault/sealed-secret.js';
@@ -14,7 +14,7 @@ export type CallIdentity =
   | { readonly ok: false; readonly code: IdentityFailureCode; readonly message: string };
 
 export interface CallIdentityDeps {
-  integrations: IntegrationsRepo;
+  integrations: Pick<PortRepositories['integrations'], 'connectionsFor'>;
   grants: CallerGrants;
   keyRing: KeyRing;
 }
@@ -41,13 +41,13 @@ const expired = (): CallIdentity => ({
  * field names are removed (rule 3). With no caller material the organization's connection is used unless a
  * side required the caller (rule 5). The material lives in the returned object only.
  */
-export function resolveCallIdentity(deps: CallIdentityDeps, input: CallIdentityInput): CallIdentity {
+export async function resolveCallIdentity(deps: CallIdentityDeps, input: CallIdentityInput): Promise<CallIdentity> {
   const { execution, integration, binding } = input;
   const held = execution.grantIntegrationIds.includes(integration.id);
   let entry;
   if (binding !== 'service' && held) {
     if (execution.grantExpiresAt !== null && input.now >= execution.grantExpiresAt) return expired();
-    const credentials = deps.grants.open(execution, input.orgId);
+    const credentials = await deps.grants.open(execution, input.orgId);
     // Held but gone: the expiry timer deleted it (a clock jump past the deadline).
     if (credentials === null) return expired();
     entry = credentials.integrations[integration.id];
@@ -64,9 +64,9 @@ export function resolveCallIdentity(deps: CallIdentityDeps, input: CallIdentityI
 }
 
 /** The organization's connection for the integration: the session domain's own, else an organization-wide one. */
-function organizationIdentity(deps: CallIdentityDeps, input: CallIdentityInput): CallIdentity {
+async function organizationIdentity(deps: CallIdentityDeps, input: CallIdentityInput): Promise<CallIdentity> {
   const { integration } = input;
-  const connections = deps.integrations.connectionsFor(input.orgId, integration.id);
+  const connections = await deps.integrations.connectionsFor(input.orgId, integration.id);
   const connection = connections.find((c) => c.domainId === input.domainId) ?? connections.find((c) => c.domainId === null);
   const needsAuth = integration.auth?.token !== undefined || (integration.auth?.fields?.length ?? 0) > 0;
   if (connection === undefined) {

@@ -21,7 +21,7 @@ export interface SessionDispatcher {
   /** Resolves when nothing accepted is still to be written and the session's queue (or every queue) has nothing running. */
   idle(sessionId?: string): Promise<void>;
   /** Boot: dispatches every session with queued, running or resume-queued executions; returns how many. */
-  recover(): number;
+  recover(): Promise<number>;
   /**
    * Aborts the in-flight run of one execution (its model or tool call sees the signal) and resolves once the engine
    * returned; false when it is not running here. Call it after the cancel committed: the engine records nothing.
@@ -74,12 +74,12 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
   /** One controller per execution being run, so a cancel aborts only that run (the engine sees it as a stop). */
   const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
-  function next(sessionId: string): { execution: QueuedExecution; engine: SessionEngine } | null {
-    const row = repos.executions.firstUnsettled(sessionId);
+  async function next(sessionId: string): Promise<{ execution: QueuedExecution; engine: SessionEngine } | null> {
+    const row = await repos.executions.firstUnsettled(sessionId);
     // A suspended execution blocks the queue until its approval is decided (which dispatches again).
     if (row === undefined || row.status === 'suspended') return null;
-    const session = repos.sessions.session(sessionId);
-    const automation = session && repos.automations.automation(session.automationId);
+    const session = await repos.sessions.session(sessionId);
+    const automation = session && (await repos.automations.automation(session.automationId));
     if (session === undefined || automation === undefined) return null;
     const engine = engines.get(automation.kind);
     if (engine === undefined) {
@@ -102,7 +102,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       await deps.pacer?.pace();
       state.again = false;
       if (shutdown.signal.aborted) return;
-      const picked = next(sessionId);
+      const picked = await next(sessionId);
       if (picked === null) {
         if (state.again) continue;
         return;
@@ -124,7 +124,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         await done;
       } catch (error) {
         // A run cut short by a cancel may fail its next step (the machine refuses it): nothing to report then.
-        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || repos.executions.execution(execution.executionId)?.settledAt != null;
+        const cancelled = inFlight.get(execution.executionId)?.controller.signal.aborted === true || (await repos.executions.execution(execution.executionId))?.settledAt != null;
         if (!cancelled) {
           deps.logger.error({ sessionId, executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'engine run failed');
         }
@@ -134,7 +134,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       }
       if (shutdown.signal.aborted) return;
       // An engine that left the execution where it found it would spin: wait for the next dispatch instead.
-      if (repos.executions.execution(execution.executionId)?.status === execution.status && !state.again) return;
+      if ((await repos.executions.execution(execution.executionId))?.status === execution.status && !state.again) return;
     }
   }
 
@@ -175,9 +175,9 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       await run.done;
       return true;
     },
-    recover() {
-      deps.admission?.enqueued(repos.executions.countQueued());
-      const sessions = repos.executions.sessionsWithRunnableWork();
+    async recover() {
+      deps.admission?.enqueued(await repos.executions.countQueued());
+      const sessions = await repos.executions.sessionsWithRunnableWork();
       for (const sessionId of sessions) dispatch(sessionId);
       return sessions.length;
     },

@@ -1,6 +1,8 @@
 // The engine seam: one engine per automation kind (agent turns here, flows by the flow runtime) behind the dispatcher.
 import type { Automation, AutomationKind } from '../../storage/records/automations.js';
 import type { ExecutionStatus } from '../../storage/records/executions.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
+import type { UnitContext } from '../../storage/port/unit.js';
 import type { SessionEventEnvelope } from '../events/index.js';
 import type { IntegrationBinding, NormalizedCallerCredentials } from '../vault/index.js';
 
@@ -59,14 +61,14 @@ export interface QueuedExecution {
 export interface SessionEngine {
   /**
    * Refusals that must happen before anything is written (unpublished target, missing message, invalid input),
-   * thrown as AppError. Synchronous: it runs inside SessionStarter.plan().
+   * thrown as AppError. Runs inside SessionStarter.plan(), before any unit of work.
    */
-  admit(request: StartSessionRequest, automation: Automation): AdmittedStart;
+  admit(request: StartSessionRequest, automation: Automation): Promise<AdmittedStart>;
   /**
    * Writes the engine's own rows for a queued execution (message or input, actor snapshot) inside the caller's
-   * unit of work, after the session and execution rows. Returns stored events, published after commit.
+   * unit of work (`tx`), after the session and execution rows. Returns stored events, published after commit.
    */
-  writeStart(start: EngineStart): SessionEventEnvelope[];
+  writeStart(tx: UnitContext<PortRepositories>, start: EngineStart): Promise<SessionEventEnvelope[]>;
   /**
    * Runs the execution until it settles or parks on an approval, recording its own outcome. `signal` aborts on
    * shutdown: the engine then stops without recording anything, and boot recovery picks the execution up again.

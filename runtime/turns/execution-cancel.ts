@@ -25,25 +25,27 @@ export const alreadySettled = (row: Pick<Execution, 'status'>) =>
 export function createExecutionCancel(deps: ExecutionCancelDeps) {
   const { repos } = deps.store;
   const { bus } = deps;
-  const settled = (executionId: string) => alreadySettled(repos.executions.execution(executionId) ?? { status: 'completed' });
+  const settled = async (executionId: string) => alreadySettled((await repos.executions.execution(executionId)) ?? { status: 'completed' });
 
   /** An agent turn: the session-turn machine's CANCEL step, with its rows, in one unit of work. */
   async function cancelTurn(sessionId: string, executionId: string): Promise<void> {
     const now = deps.clock.now();
-    await createTurnMover(deps, { sessionId, executionId }).move(
+    const moved = await createTurnMover(deps, { sessionId, executionId }).move(
       { type: 'CANCEL', now },
-      { refused: () => settled(executionId), before: () => closeOpenWork({ repos, bus }, { sessionId, executionId }, CLOSED_BY, now) },
+      { refused: null, before: (_step, tx) => closeOpenWork(tx, { bus }, { sessionId, executionId }, CLOSED_BY, now) },
     );
+    // Refused by the machine (the turn already settled): nothing was written; the answer reads why.
+    if (!moved) throw await settled(executionId);
   }
 
   /** A flow run has no turn machine: its trail is settled the way the flow runner settles a failed run. */
   async function cancelRun(sessionId: string, executionId: string): Promise<void> {
     // Its events are published by the unit's outbox at commit.
-    await deps.store.writer.submit(() => {
-      const out = settleClosedRun({ repos, bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines }, { sessionId, executionId }, CLOSED_BY, 'cancelled');
-      if (out === null) throw settled(executionId);
-      return out;
-    });
+    const out = await deps.store.writer.submit((tx) =>
+      settleClosedRun(tx, { bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines }, { sessionId, executionId }, CLOSED_BY, 'cancelled'),
+    );
+    // Already settled: nothing was written; the answer reads why.
+    if (out === null) throw await settled(executionId);
   }
 
   return {

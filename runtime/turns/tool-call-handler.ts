@@ -29,7 +29,7 @@ const INTERRUPTED_MESSAGE =
 export async function handleCall(run: CallRun, call: PendingCall): Promise<CallHandling> {
   const { ctx, rec, deps } = run;
   const bound = ctx.tools.byName.get(call.toolName);
-  const existing = deps.store.repos.executions.toolCallByRef(ctx.execution.id, call.toolCallId);
+  const existing = await deps.store.repos.executions.toolCallByRef(ctx.execution.id, call.toolCallId);
   if (existing !== undefined) return continueCall(run, call, existing, bound);
 
   if (call.invalid !== undefined || bound === undefined) {
@@ -47,7 +47,7 @@ export async function handleCall(run: CallRun, call: PendingCall): Promise<CallH
     return 'answered';
   }
   if (ctx.revision.setup.approvalTools.includes(call.toolName)) {
-    await rec.suspend(call, gateOf(run, bound));
+    await rec.suspend(call, await gateOf(run, bound));
     return 'suspended';
   }
   const row = await rec.openCall(call, integrationOf(call.toolName), bound.readonly);
@@ -58,9 +58,9 @@ export async function handleCall(run: CallRun, call: PendingCall): Promise<CallH
 async function continueCall(run: CallRun, call: PendingCall, row: ToolCall, bound: BoundTool | undefined): Promise<CallHandling> {
   const { rec, deps, ctx } = run;
   if (row.status === 'awaiting_approval') {
-    const approval = row.approvalId === null ? undefined : deps.store.repos.approvals.approval(row.approvalId);
+    const approval = row.approvalId === null ? undefined : await deps.store.repos.approvals.approval(row.approvalId);
     if (approval?.status !== 'approved') return 'suspended';
-    const decision = deps.turns.peek(ctx.execution.id)?.context.lastDecision;
+    const decision = (await deps.turns.peek(ctx.execution.id))?.context.lastDecision;
     if (decision?.approvalId === approval.id && decision.gatedCallError !== null) {
       // Approval after the grant expired with no replacement: a failed tool result, never the organization's identity.
       const integrationId = row.integrationId ?? integrationOf(row.tool);
@@ -93,10 +93,10 @@ async function continueCall(run: CallRun, call: PendingCall, row: ToolCall, boun
 }
 
 /** Routing of the approval a gated call raises (docs/decisions.md "Who decides an approval"). */
-function gateOf(run: CallRun, bound: BoundTool): Parameters<TurnRecorder['suspend']>[1] {
+async function gateOf(run: CallRun, bound: BoundTool): Promise<Parameters<TurnRecorder['suspend']>[1]> {
   const { ctx, deps } = run;
   const integrationId = integrationOf(bound.tool.name);
-  const execution = deps.store.repos.executions.execution(ctx.execution.id) ?? ctx.execution;
+  const execution = (await deps.store.repos.executions.execution(ctx.execution.id)) ?? ctx.execution;
   const binding = ctx.revision.bindings.get(integrationId) ?? 'service';
   const held = binding !== 'service' && execution.grantIntegrationIds.includes(integrationId);
   return {
@@ -117,10 +117,10 @@ async function execute(run: CallRun, call: ToolCallRequest, row: ToolCall, bound
     outcome = { result, identity: null, durationMs: deps.clock.now() - startedAt };
   } else {
     const integrationId = bound.integration.id;
-    const execution = deps.store.repos.executions.execution(ctx.execution.id) ?? ctx.execution;
+    const execution = (await deps.store.repos.executions.execution(ctx.execution.id)) ?? ctx.execution;
     let identity;
     try {
-      identity = resolveCallIdentity(
+      identity = await resolveCallIdentity(
         { integrations: deps.store.repos.integrations, grants: deps.grants, keyRing: deps.keyRing },
         { execution, orgId: ctx.session.orgId, domainId: ctx.session.domainId, integration: bound.integration, binding: ctx.revision.bindings.get(integrationId) ?? 'service', now: startedAt },
       );

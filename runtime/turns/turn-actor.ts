@@ -4,8 +4,7 @@ import {
   sessionTurnMachine,
   type SessionTurnEvent,
 } from '../../machines/session-turn.machine.js';
-import type { ExecutionsRepo } from '../../storage/repos/executions.repo.js';
-import type { Storage } from '../../storage/port/storage.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { ActorFailure, ActorKindHandle, ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus } from '../events/index.js';
@@ -21,13 +20,13 @@ export type TurnActors = ActorKindHandle<typeof sessionTurnMachine>;
  * idle -> OPEN/MESSAGE -> queued, is implied by its execution row while that row says `queued`, and is computed by
  * the registry on first use; the turn's first committed step (START) writes the row.
  */
-export function registerTurnActors(registry: ActorRegistry, executions: Pick<ExecutionsRepo, 'execution'>, onFailure: (failure: ActorFailure) => void | Promise<void>): TurnActors {
+export function registerTurnActors(registry: ActorRegistry, executions: Pick<PortRepositories['executions'], 'execution'>, onFailure: (failure: ActorFailure) => void | Promise<void>): TurnActors {
   return registry.register(TURN_ACTOR_KIND, {
     machine: sessionTurnMachine,
     version: MACHINE_VERSION,
     onFailure,
-    implicit(executionId) {
-      const execution = executions.execution(executionId);
+    async implicit(executionId) {
+      const execution = await executions.execution(executionId);
       if (execution === undefined || execution.status !== 'queued') return undefined;
       const event: SessionTurnEvent = { type: execution.entry === 'open' ? 'OPEN' : 'MESSAGE', now: execution.createdAt, valid: true, permitted: true };
       return { input: { executionId, sessionId: execution.sessionId }, event };
@@ -51,13 +50,13 @@ export interface UnrestorableTurnDeps {
  */
 export async function failUnrestorableTurn(deps: UnrestorableTurnDeps, failure: ActorFailure): Promise<void> {
   const { repos } = deps.store;
-  const execution = repos.executions.execution(failure.id);
+  const execution = await repos.executions.execution(failure.id);
   if (execution === undefined || execution.settledAt !== null) return;
-  await deps.store.writer.submit(() => {
-    deps.registry.retire(TURN_ACTOR_KIND, failure.id)();
-    repos.executions.settle(failure.id, 'failed', deps.clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
-    deps.grants.discard(failure.id);
-    return deps.bus.append(execution.sessionId, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' })();
+  await deps.store.writer.submit(async (tx) => {
+    await deps.registry.retire(tx.repos, TURN_ACTOR_KIND, failure.id);
+    await tx.repos.executions.settle(failure.id, 'failed', deps.clock.now(), 'TURN_FAILED', 'The turn could not be continued.');
+    await deps.grants.discard(tx.repos, failure.id);
+    return deps.bus.append(tx, execution.sessionId, { type: 'turn.completed', executionId: failure.id, outcome: 'failed', errorCode: 'TURN_FAILED' });
   });
   deps.dispatcher.dispatch(execution.sessionId);
 }

@@ -41,49 +41,50 @@ export function createTurnApprovals(deps: TurnApprovalsDeps) {
   const { repos } = deps.store;
 
   /** Edited arguments must fit the gated tool's input, checked now so the approver learns it, not the model. */
-  function checkEditedArgs(orgId: string, toolName: string, args: Record<string, unknown>): void {
-    const tool = deps.catalogFor(orgId).findTool(toolName);
+  async function checkEditedArgs(orgId: string, toolName: string, args: Record<string, unknown>): Promise<void> {
+    const tool = (await deps.catalogFor(orgId)).findTool(toolName);
     if (tool === undefined) return;
     const check = deps.validator.validate(tool.tool.inputSchema, args);
     if (!check.ok) throw validation('editedArgs do not match the tool input.', { issues: check.issues.map((i) => ({ path: i.path || '(root)', message: i.message })) });
   }
 
   /** Only entries the gated execution's revision binds at caller identity are kept (rule 6). */
-  function replacementFor(automationId: string, revision: number | null, credentials: NormalizedCallerCredentials): NormalizedCallerCredentials {
-    const pinned = revision === null ? undefined : readRevision(repos.automations, automationId, revision);
+  async function replacementFor(automationId: string, revision: number | null, credentials: NormalizedCallerCredentials): Promise<NormalizedCallerCredentials> {
+    const pinned = revision === null ? undefined : await readRevision(repos.automations, automationId, revision);
     return narrowCredentials(credentials, pinned?.belt ?? []).credentials;
   }
 
   return {
     /** `approval` is the session's pending turn approval, already checked to be the caller's to decide. */
     async decide(session: Session, approval: Approval, deciderId: string, request: DecisionRequest): Promise<DecisionAnswer> {
-      if (request.editedArgs !== undefined) checkEditedArgs(session.orgId, approval.tool ?? '', request.editedArgs);
-      const execution = repos.executions.execution(approval.executionId);
+      if (request.editedArgs !== undefined) await checkEditedArgs(session.orgId, approval.tool ?? '', request.editedArgs);
+      const execution = await repos.executions.execution(approval.executionId);
       if (execution === undefined) throw approvalConflict('The approval no longer has a turn to resume.');
       const replacement = request.decision === 'approved' && request.callerCredentials !== undefined
-        ? replacementFor(session.automationId, execution.revision, request.callerCredentials)
+        ? await replacementFor(session.automationId, execution.revision, request.callerCredentials)
         : null;
       const now = deps.clock.now();
       const event: DecisionEvent = request.decision === 'approved'
         ? { type: 'APPROVE', now, approvalId: request.approvalId, comment: request.comment, editedArgs: request.editedArgs, replacementCredentials: replacement !== null && Object.keys(replacement.integrations).length > 0 }
         : { type: 'REJECT', now, approvalId: request.approvalId, comment: request.comment };
-      const snapshot = deps.turns.peek(execution.id);
+      const snapshot = await deps.turns.peek(execution.id);
       const stale = () => approvalConflict('The approval is no longer waiting for a decision.');
       if (snapshot === undefined || decisionRefusal(snapshot, event) !== null) throw stale();
 
       const sessionId = session.id;
       await createTurnMover(deps, { sessionId, executionId: execution.id }).move(event, {
         refused: stale,
-        before: () => {
+        before: async (_step, tx) => {
+          const unitRepos = tx.repos;
           const edited = request.editedArgs ?? null;
-          const decided = repos.approvals.decide(approval.id, { status: request.decision, decidedBy: deciderId, comment: request.comment ?? null, editedArgs: edited }, now);
+          const decided = await unitRepos.approvals.decide(approval.id, { status: request.decision, decidedBy: deciderId, comment: request.comment ?? null, editedArgs: edited }, now);
           if (!decided) throw approvalConflict('The approval was decided meanwhile.');
-          if (approval.toolCallId !== null && edited !== null) repos.executions.setToolCallArgs(approval.toolCallId, edited, true);
+          if (approval.toolCallId !== null && edited !== null) await unitRepos.executions.setToolCallArgs(approval.toolCallId, edited, true);
           // Rule 11: supplied credentials replace the parked execution's grant; deleted when the turn settles.
-          if (replacement !== null) deps.grants.store(session.orgId, execution.id, replacement, null);
+          if (replacement !== null) await deps.grants.store(unitRepos, session.orgId, execution.id, replacement, null);
           if (request.decision !== 'rejected' || approval.toolCallId === null) return [];
-          repos.executions.finishToolCall(approval.toolCallId, { status: 'rejected', result: null, errorCode: 'REJECTED', errorMessage: 'The approver rejected this call.' }, now);
-          return deps.bus.append(sessionId, {
+          await unitRepos.executions.finishToolCall(approval.toolCallId, { status: 'rejected', result: null, errorCode: 'REJECTED', errorMessage: 'The approver rejected this call.' }, now);
+          return deps.bus.append(tx, sessionId, {
             type: 'tool_call.finished',
             executionId: execution.id,
             toolCallId: approval.toolCallId,
@@ -92,7 +93,7 @@ export function createTurnApprovals(deps: TurnApprovalsDeps) {
             errorCode: 'REJECTED',
             identity: null,
             durationMs: 0,
-          })();
+          });
         },
       });
       // Rule 5: the resume is queued; this answer does not wait for the resumed call.

@@ -56,13 +56,13 @@ export interface TurnContext {
 }
 
 /** Throws AppError / ModelError when the turn cannot run at all (revision gone, model unknown or unconfigured). */
-export function loadTurnContext(deps: TurnDeps, queued: QueuedExecution): TurnContext {
+export async function loadTurnContext(deps: TurnDeps, queued: QueuedExecution): Promise<TurnContext> {
   const { repos } = deps.store;
-  const execution = repos.executions.execution(queued.executionId);
-  const session = repos.sessions.session(queued.sessionId);
+  const execution = await repos.executions.execution(queued.executionId);
+  const session = await repos.sessions.session(queued.sessionId);
   if (execution === undefined || session === undefined) throw new AppError('INTERNAL', `Execution ${queued.executionId} is gone.`);
   const pinned = execution.revision ?? session.revision;
-  const revision = pinned === null ? undefined : readRevision(repos.automations, session.automationId, pinned);
+  const revision = pinned === null ? undefined : await readRevision(repos.automations, session.automationId, pinned);
   if (revision === undefined) throw new AppError('INTERNAL', `The revision this turn was queued with no longer exists.`, { code: 'REVISION_MISSING' });
   const scope: ToolCallScope = {
     orgId: session.orgId,
@@ -71,7 +71,7 @@ export function loadTurnContext(deps: TurnDeps, queued: QueuedExecution): TurnCo
     sessionId: session.id,
     executionId: execution.id,
   };
-  const tools = bindTurnTools(deps.catalogFor(session.orgId), deps.providers, revision, scope);
+  const tools = await bindTurnTools(await deps.catalogFor(session.orgId), deps.providers, revision, scope);
   const model = deps.resolveModel(revision.setup.model);
   return { queued, session, execution, revision, tools, scope, model, meter: new UsageMeter(() => deps.clock.now(), execution) };
 }

@@ -1,8 +1,7 @@
 // The rows and stream events each fact a session-turn step emits stands for, written in that step's unit of work.
-import type { ActorStep } from '../actors/index.js';
+import type { ActorStep, StepUnit } from '../actors/index.js';
 import type { Clock } from '../clock.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
-import type { Repositories } from '../../storage/repos/index.js';
 import type { sessionTurnMachine } from '../../machines/session-turn.machine.js';
 import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
@@ -10,7 +9,6 @@ import type { CallerGrants } from './caller-grants.js';
 export type TurnStep = ActorStep<typeof sessionTurnMachine>;
 
 export interface TurnEffectsDeps {
-  repos: Pick<Repositories, 'executions' | 'sessions'>;
   bus: SessionEventBus;
   grants: CallerGrants;
   clock: Clock;
@@ -26,41 +24,41 @@ export interface TurnStepFacts {
 }
 
 /**
- * Runs inside the step's unit of work, so the execution row, the grant deletion and the events commit with the
- * snapshot. Returns the stored events for the caller to publish after commit.
+ * Runs inside the step's unit of work (`tx`), so the execution row, the grant deletion and the events commit with
+ * the snapshot. Returns the stored events (the unit's outbox publishes them after commit).
  */
-export function applyTurnStep(deps: TurnEffectsDeps, sessionId: string, step: TurnStep, facts: TurnStepFacts = {}): SessionEventEnvelope[] {
-  const { executions, sessions } = deps.repos;
+export async function applyTurnStep(tx: StepUnit, deps: TurnEffectsDeps, sessionId: string, step: TurnStep, facts: TurnStepFacts = {}): Promise<SessionEventEnvelope[]> {
+  const { executions, sessions } = tx.repos;
   const now = deps.clock.now();
   const out: SessionEventEnvelope[] = [];
-  const append = (event: Parameters<SessionEventBus['append']>[1]) => out.push(...deps.bus.append(sessionId, event)());
+  const append = async (event: Parameters<SessionEventBus['append']>[2]) => void out.push(...(await deps.bus.append(tx, sessionId, event)));
   for (const fact of step.emitted) {
     switch (fact.type) {
       case 'turn.queued':
         // Whoever queued the turn wrote its rows (message, grant) in the same unit.
         break;
       case 'turn.started':
-        executions.markStarted(fact.executionId, now);
-        append({ type: 'turn.started', executionId: fact.executionId, resumed: step.before?.matches('resumeQueued') === true });
+        await executions.markStarted(fact.executionId, now);
+        await append({ type: 'turn.started', executionId: fact.executionId, resumed: step.before?.matches('resumeQueued') === true });
         break;
       case 'turn.suspended':
-        executions.setStatus(fact.executionId, 'suspended', now);
-        deps.deadlines?.arm(fact.executionId, now);
-        append({ type: 'turn.suspended', executionId: fact.executionId, approvalId: fact.approvalId, toolName: fact.toolName, toolCallId: facts.toolCallId ?? null });
+        await executions.setStatus(fact.executionId, 'suspended', now);
+        await deps.deadlines?.arm(tx.repos, fact.executionId, now);
+        await append({ type: 'turn.suspended', executionId: fact.executionId, approvalId: fact.approvalId, toolName: fact.toolName, toolCallId: facts.toolCallId ?? null });
         break;
       case 'turn.resumeQueued':
-        executions.setStatus(fact.executionId, 'resume_queued', now);
-        deps.deadlines?.disarm(fact.executionId);
+        await executions.setStatus(fact.executionId, 'resume_queued', now);
+        await deps.deadlines?.disarm(tx.repos, fact.executionId);
         break;
       case 'turn.settled':
         // A cancelled turn is stored as failed with code CANCELLED (docs/decisions.md "Cancelled executions in storage").
-        executions.settle(fact.executionId, fact.outcome === 'cancelled' ? 'failed' : fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
+        await executions.settle(fact.executionId, fact.outcome === 'cancelled' ? 'failed' : fact.outcome, now, fact.code, fact.outcome === 'failed' ? (facts.errorMessage ?? null) : null);
         // Rule 7: caller material is deleted when the execution settles (secure_delete zeroes the freed pages).
-        deps.grants.discard(fact.executionId);
+        await deps.grants.discard(tx.repos, fact.executionId);
         // Only a suspended turn has an approval window open (resuming closed it): no timer read on every settle.
-        if (step.before?.matches('suspended') === true) deps.deadlines?.disarm(fact.executionId);
-        sessions.touchSession(sessionId, now);
-        append({ type: 'turn.completed', executionId: fact.executionId, outcome: fact.outcome, errorCode: fact.code });
+        if (step.before?.matches('suspended') === true) await deps.deadlines?.disarm(tx.repos, fact.executionId);
+        await sessions.touchSession(sessionId, now);
+        await append({ type: 'turn.completed', executionId: fact.executionId, outcome: fact.outcome, errorCode: fact.code });
         break;
     }
   }

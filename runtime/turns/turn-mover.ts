@@ -9,6 +9,7 @@ import type { Storage } from '../../storage/port/storage.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
+import type { StepUnit } from '../actors/index.js';
 import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
 import type { TurnActors } from './turn-actor.js';
@@ -28,9 +29,9 @@ export interface MoveOptions {
   /** Facts the step's events name that the machine does not carry (gated call id, failure message). */
   facts?: TurnStepFacts;
   /** The caller's own rows in the same unit, written before the step's (a decision, closed open work). */
-  before?: (step: TurnStep) => SessionEventEnvelope[];
+  before?: (step: TurnStep, tx: StepUnit) => Promise<SessionEventEnvelope[]>;
   /** Work of the same unit whether or not the machine takes the event (a timer delivery's mark). */
-  always?: () => void;
+  always?: (tx: StepUnit) => Promise<void>;
   /** When the machine does not take the event: the error to throw (default CONFLICT), or `null` to write nothing. */
   refused?: (() => Error) | null;
 }
@@ -40,23 +41,24 @@ export type TurnMover = ReturnType<typeof createTurnMover>;
 /** Machine steps and plain units of work for one execution; needs nothing loaded beyond the ids. */
 export function createTurnMover(deps: TurnMoverDeps, ids: { sessionId: string; executionId: string }) {
   const { bus } = deps;
-  const effectsDeps = { repos: deps.store.repos, bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines };
+  const effectsDeps = { bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines };
 
-  async function commit(work: () => SessionEventEnvelope[]): Promise<void> {
+  async function commit(work: (tx: StepUnit) => Promise<SessionEventEnvelope[]>): Promise<void> {
     await deps.store.writer.submit(work);
   }
 
   /** A machine step with its rows; resolves whether the machine took the event. */
   async function move(event: SessionTurnEvent, options: MoveOptions = {}): Promise<boolean> {
     let taken = false;
-    await deps.turns.transition(ids.executionId, event, (step) => {
-      options.always?.();
+    await deps.turns.transition(ids.executionId, event, async (step, tx) => {
+      await options.always?.(tx);
       if (!step.changed) {
         if (options.refused === null) return [];
         throw options.refused?.() ?? new AppError('CONFLICT', `Turn ${ids.executionId} does not take ${event.type} now.`);
       }
       taken = true;
-      return [...(options.before?.(step) ?? []), ...applyTurnStep(effectsDeps, ids.sessionId, step, options.facts)];
+      const before = (await options.before?.(step, tx)) ?? [];
+      return [...before, ...(await applyTurnStep(tx, effectsDeps, ids.sessionId, step, options.facts))];
     });
     return taken;
   }

@@ -9,6 +9,7 @@ import type { TurnContext } from './turn-context.js';
 import type { TurnDeps } from './turn-deps.js';
 import { modelResult, storedResult, type CallOutcome } from './tool-outcome.js';
 import { createTurnMover, type MoveOptions, type TurnMover } from './turn-mover.js';
+import type { StepUnit } from '../actors/index.js';
 
 /** One model step as it is stored: the assistant message id its deltas carried, its text and its calls. */
 export interface RecordedStep {
@@ -20,7 +21,6 @@ export interface RecordedStep {
 
 export type TurnRecorder = ReturnType<typeof createTurnRecorder>;
 export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
-  const { repos } = deps.store;
   const { bus, clock } = deps;
   const sessionId = ctx.session.id;
   const executionId = ctx.execution.id;
@@ -28,44 +28,44 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
 
   // A model step that issued calls is written with the unit that handles its first call (issue 12 item 5: one
   // unit per model step): nothing external happens in between, so a crash before it simply repeats the step.
-  let deferred: (() => void) | null = null;
+  let deferred: ((tx: StepUnit) => Promise<void>) | null = null;
   const takeDeferred = () => {
     const work = deferred;
     deferred = null;
     return work;
   };
-  async function withDeferred<T>(run: (write: () => void) => Promise<T>): Promise<T> {
+  async function withDeferred<T>(run: (write: (tx: StepUnit) => Promise<void>) => Promise<T>): Promise<T> {
     const work = takeDeferred();
     try {
-      return await run(() => work?.());
+      return await run(async (tx) => work?.(tx));
     } catch (error) {
       deferred ??= work;
       throw error;
     }
   }
-  const commit = (work: () => SessionEventEnvelope[]) =>
+  const commit = (work: (tx: StepUnit) => Promise<SessionEventEnvelope[]>) =>
     withDeferred((write) =>
-      mover.commit(() => {
-        write();
-        return work();
+      mover.commit(async (tx) => {
+        await write(tx);
+        return work(tx);
       }),
     );
   const move = (event: Parameters<TurnMover['move']>[0], options: MoveOptions = {}) =>
     withDeferred((write) =>
       mover.move(event, {
         ...options,
-        before: (step) => {
-          write();
-          return options.before?.(step) ?? [];
+        before: async (step, tx) => {
+          await write(tx);
+          return (await options.before?.(step, tx)) ?? [];
         },
       }),
     );
 
-  const append = (event: PersistedSessionEvent): SessionEventEnvelope[] => bus.append(sessionId, event)();
+  const append = (tx: StepUnit, event: PersistedSessionEvent): Promise<SessionEventEnvelope[]> => bus.append(tx, sessionId, event);
 
-  function writeStep(step: RecordedStep): void {
+  async function writeStep(tx: StepUnit, step: RecordedStep): Promise<void> {
     const payload: AssistantPayload = { toolCalls: step.toolCalls };
-    repos.sessions.insertMessage({
+    await tx.repos.sessions.insertMessage({
       id: step.messageId,
       sessionId,
       executionId,
@@ -77,13 +77,13 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     });
   }
 
-  function storeUsage(step: { steps?: number; tokens?: number } = {}): void {
-    repos.executions.addUsage(executionId, ctx.meter.take(step), clock.now());
+  async function storeUsage(tx: StepUnit, step: { steps?: number; tokens?: number } = {}): Promise<void> {
+    await tx.repos.executions.addUsage(executionId, ctx.meter.take(step), clock.now());
   }
 
-  function writeToolMessage(call: Pick<ToolCallRequest, 'toolCallId' | 'toolName'>, outcome: CallOutcome): void {
+  async function writeToolMessage(tx: StepUnit, call: Pick<ToolCallRequest, 'toolCallId' | 'toolName'>, outcome: CallOutcome): Promise<void> {
     const payload: ToolPayload = { toolCallId: call.toolCallId, toolName: call.toolName, result: modelResult(outcome.result) };
-    repos.sessions.insertMessage({
+    await tx.repos.sessions.insertMessage({
       id: newId(),
       sessionId,
       executionId,
@@ -95,8 +95,8 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     });
   }
 
-  function insertCall(call: ToolCallRequest, fields: Pick<ToolCall, 'status' | 'integrationId' | 'readonly'> & { approvalId?: string; id?: string }): ToolCall {
-    return repos.executions.insertToolCall({
+  async function insertCall(tx: StepUnit, call: ToolCallRequest, fields: Pick<ToolCall, 'status' | 'integrationId' | 'readonly'> & { approvalId?: string; id?: string }): Promise<ToolCall> {
+    return tx.repos.executions.insertToolCall({
       id: fields.id ?? newId(),
       executionId,
       sessionId,
@@ -113,15 +113,15 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     });
   }
 
-  function started(row: ToolCall, edited: boolean): SessionEventEnvelope[] {
-    return append({ type: 'tool_call.started', executionId, toolCallId: row.id, toolName: row.tool, step: row.step, edited });
+  function started(tx: StepUnit, row: ToolCall, edited: boolean): Promise<SessionEventEnvelope[]> {
+    return append(tx, { type: 'tool_call.started', executionId, toolCallId: row.id, toolName: row.tool, step: row.step, edited });
   }
 
-  function finish(row: ToolCall, outcome: CallOutcome): SessionEventEnvelope[] {
+  async function finish(tx: StepUnit, row: ToolCall, outcome: CallOutcome): Promise<SessionEventEnvelope[]> {
     const now = clock.now();
     const { result } = outcome;
     const out: SessionEventEnvelope[] = [];
-    repos.executions.finishToolCall(
+    await tx.repos.executions.finishToolCall(
       row.id,
       {
         status: result.ok ? 'succeeded' : 'failed',
@@ -133,15 +133,15 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
       now,
     );
     if (outcome.credentialFailure) {
-      out.push(...append({ type: 'caller_credential.failed', executionId, toolCallId: row.id, ...outcome.credentialFailure }));
+      out.push(...(await append(tx, { type: 'caller_credential.failed', executionId, toolCallId: row.id, ...outcome.credentialFailure })));
     }
     for (const file of result.ok && 'files' in result ? result.files : []) {
       const fileId = newId();
-      repos.sessions.insertFile({ id: fileId, sessionId, executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: now });
-      out.push(...append({ type: 'file.added', executionId, fileId, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength }));
+      await tx.repos.sessions.insertFile({ id: fileId, sessionId, executionId, name: file.name, mediaType: file.mediaType, content: file.content, createdAt: now });
+      out.push(...(await append(tx, { type: 'file.added', executionId, fileId, name: file.name, mediaType: file.mediaType, sizeBytes: file.content.byteLength })));
     }
     out.push(
-      ...append({
+      ...(await append(tx, {
         type: 'tool_call.finished',
         executionId,
         toolCallId: row.id,
@@ -150,7 +150,7 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
         errorCode: result.ok ? null : result.code,
         identity: outcome.identity,
         durationMs: outcome.durationMs,
-      }),
+      })),
     );
     return out;
   }
@@ -161,18 +161,18 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
 
     /** A step that issued tool calls: its assistant message and usage, written with the next unit of this turn. */
     recordStep(step: RecordedStep): void {
-      deferred = () => {
-        writeStep(step);
-        storeUsage({ steps: 1, tokens: step.tokens });
+      deferred = async (tx) => {
+        await writeStep(tx, step);
+        await storeUsage(tx, { steps: 1, tokens: step.tokens });
       };
     },
 
     /** The final step (no tool calls): the answer and the completion commit together. */
     complete: (step: RecordedStep) =>
       move({ type: 'COMPLETE', now: clock.now() }, {
-        before: () => {
-          writeStep(step);
-          storeUsage({ steps: 1, tokens: step.tokens });
+        before: async (_step, tx) => {
+          await writeStep(tx, step);
+          await storeUsage(tx, { steps: 1, tokens: step.tokens });
           return [];
         },
       }),
@@ -180,8 +180,8 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     fail: (code: string, message: string) =>
       move({ type: 'FAIL', now: clock.now(), code, message }, {
         facts: { errorMessage: message },
-        before: () => {
-          storeUsage();
+        before: async (_step, tx) => {
+          await storeUsage(tx);
           return [];
         },
       }),
@@ -192,10 +192,10 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
         { type: 'FAIL', now: clock.now(), code: 'BUDGET_EXCEEDED', message: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
         {
           facts: { errorMessage: `The turn's ${breach.budget} budget (${breach.limit}) is used up.` },
-          before: () => {
-            if (step) writeStep(step);
-            storeUsage(step ? { steps: 1, tokens: step.tokens } : {});
-            return append({ type: 'budget.failed', executionId, budget: breach.budget, limit: breach.limit, used: breach.budget === 'wall_time' ? ctx.meter.usage().ms : breach.used });
+          before: async (_step, tx) => {
+            if (step) await writeStep(tx, step);
+            await storeUsage(tx, step ? { steps: 1, tokens: step.tokens } : {});
+            return append(tx, { type: 'budget.failed', executionId, budget: breach.budget, limit: breach.limit, used: breach.budget === 'wall_time' ? ctx.meter.usage().ms : breach.used });
           },
         },
       ),
@@ -203,37 +203,37 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
     /** A new call about to run: row `running` and tool_call.started commit before the upstream is contacted. */
     openCall: async (call: ToolCallRequest, integrationId: string, readonly: boolean): Promise<ToolCall> => {
       let row!: ToolCall;
-      await commit(() => {
-        row = insertCall(call, { status: 'running', integrationId, readonly });
-        return started(row, false);
+      await commit(async (tx) => {
+        row = await insertCall(tx, call, { status: 'running', integrationId, readonly });
+        return started(tx, row, false);
       });
       return row;
     },
 
     /** An approved (or restarted readonly) call starting: the arguments it runs with, edited or not. */
     startCall: async (row: ToolCall, args: Record<string, unknown>, edited: boolean): Promise<ToolCall> => {
-      await commit(() => {
-        repos.executions.startToolCall(row.id, args, edited, null);
-        return started(row, edited);
+      await commit(async (tx) => {
+        await tx.repos.executions.startToolCall(row.id, args, edited, null);
+        return started(tx, row, edited);
       });
       return { ...row, status: 'running', args, edited };
     },
 
     /** The call's outcome, its files, and the tool message the model reads next step. */
     answer: (row: ToolCall, call: Pick<ToolCallRequest, 'toolCallId' | 'toolName'>, outcome: CallOutcome) =>
-      commit(() => {
-        const out = finish(row, outcome);
-        writeToolMessage(call, outcome);
-        storeUsage();
+      commit(async (tx) => {
+        const out = await finish(tx, row, outcome);
+        await writeToolMessage(tx, call, outcome);
+        await storeUsage(tx);
         return out;
       }),
 
     /** A call refused before it could run (unknown tool, arguments that fail the schema): recorded, never sent. */
     refuse: (call: ToolCallRequest, integrationId: string | null, outcome: CallOutcome) =>
-      commit(() => {
-        const row = insertCall(call, { status: 'running', integrationId, readonly: false });
-        const out = finish(row, outcome);
-        writeToolMessage(call, outcome);
+      commit(async (tx) => {
+        const row = await insertCall(tx, call, { status: 'running', integrationId, readonly: false });
+        const out = await finish(tx, row, outcome);
+        await writeToolMessage(tx, call, outcome);
         return out;
       }),
 
@@ -245,9 +245,9 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
         { type: 'SUSPEND', now: clock.now(), approvalId, toolName: call.toolName, args: call.args, grantExpiresAt: gate.grantExpiresAt },
         {
           facts: { toolCallId },
-          before: () => {
-            insertCall(call, { id: toolCallId, status: 'awaiting_approval', integrationId: gate.integrationId, readonly: gate.readonly, approvalId });
-            repos.approvals.insert({
+          before: async (_step, tx) => {
+            await insertCall(tx, call, { id: toolCallId, status: 'awaiting_approval', integrationId: gate.integrationId, readonly: gate.readonly, approvalId });
+            await tx.repos.approvals.insert({
               id: approvalId,
               orgId: ctx.session.orgId,
               sessionId,
@@ -260,7 +260,7 @@ export function createTurnRecorder(deps: TurnDeps, ctx: TurnContext) {
               initiatedBy: ctx.execution.createdBy,
               createdAt: clock.now(),
             });
-            storeUsage();
+            await storeUsage(tx);
             return [];
           },
         },

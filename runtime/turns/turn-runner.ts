@@ -24,7 +24,7 @@ function startFailure(error: unknown): { code: string; message: string } {
  */
 export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shutdown: AbortSignal): Promise<void> {
   const { repos } = deps.store;
-  const row = repos.executions.execution(queued.executionId);
+  const row = await repos.executions.execution(queued.executionId);
   if (row === undefined) return;
   const mover = createTurnMover(deps, { sessionId: queued.sessionId, executionId: queued.executionId });
   if (row.status === 'queued' || row.status === 'resume_queued') await mover.move({ type: 'START', now: deps.clock.now() });
@@ -32,7 +32,7 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
 
   let ctx;
   try {
-    ctx = loadTurnContext(deps, queued);
+    ctx = await loadTurnContext(deps, queued);
   } catch (error) {
     const { code, message } = startFailure(error);
     await mover.move({ type: 'FAIL', now: deps.clock.now(), code, message }, { facts: { errorMessage: message } });
@@ -49,7 +49,7 @@ export async function runAgentTurn(deps: TurnDeps, queued: QueuedExecution, shut
       await deps.pacer?.pace();
       if (shutdown.aborted) return;
       // The execution's id and position are all the rebuild needs, and neither changes during a run.
-      const conversation = rebuildConversation(repos.sessions.conversation(queued.sessionId), ctx.execution);
+      const conversation = rebuildConversation(await repos.sessions.conversation(queued.sessionId), ctx.execution);
       if (conversation.pending.length > 0) {
         if (!(await answerCalls(run, conversation.pending))) return;
         continue;

@@ -1,7 +1,9 @@
 // The tools one turn may call: every tool of the revision's belt integrations plus what built-in providers offer.
 import { createHash } from 'node:crypto';
 import type { Integration } from '../../storage/records/integrations.js';
-import type { IntegrationsRepo } from '../../storage/repos/integrations.repo.js';
+import type { PortRepositories } from '../../storage/port/storage.js';
+
+type IntegrationsRepo = Pick<PortRepositories['integrations'], 'integrationsVisibleTo'>;
 import type { IntegrationDefinition, ToolDefinition } from '../manifest/integration.schema.js';
 import type { ToolSpec } from '../models/index.js';
 import { createToolCatalog, type CatalogTool, type ToolCatalog } from '../tools/index.js';
@@ -20,8 +22,8 @@ export interface TurnTools {
 }
 
 /** The organization's integration catalog: global integrations and its own, built-ins excluded (providers serve those). */
-export function organizationCatalog(integrations: IntegrationsRepo, orgId: string): ToolCatalog {
-  return buildCatalog(integrations.integrationsVisibleTo(orgId));
+export async function organizationCatalog(integrations: IntegrationsRepo, orgId: string): Promise<ToolCatalog> {
+  return buildCatalog(await integrations.integrationsVisibleTo(orgId));
 }
 
 function buildCatalog(integrations: readonly Integration[]): ToolCatalog {
@@ -29,7 +31,7 @@ function buildCatalog(integrations: readonly Integration[]): ToolCatalog {
   return createToolCatalog(definitions.filter((d) => d.id !== 'http' && d.id !== 'knowledge'));
 }
 
-export type CatalogSource = (orgId: string) => ToolCatalog;
+export type CatalogSource = (orgId: string) => Promise<ToolCatalog>;
 
 /** What the catalog is built from; the same frozen list while the read cache holds it (storage/read-cache.ts). */
 function signatureOf(integrations: readonly Integration[]): string {
@@ -46,8 +48,8 @@ function signatureOf(integrations: readonly Integration[]): string {
 export function createCatalogCache(integrations: IntegrationsRepo): CatalogSource {
   const cache = new Map<string, { signature: string; catalog: ToolCatalog }>();
   const signatures = new WeakMap<readonly Integration[], string>();
-  return (orgId) => {
-    const rows = integrations.integrationsVisibleTo(orgId);
+  return async (orgId) => {
+    const rows = await integrations.integrationsVisibleTo(orgId);
     let signature = signatures.get(rows);
     if (signature === undefined) signatures.set(rows, (signature = signatureOf(rows)));
     const cached = cache.get(orgId);
@@ -62,7 +64,7 @@ export function integrationOf(wireId: string): string {
   return wireId.slice(0, wireId.indexOf('.'));
 }
 
-export function bindTurnTools(catalog: ToolCatalog, providers: ToolProviderRegistry, revision: PublishedRevision, scope: ToolCallScope): TurnTools {
+export async function bindTurnTools(catalog: ToolCatalog, providers: ToolProviderRegistry, revision: PublishedRevision, scope: ToolCallScope): Promise<TurnTools> {
   const byName = new Map<string, BoundTool>();
   const add = (tool: BoundTool) => {
     if (!byName.has(tool.tool.name)) byName.set(tool.tool.name, tool);
@@ -75,7 +77,7 @@ export function bindTurnTools(catalog: ToolCatalog, providers: ToolProviderRegis
   }
   const beltIds = new Set(revision.belt.map((b) => b.integrationId));
   for (const provider of providers.all()) {
-    for (const tool of provider.tools({ ...scope, inBelt: beltIds.has(provider.integrationId) })) {
+    for (const tool of await provider.tools({ ...scope, inBelt: beltIds.has(provider.integrationId) })) {
       add({ source: 'provider', provider, tool, readonly: tool.readonly });
     }
   }

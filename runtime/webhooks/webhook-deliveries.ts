@@ -26,9 +26,9 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface WebhookDeliveries {
   /** Part of the caller's unit (its `tx.repos`): a pending delivery (attempted at once) to every active endpoint of the organization that takes `eventType`. */
-  enqueue(repos: Pick<PortRepositories, 'webhooks'>, orgId: string, eventType: string, body: string, runId: string | null): Promise<string[]>;
+  enqueue(repos: Pick<PortRepositories, 'webhooks' | 'timers'>, orgId: string, eventType: string, body: string, runId: string | null): Promise<string[]>;
   /** Part of the caller's unit (its `tx.repos`): drops the pending timers of an endpoint's deliveries (before the endpoint is deleted). */
-  cancelPending(repos: Pick<PortRepositories, 'webhooks'>, endpointId: string): Promise<void>;
+  cancelPending(repos: Pick<PortRepositories, 'webhooks' | 'timers'>, endpointId: string): Promise<void>;
 }
 
 export interface WebhookDeliveriesDeps {
@@ -69,7 +69,7 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       const current = await tx.repos.webhooks.delivery(row.id);
       // Deleted with its endpoint meanwhile (its timer went too): nothing to record.
       if (current === undefined || current.attempts !== row.attempts || current.status !== 'pending') return null;
-      delivery.markFired();
+      await delivery.markFired(tx.repos);
       const now = clock.now();
       let status: WebhookDeliveryStatus = 'failed';
       let nextAttemptAt: number | null = null;
@@ -77,7 +77,7 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
       else if (result.error !== 'refused_destination' && attempt < policy.maxAttempts) {
         status = 'pending';
         nextAttemptAt = now + retryDelay(policy, attempt);
-        await scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: row.id, dueAt: nextAttemptAt })();
+        await scheduler.schedule(tx.repos, { kind: WEBHOOK_DELIVERY, targetId: row.id, dueAt: nextAttemptAt });
       }
       await tx.repos.webhooks.recordAttempt(
         { id: row.id, status, attempts: attempt, nextAttemptAt, lastStatus: result.statusCode, lastError: result.error, updatedAt: now },
@@ -109,13 +109,13 @@ export function createWebhookDeliveries(deps: WebhookDeliveriesDeps): WebhookDel
           updatedAt: now,
           runId,
         });
-        await scheduler.schedule({ kind: WEBHOOK_DELIVERY, targetId: id, dueAt: now })();
+        await scheduler.schedule(repos, { kind: WEBHOOK_DELIVERY, targetId: id, dueAt: now });
         ids.push(id);
       }
       return ids;
     },
     async cancelPending(repos, endpointId) {
-      for (const id of await repos.webhooks.pendingDeliveryIds(endpointId)) await scheduler.cancel(WEBHOOK_DELIVERY, id)();
+      for (const id of await repos.webhooks.pendingDeliveryIds(endpointId)) await scheduler.cancel(repos, WEBHOOK_DELIVERY, id);
     },
   };
 }

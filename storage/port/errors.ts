@@ -43,3 +43,14 @@ export function constraintKind(error: unknown): ConstraintKind | null {
 
 /** A duplicate key (unique index or primary key) on either driver. */
 export const isUniqueViolation = (error: unknown): boolean => constraintKind(error) === 'unique';
+
+/**
+ * True when `error` is a run insert meeting trigger_runs_claim (another run already holds the idempotency key), on
+ * either driver: SQLite names the column in its message, the PostgreSQL repositories the index.
+ */
+export function isClaimConflict(error: unknown): boolean {
+  if (!isUniqueViolation(error)) return false;
+  if (error instanceof ConstraintViolationError) return error.constraint === 'trigger_runs_claim';
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && message.includes('trigger_runs.claim_key');
+}

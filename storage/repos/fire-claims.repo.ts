@@ -13,15 +13,6 @@ import { CLAIM_COLUMNS, CLEAR_CLAIM, claimFromRow } from '../rows/fire-claims.js
 
 export type { NewClaim } from '../records/fire-claims.js';
 
-/**
- * True when `error` is the run insert meeting trigger_runs_claim: another run already holds the key. The same kind
- * from either driver: SQLite names the indexed columns in its message, PostgreSQL's repository names the index.
- */
-export function isClaimConflict(error: unknown): boolean {
-  if (error instanceof ConstraintViolationError) return error.kind === 'unique' && error.constraint === 'trigger_runs_claim';
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('trigger_runs.claim_key');
-}
 
 export function createFireClaimsRepo(db: SqliteDatabase) {
   const s = {

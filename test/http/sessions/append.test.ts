@@ -111,7 +111,7 @@ t.test('credentials are narrowed to caller-bound integrations; undeclared fields
 
 t.test('a grant past its declared expiry at call time fails the call CALLER_CREDENTIAL_EXPIRED, with no fallback', async (t) => {
   const c = await startConversation(t);
-  const planned = c.server.service.services.sessions.starter.plan({
+  const planned = await c.server.service.services.sessions.starter.plan({
     orgId: c.refs.acme!,
     automationId: c.refs.lookup!,
     actorUserId: c.refs.ada!,
@@ -121,7 +121,7 @@ t.test('a grant past its declared expiry at call time fails the call CALLER_CRED
     callerCredentials: { integrations: { crm: { token: 'already-expired', fallbackAllowed: true } } },
     callerCredentialExpiresAt: c.clock.now(),
   });
-  await c.server.service.store.writer.submit(() => planned.write());
+  await c.server.service.store.writer.submit((tx) => planned.write(tx));
   planned.dispatch();
   await c.settle();
   const view = (await c.get(`/agents/sessions/${planned.sessionId}`, 'ada')).json;

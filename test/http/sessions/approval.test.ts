@@ -141,8 +141,8 @@ t.test('who may decide: participation is not approval; the credential owner or a
 t.test('a confirmation in a personal chat is answered only by its initiating person', async (t) => {
   const c = await startConversation(t);
   const { sessions } = c.server.service.services;
-  const planned = sessions.starter.plan({ orgId: c.refs.acme!, automationId: c.refs.notary!, actorUserId: c.refs.bob!, origin: 'mcp', visibility: 'personal', message: UPGRADE });
-  await c.server.service.store.writer.submit(() => planned.write());
+  const planned = await sessions.starter.plan({ orgId: c.refs.acme!, automationId: c.refs.notary!, actorUserId: c.refs.bob!, origin: 'mcp', visibility: 'personal', message: UPGRADE });
+  await c.server.service.store.writer.submit((tx) => planned.write(tx));
   planned.dispatch();
   await c.settle();
   const path = `/agents/sessions/${planned.sessionId}/turn-approval`;
@@ -175,7 +175,7 @@ t.test('approval after the grant expired: no replacement -> failed tool result C
   const c = await startConversation(t);
   const { sessions } = c.server.service.services;
   const start = async (expiresInMs: number) => {
-    const planned = sessions.starter.plan({
+    const planned = await sessions.starter.plan({
       orgId: c.refs.acme!,
       automationId: c.refs.upgrader!,
       actorUserId: c.refs.ada!,
@@ -185,7 +185,7 @@ t.test('approval after the grant expired: no replacement -> failed tool result C
       callerCredentials: { integrations: { crm: { token: 'short-lived', fallbackAllowed: true } } },
       callerCredentialExpiresAt: c.clock.now() + expiresInMs,
     });
-    await c.server.service.store.writer.submit(() => planned.write());
+    await c.server.service.store.writer.submit((tx) => planned.write(tx));
     planned.dispatch();
     await c.settle();
     return planned.sessionId;

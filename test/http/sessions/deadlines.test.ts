@@ -85,12 +85,12 @@ t.test('an earlier declared callerCredentialExpiresAt is kept; a later one is ca
   const c = await startConversation(t);
   const { sessions } = c.server.service.services;
   const start = async (expiresInMs: number) => {
-    const planned = sessions.starter.plan({
+    const planned = await sessions.starter.plan({
       orgId: c.refs.acme!, automationId: c.refs.upgrader!, actorUserId: c.refs.ada!, origin: 'trigger', visibility: 'domain', message: UPGRADE,
       callerCredentials: { integrations: { crm: { token: 't', fallbackAllowed: true } } },
       callerCredentialExpiresAt: c.clock.now() + expiresInMs,
     });
-    await c.server.service.store.writer.submit(() => planned.write());
+    await c.server.service.store.writer.submit((tx) => planned.write(tx));
     planned.dispatch();
     await c.settle();
     return (c.server.service.store.db.prepare('SELECT grant_expires_at AS at FROM executions WHERE id = ?').get(planned.executionId) as { at: number }).at - c.clock.now();

@@ -4,7 +4,7 @@ import { bearer, call } from '../../helpers/http.js';
 import { startConversation, type Conversation } from './conversation-fixture.js';
 
 async function personalChat(c: Conversation, user: 'bob' | 'ada'): Promise<string> {
-  const planned = c.server.service.services.sessions.starter.plan({
+  const planned = await c.server.service.services.sessions.starter.plan({
     orgId: c.refs.acme!,
     automationId: c.refs.lookup!,
     actorUserId: c.refs[user]!,
@@ -12,7 +12,7 @@ async function personalChat(c: Conversation, user: 'bob' | 'ada'): Promise<strin
     visibility: 'personal',
     message: 'id: c-1',
   });
-  await c.server.service.store.writer.submit(() => planned.write());
+  await c.server.service.store.writer.submit((tx) => planned.write(tx));
   planned.dispatch();
   await c.settle();
   return planned.sessionId;

@@ -34,7 +34,7 @@ t.test('a verified delivery that passes the filter fans out like a fire: source 
   t.match(upgrader, { automationId: f.refs.upgrader, status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED' });
   t.same(answer.json.sessions, [{ automationId: f.refs.enrich, sessionId: enrich!.sessionId }]);
   // The run row is the delivery's one accept row; its session is written next (as any read route does first).
-  f.server.service.services.sessions.materializer.catchUp();
+  await f.server.service.services.sessions.materializer.catchUp();
   t.equal(repos.sessions.session(enrich!.sessionId!)!.origin, 'event');
   await f.settle();
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-1').length, 1, 'the flow ran on the event payload');

@@ -43,7 +43,7 @@ t.test('advancing the clock past the cron slot fires once: caller-required subsc
   t.equal(session.origin, 'schedule');
   t.equal(session.createdBy, null, 'no caller');
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-7').length, 1, 'the flow got the configured input');
-  t.equal(f.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 23, 14, 30), 'next day, 09:30 New York');
+  t.equal(await f.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 23, 14, 30), 'next day, 09:30 New York');
 
   // The Run history read shows it like any firing.
   const runs = await fetch(`${f.server.url}/api/v1/triggers/${id}/runs`, { headers: { cookie: await f.cookie('ada') } }).then((r) => r.json() as Promise<any>);
@@ -59,15 +59,15 @@ t.test('manifest-applied schedule triggers are armed; a manifest change re-arms,
   const f = await startTriggerServer(t);
   const ticks = f.server.service.services.scheduleTicks;
   // "nightly": 0 2 * * * Europe/Paris -> 01:00Z (CET).
-  t.equal(ticks.nextRunAt(f.refs.nightly!), Date.UTC(2026, 10, 23, 1));
+  t.equal(await ticks.nextRunAt(f.refs.nightly!), Date.UTC(2026, 10, 23, 1));
   const manifest = (await import('./trigger-fixture.js')).triggerWorkspace(f.upstream.baseUrl);
   const nightly = manifest.organizations[0].triggers.find((x: any) => x.ref === 'nightly');
   nightly.cron = '0 5 * * *';
   await f.server.service.applyManifest(manifest);
-  t.equal(ticks.nextRunAt(f.refs.nightly!), Date.UTC(2026, 10, 23, 4), 're-armed for the new cron');
+  t.equal(await ticks.nextRunAt(f.refs.nightly!), Date.UTC(2026, 10, 23, 4), 're-armed for the new cron');
   nightly.active = false;
   await f.server.service.applyManifest(manifest);
-  t.equal(ticks.nextRunAt(f.refs.nightly!), null, 'paused: no tick');
+  t.equal(await ticks.nextRunAt(f.refs.nightly!), null, 'paused: no tick');
   f.clock.advance(48 * HOUR);
   await f.settle();
   t.equal(f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.nightly!), 0);
@@ -82,7 +82,7 @@ t.test('a tick armed for an older cron re-arms instead of firing', async (t) => 
   f.clock.set(Date.UTC(2026, 10, 23, 1, 0, 1));
   await f.settle();
   t.equal(repos.triggerRuns.countOfTrigger(row.id), 0, 'the stale slot did not fire');
-  t.equal(f.server.service.services.scheduleTicks.nextRunAt(row.id), Date.UTC(2026, 10, 23, 9));
+  t.equal(await f.server.service.services.scheduleTicks.nextRunAt(row.id), Date.UTC(2026, 10, 23, 9));
   f.clock.set(Date.UTC(2026, 10, 23, 9, 0, 1));
   await f.settle();
   t.equal(repos.triggerRuns.countOfTrigger(row.id), 1);
@@ -110,7 +110,7 @@ t.test('a tick missed while the service was down fires once at boot, not once pe
   const [run] = repos.triggerRuns.page(id, null, 5);
   t.equal(run!.createdAt, Date.UTC(2026, 10, 25, 13, 15), 'fired at boot time');
   t.equal(repos.triggerRuns.resultsOf([run!.id])[0]!.code, 'CALLER_CREDENTIALS_REQUIRED');
-  t.equal(second.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 25, 18), 'then the next future slot');
+  t.equal(await second.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 25, 18), 'then the next future slot');
   const pending = second.server.service.store.db.prepare(`SELECT count(*) AS n FROM timers WHERE kind = ? AND target_id = ? AND fired_at IS NULL`).get(SCHEDULE_TICK, id) as { n: number };
   t.equal(pending.n, 1, 'exactly one pending tick');
 

@@ -22,9 +22,10 @@ function recordUnits(store: Store): Unit[] {
   const changes = store.db.prepare('SELECT total_changes()').pluck();
   const submit = store.writer.submit.bind(store.writer);
   (store.writer as { submit: typeof submit }).submit = <T>(work: StorageUnit<Store['repos'], T>, options?: SubmitOptions) =>
-    submit((tx) => {
+    submit(async (tx) => {
       const before = changes.get() as number;
-      const value = work(tx);
+      // Units are asynchronous now: counted once this one settled (units of a batch run one after another).
+      const value = await work(tx);
       units.push({ rows: (changes.get() as number) - before, savepoint: options?.savepoint !== false });
       return value;
     }, options);

@@ -19,7 +19,7 @@ export interface FireServer {
   /** Waits until every session queue is idle (the dispatcher says when; no sleeping). */
   settle(): Promise<void>;
   /** Writes out the sessions accepted fires recorded on their run rows, as any read route does first (materializer). */
-  written(): void;
+  written(): Promise<void>;
 }
 
 export async function startFireServer(

@@ -15,7 +15,7 @@ t.test('202 { runId, sessions } once committed; unknown body fields stripped; in
   t.notOk(answer.headers.has('idempotency-replayed'), 'an original is not marked replayed');
   const { repos } = f.server.service.store;
   t.equal(repos.triggerRuns.run(answer.json.runId)?.outcome, 'succeeded', 'the firing was committed before the answer');
-  f.written();
+  await f.written();
   t.equal(repos.sessions.session(answer.json.sessions[0].sessionId)?.triggerRunId, answer.json.runId);
   const first = repos.sessions.conversation(answer.json.sessions[0].sessionId)[0];
   t.equal(first?.content, 'The trigger "Quiet" fired with no input.', 'an Agent without input.prompt gets the payload as text');
@@ -23,7 +23,7 @@ t.test('202 { runId, sessions } once committed; unknown body fields stripped; in
   const input = { id: 'c-9', prompt: 'not for flows', nested: { list: [1, 'two', null] } };
   const flow = await f.fire('bob', { triggerId: f.refs['flow-only'], input });
   t.equal(flow.status, 202);
-  f.written();
+  await f.written();
   const execution = repos.executions.latestExecution(flow.json.sessions[0].sessionId);
   t.same(execution!.input, input, 'a Flow receives input verbatim');
   await f.settle();

@@ -24,9 +24,9 @@ t.test('idle actors are passivated on the injected clock and rehydrated on deman
   await jobs.transition('b', { type: 'START', now: clock.now() });
   clock.advance(2);
   t.equal(registry.residentCount, 1, 'a and c passivated, b was used');
-  t.equal(jobs.peek('b')!.value, 'running');
+  t.equal((await jobs.peek('b'))!.value, 'running');
 
-  t.equal(jobs.peek('a')!.value, 'queued', 'read back on demand');
+  t.equal((await jobs.peek('a'))!.value, 'queued', 'read back on demand');
   await jobs.transition('a', { type: 'START', now: clock.now() });
   t.equal(registry.residentCount, 2);
   clock.advance(60_001);
@@ -45,5 +45,5 @@ t.test('an actor with a step in flight is not passivated', async (t) => {
     return registry.residentCount;
   });
   t.equal(await pending, 1, 'still resident while its step was in flight');
-  t.equal(jobs.peek('a')!.value, 'running');
+  t.equal((await jobs.peek('a'))!.value, 'running');
 });

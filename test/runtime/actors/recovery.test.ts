@@ -31,7 +31,7 @@ t.test('at boot every active actor is offered to its owner, which resumes or fai
   await a.jobs.spawn('finished-1', { jobId: 'finished-1' }, { event: { type: 'START', now: T0 } });
   await a.jobs.transition('finished-1', { type: 'FINISH', now: T0 });
   await a.chores.spawn('chore-1', { jobId: 'chore-1' });
-  await before.writer.submit(a.scheduler.schedule({ kind: 'job-timeout', targetId: 'queued-2', dueAt: T0 + 1_000 }));
+  await before.writer.submit((tx) => a.scheduler.schedule(tx.repos, { kind: 'job-timeout', targetId: 'queued-2', dueAt: T0 + 1_000 }));
   // A row of a kind this build no longer registers.
   before.repos.snapshots.insert({ actorId: 'legacy-1', machine: 'legacy', machineVersion: 1, status: 'active', snapshot: '{}', updatedAt: T0 });
   a.registry.close();
@@ -53,7 +53,7 @@ t.test('at boot every active actor is offered to its owner, which resumes or fai
   });
   b.scheduler.on('job-timeout', async (timer, { markFired }) => {
     events.push(`timer ${timer.targetId}`);
-    await b.jobs.transition(timer.targetId, { type: 'FAIL', now: clock.now(), reason: 'timeout' }, () => markFired());
+    await b.jobs.transition(timer.targetId, { type: 'FAIL', now: clock.now(), reason: 'timeout' }, (_step, tx) => markFired(tx.repos));
   });
 
   const report = await b.recovery.run();
@@ -61,10 +61,10 @@ t.test('at boot every active actor is offered to its owner, which resumes or fai
   t.ok(offered.every((o) => o.value === 'queued' || o.value === 'running'));
   t.same(report, { offered: 3, kept: 1, unrestorable: 0, handlerFailures: 0, unregistered: { legacy: 1 }, timersFired: 1 });
   t.equal(events.at(-1), 'timer queued-2', 'timers fire after every offer was handled');
-  t.equal(b.jobs.peek('queued-1')?.value, 'running', 'resumed');
-  t.match(b.jobs.peek('running-1'), { value: 'failed', context: { failure: 'interrupted by restart' } });
-  t.match(b.jobs.peek('queued-2'), { value: 'failed', context: { failure: 'timeout' } });
-  t.equal(b.chores.peek('chore-1')?.value, 'queued', 'a kind without a handler is left as it is');
+  t.equal((await b.jobs.peek('queued-1'))?.value, 'running', 'resumed');
+  t.match((await b.jobs.peek('running-1')), { value: 'failed', context: { failure: 'interrupted by restart' } });
+  t.match((await b.jobs.peek('queued-2')), { value: 'failed', context: { failure: 'timeout' } });
+  t.equal((await b.chores.peek('chore-1'))?.value, 'queued', 'a kind without a handler is left as it is');
   t.match(b.logger.lines, [{ level: 'warn', obj: { unregistered: { legacy: 1 } } }]);
   await t.rejects(b.recovery.run(), /once/);
 });

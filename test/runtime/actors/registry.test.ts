@@ -46,19 +46,19 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
   const second = openTestStore(t, path);
   const b = setup(second, clock);
   t.equal(b.registry.residentCount, 0);
-  const restored = b.jobs.peek('job-1');
+  const restored = (await b.jobs.peek('job-1'));
   t.ok(restored, 'read back from its row');
   t.equal(restored!.value, 'running');
   t.equal(restored!.context.startedAt, clock.now());
   t.equal(b.registry.residentCount, 0, 'reading does not make it resident');
-  t.equal(b.jobs.peek('missing'), undefined, 'no row, no actor');
+  t.equal((await b.jobs.peek('missing')), undefined, 'no row, no actor');
 
   const finished = await b.jobs.transition('job-1', { type: 'FINISH', now: clock.now() });
   t.equal(finished.snapshot.status, 'done');
   t.equal(second.repos.snapshots.get('job-1')?.status, 'done', 'final state persists as status done');
   t.same(b.settled, ['job-1'], 'onSettled after commit');
   t.equal(b.registry.residentCount, 0, 'a settled actor leaves memory');
-  t.equal(b.jobs.peek('job-1')?.value, 'finished', 'and can still be read');
+  t.equal((await b.jobs.peek('job-1'))?.value, 'finished', 'and can still be read');
   b.registry.close();
 });
 
@@ -79,7 +79,7 @@ t.test('the snapshot commits in the same transaction as the effect rows', async 
   );
   t.equal(store.repos.timers.pending('job-deadline', 'job-1'), undefined, 'the effect row rolled back');
   t.equal(store.repos.snapshots.get('job-1')!.snapshot, before, 'the snapshot did not change');
-  t.equal(jobs.peek('job-1')!.value, 'queued', 'the resident snapshot did not move');
+  t.equal((await jobs.peek('job-1'))!.value, 'queued', 'the resident snapshot did not move');
 
   const value = await jobs.transition('job-1', { type: 'START', now: clock.now() }, (step) => {
     effectRow(store, 'job-1', clock.now());
@@ -88,7 +88,7 @@ t.test('the snapshot commits in the same transaction as the effect rows', async 
   t.equal(value, 'now running', 'the effects value is the answer');
   t.ok(store.repos.timers.pending('job-deadline', 'job-1'), 'effect row committed');
   t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'running' }, 'with the snapshot');
-  t.equal(jobs.peek('job-1')!.value, 'running');
+  t.equal((await jobs.peek('job-1'))!.value, 'running');
 });
 
 t.test('an ignored event writes no snapshot and effects see changed=false', async (t) => {
@@ -114,12 +114,12 @@ t.test('transact commits steps of several actors with their rows, or none of the
   ];
   await t.rejects(registry.transact(moves, () => { throw new Error('no'); }));
   t.equal(store.repos.snapshots.get('job-2'), undefined, 'spawn rolled back');
-  t.equal(jobs.peek('job-1')!.value, 'queued');
-  t.equal(jobs.peek('job-2'), undefined);
+  t.equal((await jobs.peek('job-1'))!.value, 'queued');
+  t.equal((await jobs.peek('job-2')), undefined);
 
   const values = await registry.transact(moves, (steps) => steps.map((s) => `${s.id}:${String(s.snapshot.value)}`));
   t.same(values, ['job-1:running', 'job-2:running']);
-  t.equal(jobs.peek('job-2')!.value, 'running');
+  t.equal((await jobs.peek('job-2'))!.value, 'running');
   await t.rejects(registry.transact([moves[0], moves[0]], () => 0), /One step per actor/);
 });
 
@@ -148,7 +148,7 @@ t.test('steps of one actor are serialized: concurrent events all apply, in order
   t.same(results.map((s) => s.snapshot.value), ['running', 'running', 'finished']);
   t.same(results.map((s) => s.changed), [true, true, true]);
   t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'finished', context: { steps: 2 } });
-  t.equal(registry.peek('job', 'job-1')?.value, 'finished', 'the resident snapshot is the committed one');
+  t.equal((await registry.peek('job', 'job-1'))?.value, 'finished', 'the resident snapshot is the committed one');
 });
 
 t.test('a machine_version mismatch on rehydrate is an explicit error with the reason given to the owner', async (t) => {
@@ -163,21 +163,15 @@ t.test('a machine_version mismatch on rehydrate is an explicit error with the re
   t.type(error, ActorFailureError);
   t.match((error as ActorFailureError).failure.reason, { code: 'machine_version_mismatch', stored: JOB_VERSION, current: JOB_VERSION + 1 });
   t.equal((error as ActorFailureError).code, 'INTERNAL');
-  t.throws(() => upgraded.jobs.peek('job-1'), ActorFailureError, 'peek refuses too');
+  await t.rejects(upgraded.jobs.peek('job-1'), ActorFailureError, 'peek refuses too');
   await turn();
   t.equal(upgraded.failures.length, 1, 'the owner is told once');
   t.match(upgraded.failures[0], { kind: 'job', id: 'job-1', reason: { code: 'machine_version_mismatch' } });
 
   // The owner records the failure and retires the row in its own unit of work.
-  t.equal(await store.writer.submit(upgraded.jobs.retire('job-1')), true);
+  t.equal(await store.writer.submit((tx) => upgraded.jobs.retire(tx.repos, 'job-1')), true);
   t.equal(store.repos.snapshots.get('job-1')?.status, 'failed');
-  const retired = (() => {
-    try {
-      return upgraded.jobs.peek('job-1');
-    } catch (e) {
-      return e;
-    }
-  })();
+  const retired = await upgraded.jobs.peek('job-1').catch((e: unknown) => e);
   t.match(retired, { failure: { reason: { code: 'retired' } } }, 'a retired row is never rehydrated');
 });
 
@@ -186,22 +180,22 @@ t.test('spawnRow writes a new actor inside the caller unit of work; it is read o
   const { jobs, registry, clock } = setup(store);
   t.teardown(() => registry.close());
   await t.rejects(
-    store.writer.submit(() => {
-      jobs.spawnRow('job-1', { jobId: 'job-1' }, { type: 'START', now: clock.now() })();
+    store.writer.submit(async (tx) => {
+      await jobs.spawnRow(tx.repos, 'job-1', { jobId: 'job-1' }, { type: 'START', now: clock.now() });
       throw new Error('caller rolled back');
     }),
   );
   t.equal(store.repos.snapshots.get('job-1'), undefined, 'rolled back with the caller');
 
-  const step = await store.writer.submit(() => {
+  const step = await store.writer.submit(async (tx) => {
     effectRow(store, 'job-1', clock.now());
-    return jobs.spawnRow('job-1', { jobId: 'job-1' }, { type: 'START', now: clock.now() })();
+    return jobs.spawnRow(tx.repos, 'job-1', { jobId: 'job-1' }, { type: 'START', now: clock.now() });
   });
   t.equal(step.snapshot.value, 'running');
   t.same(step.emitted, [{ type: 'job.started', jobId: 'job-1', at: clock.now() }]);
   t.equal(registry.residentCount, 0, 'nothing made resident');
-  t.equal(jobs.peek('job-1')!.value, 'running', 'read on first use');
-  await t.rejects(store.writer.submit(jobs.spawnRow('job-1', { jobId: 'job-1' })), { code: 'CONFLICT' });
+  t.equal((await jobs.peek('job-1'))!.value, 'running', 'read on first use');
+  await t.rejects(store.writer.submit((tx) => jobs.spawnRow(tx.repos, 'job-1', { jobId: 'job-1' })), { code: 'CONFLICT' });
 });
 
 t.test('an implicit kind: with no snapshot row the owner implies the first step; the next committed step writes the row', async (t) => {
@@ -215,7 +209,7 @@ t.test('an implicit kind: with no snapshot row the owner implies the first step;
     onFailure: () => undefined,
     implicit: (id) => (queuedByOwner.has(id) ? { input: { jobId: id } } : undefined),
   });
-  t.equal(jobs.peek('job-7')?.value, 'queued', 'peek computes the implied first state');
+  t.equal((await jobs.peek('job-7'))?.value, 'queued', 'peek computes the implied first state');
   t.equal(store.repos.snapshots.get('job-7'), undefined, 'reading writes nothing');
   const step = await jobs.transition('job-7', { type: 'START', now: clock.now() });
   t.equal(step.before?.value, 'queued');

@@ -10,7 +10,7 @@ t.test('chunks of one message within the window become one stored and sent messa
   const { store, bus, sessions, timers } = busFixture(1);
   const [s] = sessions;
   const watch = recorder();
-  bus.subscribe(s, null, watch.listener);
+  await bus.subscribe(s, null, watch.listener);
   for (const piece of ['Hel', 'lo, ', 'wor', 'ld']) bus.pushDelta(s, chunk(piece));
   t.equal(store.repos.sessionEvents.maxSeq(s), 0, 'nothing stored before the window closes');
   t.equal(timers.armed.size, 1, 'one window timer for all buffered sessions');
@@ -29,7 +29,7 @@ t.test('a switch of message starts a new delta event; order is kept', async (t) 
   const { bus, sessions } = busFixture(1);
   const [s] = sessions;
   const watch = recorder();
-  bus.subscribe(s, null, watch.listener);
+  await bus.subscribe(s, null, watch.listener);
   bus.pushDelta(s, chunk('a1', 'm1'));
   bus.pushDelta(s, chunk('b1', 'm2'));
   bus.pushDelta(s, chunk('b2', 'm2'));
@@ -50,11 +50,10 @@ t.test('buffered deltas are stored before the session\'s next event, in the same
   const { store, bus, sessions, timers } = busFixture(2);
   const [s, other] = sessions;
   const watch = recorder();
-  bus.subscribe(s, null, watch.listener);
+  await bus.subscribe(s, null, watch.listener);
   bus.pushDelta(s, chunk('thinking… '));
   bus.pushDelta(other, chunk('elsewhere'));
-  const stored = await store.writer.submit(
-    bus.append(s, { type: 'tool_call.started', executionId: 'e1', toolCallId: 't1', toolName: 'crm.create_contact', step: 1, edited: false }),
+  const stored = await store.writer.submit((tx) => bus.append(tx, s, { type: 'tool_call.started', executionId: 'e1', toolCallId: 't1', toolName: 'crm.create_contact', step: 1, edited: false }),
   );
   t.strictSame(
     stored.map((e) => [e.seq, e.event.type]),
@@ -89,7 +88,7 @@ t.test('interleaved deltas, events and window flushes: a late subscriber replays
   const { bus, sessions, timers } = busFixture(1);
   const [s] = sessions;
   const live = recorder();
-  bus.subscribe(s, null, live.listener);
+  await bus.subscribe(s, null, live.listener);
   let text = '';
   for (let i = 0; i < 40; i++) {
     bus.pushDelta(s, chunk(`w${i} `));
@@ -100,7 +99,7 @@ t.test('interleaved deltas, events and window flushes: a late subscriber replays
   await bus.close();
   await settle(bus);
   const replay = recorder();
-  bus.subscribe(s, 0, replay.listener);
+  await bus.subscribe(s, 0, replay.listener);
   await settle(bus);
   const max = live.events[live.events.length - 1].seq;
   t.strictSame(seqs(live.events), range(1, max), 'live: every seq once');
@@ -116,7 +115,7 @@ t.test('credential material never reaches the table or subscribers', async (t) =
   const { mintSecret } = await import('../../../runtime/auth/secrets.js');
   const key = mintSecret('sv_');
   const watch = recorder();
-  bus.subscribe(s, null, watch.listener);
+  await bus.subscribe(s, null, watch.listener);
   bus.pushDelta(s, chunk(`your key is ${key}.`));
   // A careless caller passing extra fields: credential-named keys are redacted wherever they sit.
   const careless = { type: 'file.added', executionId: null, fileId: 'f', name: key, mediaType: 'text/plain', sizeBytes: 1, callerCredentials: { integrations: { crm: { token: 'tok-123' } } } };

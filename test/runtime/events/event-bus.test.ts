@@ -11,8 +11,8 @@ t.test('concurrent appends through the group-commit writer get dense per-session
   const [a, b] = sessions;
   const watchA = recorder();
   const watchB = recorder();
-  bus.subscribe(a, null, watchA.listener);
-  bus.subscribe(b, null, watchB.listener);
+  await bus.subscribe(a, null, watchA.listener);
+  await bus.subscribe(b, null, watchB.listener);
 
   const expected: Record<string, string[]> = { [a]: [], [b]: [] };
   const pending: Promise<unknown>[] = [];
@@ -22,8 +22,8 @@ t.test('concurrent appends through the group-commit writer get dense per-session
       // A unit that appends and then fails rolls back to its savepoint: its seq must be reused, not skipped.
       pending.push(
         store.writer
-          .submit(() => {
-            bus.append(session, started(i))();
+          .submit(async (tx) => {
+            await bus.append(tx, session, started(i));
             throw new Error('unit failed after appending');
           })
           .catch(() => 'rolled back'),
@@ -54,11 +54,11 @@ t.test('an event is in the table before any subscriber receives it, and delivery
   const [s] = sessions;
   const seenInTable: boolean[] = [];
   let calls = 0;
-  bus.subscribe(s, null, (batch) => {
+  await bus.subscribe(s, null, (batch) => {
     calls += 1;
     for (const e of batch) seenInTable.push(store.repos.sessionEvents.listRange(s, e.seq - 1, e.seq, 1).length === 1);
   });
-  await store.writer.submit(bus.append(s, started(1)));
+  await store.writer.submit((tx) => bus.append(tx, s, started(1)));
   t.equal(calls, 0, 'published by the unit\'s outbox at commit, which only queues (fan-out runs from setImmediate, PERF-NOTES cork pitfall)');
   await nextTurn();
   t.equal(calls, 1);
@@ -69,10 +69,10 @@ t.test('publishing out of order or twice still yields seq order with zero gaps a
   const { store, bus, sessions } = busFixture(1);
   const [s] = sessions;
   const watch = recorder();
-  bus.subscribe(s, null, watch.listener);
-  const first = await store.writer.submit(bus.append(s, started(1)));
-  const second = await store.writer.submit(bus.append(s, started(2)));
-  const third = await store.writer.submit(bus.append(s, started(3)));
+  await bus.subscribe(s, null, watch.listener);
+  const first = await store.writer.submit((tx) => bus.append(tx, s, started(1)));
+  const second = await store.writer.submit((tx) => bus.append(tx, s, started(2)));
+  const third = await store.writer.submit((tx) => bus.append(tx, s, started(3)));
   bus.publish(third);
   bus.publish(first);
   bus.publish(second);
@@ -101,7 +101,7 @@ t.test('synthetic types are refused by append: snapshot and stream.reset never g
   const { store, bus, sessions } = busFixture(1);
   const [s] = sessions;
   const bogus = { type: 'stream.reset', reason: 'events_pruned', requestedSeq: 1, latestSeq: 1 } as unknown as PersistedSessionEvent;
-  await t.rejects(store.writer.submit(bus.append(s, bogus)), TypeError);
+  await t.rejects(store.writer.submit((tx) => bus.append(tx, s, bogus)), TypeError);
   t.equal(store.repos.sessionEvents.maxSeq(s), 0);
 });
 
@@ -109,7 +109,7 @@ t.test('fan-out to many subscribers is chunked across event-loop turns (fanoutCh
   const { bus, sessions } = busFixture(1, { fanoutChunk: 1000 });
   const [s] = sessions;
   let delivered = 0;
-  for (let i = 0; i < 2500; i++) bus.subscribe(s, null, () => (delivered += 1));
+  for (let i = 0; i < 2500; i++) await bus.subscribe(s, null, () => (delivered += 1));
   await bus.emit(s, started(1));
   t.equal(delivered, 0, 'emit returned after commit + publish; no subscriber written yet');
   await nextTurn();
@@ -125,10 +125,10 @@ t.test('a throwing listener is dropped and reported; other subscribers keep rece
   const { bus, sessions, errors } = busFixture(1);
   const [s] = sessions;
   const watch = recorder();
-  bus.subscribe(s, null, () => {
+  await bus.subscribe(s, null, () => {
     throw new Error('listener bug');
   });
-  bus.subscribe(s, null, watch.listener);
+  await bus.subscribe(s, null, watch.listener);
   await bus.emit(s, started(1));
   await settle(bus);
   await bus.emit(s, started(2));
@@ -142,7 +142,7 @@ t.test('unsubscribe stops delivery and forgets the session once nobody watches i
   const { bus, sessions } = busFixture(1);
   const [s] = sessions;
   const watch = recorder();
-  const sub = bus.subscribe(s, null, watch.listener);
+  const sub = await bus.subscribe(s, null, watch.listener);
   t.equal(bus.stats().sessions, 1);
   sub.unsubscribe();
   t.strictSame(bus.stats().sessions, 0);

@@ -17,7 +17,7 @@ t.test('replay after Last-Event-ID delivers exactly the missed events, then live
   const [s] = sessions;
   await emitMany(bus, s, 20);
   const watch = recorder();
-  const sub = bus.subscribe(s, 7, watch.listener);
+  const sub = await bus.subscribe(s, 7, watch.listener);
   t.strictSame([sub.startSeq, sub.latestSeq, sub.reset], [7, 20, null]);
   await emitMany(bus, s, 2);
   await settle(bus);
@@ -35,7 +35,7 @@ t.test('a subscriber from "now" (no Last-Event-ID) starts at the current max and
   const [s] = sessions;
   await emitMany(bus, s, 5);
   const watch = recorder();
-  const sub = bus.subscribe(s, null, watch.listener);
+  const sub = await bus.subscribe(s, null, watch.listener);
   t.strictSame([sub.startSeq, sub.latestSeq, sub.reset], [5, 5, null]);
   await emitMany(bus, s, 1);
   await settle(bus);
@@ -46,10 +46,10 @@ t.test('a committed-but-unpublished event is counted by the snapshot position an
   const { store, bus, sessions } = busFixture(1);
   const [s] = sessions;
   const early = recorder();
-  bus.subscribe(s, null, early.listener);
-  const stored = await store.writer.submit(bus.append(s, delta(1)));
+  await bus.subscribe(s, null, early.listener);
+  const stored = await store.writer.submit((tx) => bus.append(tx, s, delta(1)));
   const late = recorder();
-  const sub = bus.subscribe(s, null, late.listener);
+  const sub = await bus.subscribe(s, null, late.listener);
   t.equal(sub.startSeq, 1, 'the late subscriber snapshot already reflects seq 1');
   bus.publish(stored);
   await settle(bus);
@@ -62,7 +62,7 @@ t.test('stream.reset when Last-Event-ID is ahead of the stored max, then live ev
   const [s] = sessions;
   await emitMany(bus, s, 3);
   const watch = recorder();
-  const sub = bus.subscribe(s, 99, watch.listener);
+  const sub = await bus.subscribe(s, 99, watch.listener);
   t.strictSame([sub.startSeq, sub.latestSeq, sub.reset], [3, 3, 'last_event_id_ahead']);
   await emitMany(bus, s, 2);
   await settle(bus);
@@ -79,10 +79,10 @@ t.test('stream.reset when the events after Last-Event-ID were pruned; pruning ke
   t.equal(store.repos.sessionEvents.pruneThrough(s, 1_000), 9, 'every row but the newest was pruned');
   t.strictSame(store.repos.sessionEvents.bounds(s), { minSeq: 10, maxSeq: 10 });
   const watch = recorder();
-  const sub = bus.subscribe(s, 4, watch.listener);
+  const sub = await bus.subscribe(s, 4, watch.listener);
   t.equal(sub.reset, 'events_pruned');
   const ok = recorder();
-  t.equal(bus.subscribe(s, 9, ok.listener).reset, null, 'seq 9 is still a replayable position: seq 10 is stored');
+  t.equal((await await bus.subscribe(s, 9, ok.listener)).reset, null, 'seq 9 is still a replayable position: seq 10 is stored');
   await emitMany(bus, s, 1);
   await settle(bus);
   t.strictSame(watch.events[0].event, { type: 'stream.reset', reason: 'events_pruned', requestedSeq: 4, latestSeq: 10 });
@@ -96,7 +96,7 @@ t.test('stream.reset for a Last-Event-ID that is not a non-negative integer', as
   await emitMany(bus, s, 2);
   for (const bad of [Number.NaN, -1, 1.5]) {
     const watch = recorder();
-    t.equal(bus.subscribe(s, bad, watch.listener).reset, 'last_event_id_invalid', String(bad));
+    t.equal((await await bus.subscribe(s, bad, watch.listener)).reset, 'last_event_id_invalid', String(bad));
     await settle(bus);
     t.strictSame(watch.events.map((e) => e.event), [
       { type: 'stream.reset', reason: 'last_event_id_invalid', requestedSeq: Number.isSafeInteger(bad) ? bad : null, latestSeq: 2 },
@@ -109,7 +109,7 @@ t.test('rows pruned under a subscriber still catching up become a stream.reset, 
   const [s] = sessions;
   await emitMany(bus, s, 6);
   const watch = recorder();
-  bus.subscribe(s, 0, watch.listener);
+  await bus.subscribe(s, 0, watch.listener);
   store.repos.sessionEvents.pruneThrough(s, 3);
   await settle(bus);
   t.strictSame(watch.events[0].event, { type: 'stream.reset', reason: 'events_pruned', requestedSeq: 0, latestSeq: 6 });
@@ -131,7 +131,7 @@ t.test('property: for any history, pruning and Last-Event-ID, a subscriber gets 
         store.repos.sessionEvents.pruneThrough(s, pruneThrough);
         const { minSeq } = store.repos.sessionEvents.bounds(s);
         const watch = recorder();
-        const sub = bus.subscribe(s, afterSeq, watch.listener);
+        const sub = await bus.subscribe(s, afterSeq, watch.listener);
         await emitMany(bus, s, live);
         await settle(bus);
         const replayable = afterSeq >= 0 && afterSeq <= stored && afterSeq >= minSeq - 1;

@@ -109,10 +109,10 @@ t.test('input that fails the declared inputs is refused before anything is writt
 
 t.test('a stored input that bypassed admission fails the run before any step', async (t) => {
   const w = await flowWorld(t);
-  const planned = w.starter.plan({ orgId: w.orgId, automationId: w.refs.enrich!, actorUserId: w.refs.ada!, origin: 'trigger', visibility: 'domain', input: { id: 'c-1' } });
+  const planned = await w.starter.plan({ orgId: w.orgId, automationId: w.refs.enrich!, actorUserId: w.refs.ada!, origin: 'trigger', visibility: 'domain', input: { id: 'c-1' } });
   // Written as a path that skipped admission would: the stored input no longer matches the declared inputs.
-  await w.store.writer.submit(() => {
-    planned.write();
+  await w.store.writer.submit(async (tx) => {
+    await planned.write(tx);
     w.store.db.prepare(`UPDATE executions SET input = '{"id": 42}' WHERE id = ?`).run(planned.executionId);
   });
   planned.dispatch();

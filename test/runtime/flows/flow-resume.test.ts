@@ -8,7 +8,7 @@ t.test('a run suspended at its approval survives a restart; approving on the new
   t.equal(w.trail(sessionId).execution.status, 'suspended');
 
   await w.restart();
-  t.equal(w.dispatcher.recover(), 0, 'a suspended run is not runnable work');
+  t.equal(await w.dispatcher.recover(), 0, 'a suspended run is not runnable work');
   const approvalId = w.trail(sessionId).approvals[0]!.id;
   await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved', approvalId });
   await w.dispatcher.idle(sessionId);
@@ -33,7 +33,7 @@ t.test('a write in flight when the service stops is failed INTERRUPTED on the ne
   await w.restart();
   w.crm.release();
   t.equal(w.store.repos.executions.execution(w.trail(sessionId).execution.id)!.status, 'running', 'still running in the database');
-  t.equal(w.dispatcher.recover(), 1);
+  t.equal(await w.dispatcher.recover(), 1);
   await w.dispatcher.idle(sessionId);
 
   const trail = w.trail(sessionId);
@@ -56,7 +56,7 @@ t.test('a readonly call in flight when the service stops is repeated on the next
   await arrived;
   await w.restart();
   w.crm.release();
-  w.dispatcher.recover();
+  await w.dispatcher.recover();
   await w.dispatcher.idle(sessionId);
 
   const trail = w.trail(sessionId);
@@ -75,7 +75,7 @@ t.test('an approval decided while the service was down is resumed at boot', asyn
   await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved' });
   t.equal(w.trail(sessionId).execution.status, 'resume_queued');
   await w.restart();
-  t.equal(w.dispatcher.recover(), 1);
+  t.equal(await w.dispatcher.recover(), 1);
   await w.dispatcher.idle(sessionId);
   t.equal(w.trail(sessionId).execution.status, 'completed');
   t.equal(w.crm.requests('PATCH').length, 1);

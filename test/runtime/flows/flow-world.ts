@@ -142,8 +142,8 @@ export async function flowWorld(t: { teardown(fn: () => unknown): void }, option
     /** Starts a run the way a fire does (plan, write in a unit of work, dispatch); `settle` waits for it to park or end. */
     async start(input: Record<string, unknown>, request: Partial<StartSessionRequest> & { flow?: string } = {}, settle = true) {
       const { flow = 'enrich', ...rest } = request;
-      const planned = live.starter.plan({ orgId, automationId: refs[flow]!, actorUserId: refs.ada!, origin: 'trigger', visibility: 'domain', input, ...rest });
-      await live.store.writer.submit(() => planned.write());
+      const planned = await live.starter.plan({ orgId, automationId: refs[flow]!, actorUserId: refs.ada!, origin: 'trigger', visibility: 'domain', input, ...rest });
+      await live.store.writer.submit((tx) => planned.write(tx));
       planned.dispatch();
       if (settle) await live.dispatcher.idle(planned.sessionId);
       return { sessionId: planned.sessionId, executionId: planned.executionId };

@@ -18,9 +18,9 @@ function setup(store: Store, clock: Clock = new ManualClock(T0)) {
 function recording(store: Store, seen: DueTimer[]): TimerHandler {
   return async (timer, { markFired }) => {
     seen.push(timer);
-    await store.writer.submit(() => {
-      markFired();
-      store.repos.timers.replace({ id: `effect-${timer.id}`, kind: 'effect', targetId: timer.targetId, dueAt: 0, payload: {}, createdAt: 0 });
+    await store.writer.submit(async (tx) => {
+      await markFired(tx.repos);
+      await tx.repos.timers.replace({ id: `effect-${timer.id}`, kind: 'effect', targetId: timer.targetId, dueAt: 0, payload: {}, createdAt: 0 });
     });
   };
 }
@@ -34,7 +34,7 @@ t.test('a timer is delivered when the manual clock reaches its due time, and mar
   scheduler.on('claim-expiry', recording(store, seen));
   t.equal(await scheduler.start(), 0);
 
-  const id = await store.writer.submit(scheduler.schedule({ kind: 'claim-expiry', targetId: 'claim-1', dueAt: T0 + 1_000, payload: { key: 'k' } }));
+  const id = await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'claim-expiry', targetId: 'claim-1', dueAt: T0 + 1_000, payload: { key: 'k' } }));
   clock.advance(999);
   t.equal(await scheduler.drain(), 0, 'not due yet');
   clock.advance(1);
@@ -56,7 +56,7 @@ t.test('advancing the clock delivers without drain(): the clock change itself wa
   const seen = new Promise<DueTimer>((resolve) => (resolveSeen = resolve));
   scheduler.on('lease', (timer) => resolveSeen(timer));
   await scheduler.start();
-  await store.writer.submit(scheduler.schedule({ kind: 'lease', targetId: 'l-1', dueAt: T0 + 5 }));
+  await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'lease', targetId: 'l-1', dueAt: T0 + 5 }));
   clock.advance(5);
   t.match(await seen, { targetId: 'l-1' });
   await scheduler.drain();
@@ -71,7 +71,7 @@ t.test('a timer already due when its unit commits fires after that commit', asyn
   const seen: DueTimer[] = [];
   scheduler.on('now', recording(store, seen));
   await scheduler.start();
-  await store.writer.submit(scheduler.schedule({ kind: 'now', targetId: 'x', dueAt: T0 - 1 }));
+  await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'now', targetId: 'x', dueAt: T0 - 1 }));
   await turn();
   t.equal(seen.length, 1, 'delivered without moving the clock');
 });
@@ -85,12 +85,12 @@ t.test('cancel removes the pending timer; scheduling again replaces it', async (
   scheduler.on('expiry', recording(store, seen));
   await scheduler.start();
 
-  await store.writer.submit(scheduler.schedule({ kind: 'expiry', targetId: 'a', dueAt: T0 + 100 }));
-  t.equal(await store.writer.submit(scheduler.cancel('expiry', 'a')), true);
-  t.equal(await store.writer.submit(scheduler.cancel('expiry', 'a')), false, 'nothing left to cancel');
+  await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'expiry', targetId: 'a', dueAt: T0 + 100 }));
+  t.equal(await store.writer.submit((tx) => scheduler.cancel(tx.repos, 'expiry', 'a')), true);
+  t.equal(await store.writer.submit((tx) => scheduler.cancel(tx.repos, 'expiry', 'a')), false, 'nothing left to cancel');
 
-  await store.writer.submit(scheduler.schedule({ kind: 'expiry', targetId: 'b', dueAt: T0 + 100, payload: { v: 1 } }));
-  await store.writer.submit(scheduler.schedule({ kind: 'expiry', targetId: 'b', dueAt: T0 + 300, payload: { v: 2 } }));
+  await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'expiry', targetId: 'b', dueAt: T0 + 100, payload: { v: 1 } }));
+  await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'expiry', targetId: 'b', dueAt: T0 + 300, payload: { v: 2 } }));
   clock.advance(200);
   t.equal(await scheduler.drain(), 0, 'cancelled and replaced timers do not fire');
   clock.advance(100);
@@ -98,8 +98,8 @@ t.test('cancel removes the pending timer; scheduling again replaces it', async (
   t.match(seen, [{ targetId: 'b', payload: { v: 2 } }]);
 
   // A cancel rolled back with its unit leaves the timer in place.
-  await store.writer.submit(scheduler.schedule({ kind: 'expiry', targetId: 'c', dueAt: T0 + 1_000 }));
-  await t.rejects(store.writer.submit(() => { scheduler.cancel('expiry', 'c')(); throw new Error('rollback'); }));
+  await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'expiry', targetId: 'c', dueAt: T0 + 1_000 }));
+  await t.rejects(store.writer.submit(async (tx) => { await scheduler.cancel(tx.repos, 'expiry', 'c'); throw new Error('rollback'); }));
   t.ok(store.repos.timers.pending('expiry', 'c'));
 });
 
@@ -111,13 +111,13 @@ t.test('a failing handler leaves the timer due; it is retried after the backoff'
   const attempts: number[] = [];
   scheduler.on('flaky', async (timer, { markFired }) => {
     attempts.push(timer.attempt);
-    await store.writer.submit(() => {
-      markFired();
+    await store.writer.submit(async (tx) => {
+      await markFired(tx.repos);
       if (timer.attempt < 3) throw new Error(`attempt ${timer.attempt} failed`);
     });
   });
   await scheduler.start();
-  const id = await store.writer.submit(scheduler.schedule({ kind: 'flaky', targetId: 't', dueAt: T0 }));
+  const id = await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'flaky', targetId: 't', dueAt: T0 }));
   t.equal(await scheduler.drain(), 0);
   t.same(attempts, [1]);
   t.equal(store.repos.timers.get(id)?.firedAt, null, 'still due: its "fired" rolled back with the failed effects');
@@ -142,9 +142,9 @@ t.test('timers fire exactly once across restarts, including those due while the 
   const first = openTestStore(t, path);
   const a = setup(first, clock);
   await a.scheduler.start();
-  await first.writer.submit(() => {
-    a.scheduler.schedule({ kind: 'deadline', targetId: 'due-while-down', dueAt: T0 + 1_000 })();
-    a.scheduler.schedule({ kind: 'deadline', targetId: 'later', dueAt: T0 + 60_000 })();
+  await first.writer.submit(async (tx) => {
+    await a.scheduler.schedule(tx.repos, { kind: 'deadline', targetId: 'due-while-down', dueAt: T0 + 1_000 });
+    await a.scheduler.schedule(tx.repos, { kind: 'deadline', targetId: 'later', dueAt: T0 + 60_000 });
   });
   a.scheduler.close();
   first.close();
@@ -176,7 +176,7 @@ t.test('a handler whose unit did not commit before a crash is redelivered at boo
   const clock = new ManualClock(T0);
   const first = openTestStore(t, path);
   const a = setup(first, clock);
-  await first.writer.submit(a.scheduler.schedule({ kind: 'deadline', targetId: 'x', dueAt: T0 }));
+  await first.writer.submit((tx) => a.scheduler.schedule(tx.repos, { kind: 'deadline', targetId: 'x', dueAt: T0 }));
   // Simulates a crash mid-delivery: the handler starts but the process dies before its unit commits.
   a.scheduler.on('deadline', () => new Promise<void>(() => {}));
   void a.scheduler.start();
@@ -201,17 +201,17 @@ t.test('a deadline drives an actor: fired commits with the transition that handl
   t.teardown(() => (scheduler.close(), registry.close()));
   const jobs = registry.register('job', { machine: jobMachine, version: JOB_VERSION, onFailure: () => {} });
   scheduler.on('job-timeout', async (timer, { markFired }) => {
-    await jobs.transition(timer.targetId, { type: 'FAIL', now: clock.now(), reason: 'timeout' }, () => markFired());
+    await jobs.transition(timer.targetId, { type: 'FAIL', now: clock.now(), reason: 'timeout' }, (_step, tx) => markFired(tx.repos));
   });
   await scheduler.start();
   await jobs.spawn('job-1', { jobId: 'job-1' }, {
     event: { type: 'START', now: clock.now() },
-    effects: () => scheduler.schedule({ kind: 'job-timeout', targetId: 'job-1', dueAt: T0 + 30_000 })(),
+    effects: (_step, tx) => scheduler.schedule(tx.repos, { kind: 'job-timeout', targetId: 'job-1', dueAt: T0 + 30_000 }),
   });
   t.ok(store.repos.timers.pending('job-timeout', 'job-1'), 'the deadline committed with the spawn');
   clock.advance(30_000);
   t.equal(await scheduler.drain(), 1);
-  t.equal(jobs.peek('job-1')?.value, 'failed');
+  t.equal((await jobs.peek('job-1'))?.value, 'failed');
   t.equal(store.repos.timers.pending('job-timeout', 'job-1'), undefined);
 });
 
@@ -225,7 +225,7 @@ t.test('with a non-manual clock a single timeout wakes the loop at the due time'
   const seen = new Promise<DueTimer>((resolve) => (resolveSeen = resolve));
   scheduler.on('tick', (timer) => resolveSeen(timer));
   await scheduler.start();
-  await store.writer.submit(scheduler.schedule({ kind: 'tick', targetId: 'x', dueAt: T0 + 1 }));
+  await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'tick', targetId: 'x', dueAt: T0 + 1 }));
   now = T0 + 1; // the clock moves without telling anyone; the armed 1 ms timeout finds the timer due
   t.match(await seen, { targetId: 'x' });
 });

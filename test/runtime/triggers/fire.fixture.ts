@@ -21,7 +21,7 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
   const planned: StartSessionRequest[] = [];
   const dispatched: string[] = [];
   const starter: SessionStarter = {
-    plan(request): PlannedStart {
+    async plan(request): Promise<PlannedStart> {
       const refusal = refuse.get(request.automationId);
       if (refusal !== undefined) throw refusal;
       planned.push(request);
@@ -32,15 +32,15 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
         executionId,
         // Written in the fire's own unit (as a start with caller credentials is), so the rows can be checked at once.
         deferred: null,
-        write() {
-          const automation = store.repos.automations.automation(request.automationId)!;
+        async write(tx) {
+          const automation = (await tx.repos.automations.automation(request.automationId))!;
           const now = Date.now();
-          store.repos.sessions.insertSession({
+          await tx.repos.sessions.insertSession({
             id: sessionId, orgId: request.orgId, domainId: automation.domainId, automationId: automation.id, revision: automation.publishedRevision,
             visibility: request.visibility, createdBy: request.actorUserId, origin: request.origin, triggerRunId: request.triggerRunId ?? null,
             status: 'active', title: null, createdAt: now, updatedAt: now,
           });
-          store.repos.executions.insertExecution({
+          await tx.repos.executions.insertExecution({
             id: executionId, sessionId, status: 'queued', input: request.input ?? {}, createdBy: request.actorUserId,
             createdAt: now, revision: automation.publishedRevision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
           });

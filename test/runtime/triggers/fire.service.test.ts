@@ -37,7 +37,7 @@ t.test('rules 2-5: one session per started subscriber; skipped and failed subscr
   answer.dispatch();
   t.same(f.dispatched, answer.body.sessions.map((s) => s.sessionId));
 
-  const run = f.triggerRuns.get(f.principal('bob'), f.refs.fan!, answer.body.runId);
+  const run = await f.triggerRuns.get(f.principal('bob'), f.refs.fan!, answer.body.runId);
   t.equal(run.outcome, 'partial', 'started + skipped disagree');
   t.same(run.unusedCredentialIntegrationIds, ['zendesk'], 'supplied but unused ids, never material');
   t.same(
@@ -59,7 +59,7 @@ t.test('rule 4: without caller material the caller-required subscriber fails wit
   t.same(answer.body.sessions.map((s) => s.automationId), [f.refs.lookup, f.refs.enrich]);
   t.equal(f.planned[0]!.message, 'Look up c-9', 'input.prompt, trimmed, is the agent message');
   t.equal(f.planned[0]!.callerCredentials, undefined, 'caller_preferred without material runs as the organization');
-  const run = f.triggerRuns.get(f.principal('bob'), f.refs.fan!, answer.body.runId);
+  const run = await f.triggerRuns.get(f.principal('bob'), f.refs.fan!, answer.body.runId);
   const upgrader = run.subscribers.find((s) => s.automationId === f.refs.upgrader)!;
   t.match(upgrader, { status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED', sessionId: null });
   t.match(upgrader.reason, /crm/);
@@ -73,7 +73,7 @@ t.test('rule 3: no subscribers gives sessions [] and a skipped firing', async (t
   const f = await fireFixture(t);
   const empty = await f.fire.fire(f.principal('ada'), body(f.refs.empty!), null, 'r');
   t.same(empty.body.sessions, []);
-  t.equal(f.triggerRuns.get(f.principal('ada'), f.refs.empty!, empty.body.runId).outcome, 'skipped');
+  t.equal((await f.triggerRuns.get(f.principal('ada'), f.refs.empty!, empty.body.runId)).outcome, 'skipped');
 });
 
 t.test('rule 3: a starter refusal fails that subscriber with its code while the others start; all failing gives sessions []', async (t) => {
@@ -82,7 +82,7 @@ t.test('rule 3: a starter refusal fails that subscriber with its code while the 
   refuse.set(f.refs.enrich!, new AppError('VALIDATION', 'input does not match the flow inputs'));
   const only = await f.fire.fire(f.principal('bob'), body(f.refs['flow-only']!, { input: {} }), null, 'r');
   t.same(only.body.sessions, []);
-  const run = f.triggerRuns.get(f.principal('bob'), f.refs['flow-only']!, only.body.runId);
+  const run = await f.triggerRuns.get(f.principal('bob'), f.refs['flow-only']!, only.body.runId);
   t.equal(run.outcome, 'failed');
   t.match(run.subscribers[0], { status: 'failed', code: 'VALIDATION', reason: 'input does not match the flow inputs' });
   const fan = await f.fire.fire(f.principal('bob'), body(f.refs.fan!, { callerCredentials: crm('x') }), null, 'r2');
@@ -167,11 +167,11 @@ t.test('idempotency: after 24 hours the key is reusable at once, and the claim s
   f.clock.advance(1);
   await f.scheduler.drain();
   t.equal(f.store.repos.fireClaims.get(bob.orgId, 'day'), undefined, 'the sweep deleted the claim');
-  t.equal(f.scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, 'idempotency_claims'), null, 'nothing left to sweep: no timer');
+  t.equal(await f.scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, 'idempotency_claims'), null, 'nothing left to sweep: no timer');
   const again = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 2 } }), 'day', 'r3');
   t.equal(again.replayed, false, 'a different request under the expired key runs');
   t.not(again.body.runId, first.body.runId);
-  t.equal(f.scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, 'idempotency_claims'), f.clock.now() + 24 * 3_600_000, 'the first claim after the sweep arms it again');
+  t.equal(await f.scheduler.pendingDueAt(CLAIM_SWEEP_TIMER, 'idempotency_claims'), f.clock.now() + 24 * 3_600_000, 'the first claim after the sweep arms it again');
 });
 
 t.test('idempotency: a keyed fire reads its claim once (the verdict) and the sweep timer once per arming', async (t) => {
@@ -226,18 +226,18 @@ t.test('Run history: newest first with a cursor; visible to domain members; 403 
     ids.push((await f.fire.fire(bob, body(f.refs.empty!, { input: { i } }), null, `r${i}`)).body.runId);
     if (i % 2 === 0) f.clock.advance(1_000);
   }
-  const first = f.triggerRuns.list(f.principal('vic'), f.refs.empty!, { limit: 2 });
+  const first = await f.triggerRuns.list(f.principal('vic'), f.refs.empty!, { limit: 2 });
   t.same(first.runs.map((r) => r.runId), [ids[4], ids[3]], 'a viewer reads Run history; newest first');
-  const second = f.triggerRuns.list(bob, f.refs.empty!, { limit: 2, cursor: first.nextCursor });
+  const second = await f.triggerRuns.list(bob, f.refs.empty!, { limit: 2, cursor: first.nextCursor });
   t.same(second.runs.map((r) => r.runId), [ids[2], ids[1]]);
-  const third = f.triggerRuns.list(bob, f.refs.empty!, { limit: 2, cursor: second.nextCursor });
+  const third = await f.triggerRuns.list(bob, f.refs.empty!, { limit: 2, cursor: second.nextCursor });
   t.same(third.runs.map((r) => r.runId), [ids[0]]);
   t.equal(third.nextCursor, null);
-  t.throws(() => f.triggerRuns.list(bob, f.refs.empty!, { cursor: 'bm9wZQ' }), { code: 'VALIDATION' });
-  t.throws(() => f.triggerRuns.list(f.principal('eve'), f.refs.empty!, {}), { code: 'FORBIDDEN' });
-  t.throws(() => f.triggerRuns.list(f.principal('gina'), f.refs.empty!, {}), { code: 'NOT_FOUND' });
-  t.throws(() => f.triggerRuns.get(bob, f.refs.fan!, ids[0]!), { code: 'NOT_FOUND' }, 'a run of another trigger is not found under this one');
-  t.match(f.triggerRuns.get(bob, f.refs.empty!, ids[0]!), { runId: ids[0], source: 'api', firedBy: bob.userId, outcome: 'skipped', subscribers: [] });
+  await t.rejects(f.triggerRuns.list(bob, f.refs.empty!, { cursor: 'bm9wZQ' }), { code: 'VALIDATION' });
+  await t.rejects(f.triggerRuns.list(f.principal('eve'), f.refs.empty!, {}), { code: 'FORBIDDEN' });
+  await t.rejects(f.triggerRuns.list(f.principal('gina'), f.refs.empty!, {}), { code: 'NOT_FOUND' });
+  await t.rejects(f.triggerRuns.get(bob, f.refs.fan!, ids[0]!), { code: 'NOT_FOUND' }, 'a run of another trigger is not found under this one');
+  t.match(await f.triggerRuns.get(bob, f.refs.empty!, ids[0]!), { runId: ids[0], source: 'api', firedBy: bob.userId, outcome: 'skipped', subscribers: [] });
 });
 
 t.test('fanOut: schedule and event firings carry no caller, so caller-required subscribers are refused (rule 7)', async (t) => {
@@ -245,7 +245,7 @@ t.test('fanOut: schedule and event firings carry no caller, so caller-required s
   const trigger = f.store.repos.triggers.trigger(f.refs.fan!)!;
   const result = await f.fire.fanOut({ trigger, source: 'schedule', firedBy: null, input: { id: 'c-1' }, credentials: null, credentialExpiresAt: null });
   t.same(result.sessions.map((s) => s.automationId), [f.refs.lookup, f.refs.enrich]);
-  const run = f.triggerRuns.get(f.principal('bob'), f.refs.fan!, result.runId);
+  const run = await f.triggerRuns.get(f.principal('bob'), f.refs.fan!, result.runId);
   t.match(run, { source: 'schedule', firedBy: null, outcome: 'partial' });
   t.equal(run.subscribers.find((s) => s.automationId === f.refs.upgrader)?.code, 'CALLER_CREDENTIALS_REQUIRED');
   t.equal(f.planned[0]!.origin, 'schedule');

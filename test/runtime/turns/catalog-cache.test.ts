@@ -18,27 +18,27 @@ t.test('the same catalog object while nothing changed; a changed definition (sam
   const { store, crm, upsert } = seeded();
   t.teardown(() => store.close());
   const catalogFor = createCatalogCache(store.repos.integrations);
-  const first = catalogFor('org');
+  const first = (await catalogFor('org'));
   t.ok(first.findTool('crm.get_contact'), 'the stored definition is in the catalog');
-  t.equal(catalogFor('org'), first, 'reused: the schema objects stay the ones the validator compiled');
+  t.equal((await catalogFor('org')), first, 'reused: the schema objects stay the ones the validator compiled');
 
   const renamed = { ...crm, tools: crm.tools.map((tool) => ({ ...tool, description: `${tool.description} (v2)` })) };
   upsert(renamed, 1);
-  const second = catalogFor('org');
+  const second = (await catalogFor('org'));
   t.not(second, first, 'rebuilt after the write, though updatedAt did not move');
   t.match(second.findTool('crm.get_contact'), { tool: { description: /\(v2\)$/ } });
 
   // A write elsewhere refills the cached list; an unchanged signature keeps the catalog.
   store.repos.tenancy.renameOrganization('org', 'Org 2');
-  t.equal(catalogFor('org'), second, 'same integrations, same catalog');
+  t.equal((await catalogFor('org')), second, 'same integrations, same catalog');
 });
 
 t.test('an unavailable integration leaves the catalog', async (t) => {
   const { store, crm } = seeded();
   t.teardown(() => store.close());
   const catalogFor = createCatalogCache(store.repos.integrations);
-  t.ok(catalogFor('org').findTool('crm.get_contact'));
+  t.ok((await catalogFor('org')).findTool('crm.get_contact'));
   const stored = store.repos.integrations.integration(crm.id)!;
   store.repos.integrations.upsertIntegration({ ...stored, available: false });
-  t.equal(catalogFor('org').findTool('crm.get_contact'), undefined);
+  t.equal((await catalogFor('org')).findTool('crm.get_contact'), undefined);
 });

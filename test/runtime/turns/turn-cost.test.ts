@@ -27,7 +27,7 @@ t.test('a keyed fire of new-lead (lookup agent + enrich flow), executions run to
   counter.start();
   const started = process.cpuUsage();
   const recovered = await profiled(async () => {
-    const count = sessions.dispatcher.recover();
+    const count = await sessions.dispatcher.recover();
     await sessions.dispatcher.idle();
     return count;
   });

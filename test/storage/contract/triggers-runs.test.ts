@@ -4,7 +4,7 @@ import { constraintKind, isUniqueViolation } from '../../../storage/port/errors.
 import type { NewTriggerRun } from '../../../storage/records/trigger-runs.js';
 import type { Trigger } from '../../../storage/records/triggers.js';
 import type { Automation } from '../../../storage/records/automations.js';
-import { isClaimConflict } from '../../../storage/repos/fire-claims.repo.js';
+import { isClaimConflict } from '../../../storage/port/errors.js';
 import { contract, useStorageDrivers, type DriverUnderTest } from '../../helpers/storage-drivers.js';
 import { allPages, FAR_FUTURE, organization, user } from './seed.js';
 

@@ -50,7 +50,7 @@ t.test('close commits what is queued, then ends the pool (and is idempotent)', {
   const queued = storage.writer.submit(async (tx) => tx.repos.tenancy.insertOrganization(org('o-q')));
   await Promise.all([storage.close(), storage.close()]);
   await queued;
-  await t.rejects(storage.repos.tenancy.organization('o-q'), /pool/i, 'the pool is ended');
+  await t.rejects(Promise.resolve(storage.repos.tenancy.organization('o-q')), /pool/i, 'the pool is ended');
   const check = await connectPostgres({ url });
   t.teardown(() => check.end());
   t.equal((await check.query('SELECT count(*)::int AS n FROM organizations')).rows[0].n, 1, 'the queued unit committed before close');

@@ -8,7 +8,7 @@ import { createPostgresRepositories } from '../../../storage/postgres/repos/inde
 import { createPostgresFireClaimsRepo } from '../../../storage/postgres/repos/fire-claims.repo.js';
 import { createPostgresTimersRepo } from '../../../storage/postgres/repos/timers.repo.js';
 import type { NewTriggerRun } from '../../../storage/records/trigger-runs.js';
-import { isClaimConflict } from '../../../storage/repos/fire-claims.repo.js';
+import { isClaimConflict } from '../../../storage/port/errors.js';
 import { usePostgres } from '../../helpers/postgres.js';
 
 const pg = await usePostgres(t);
