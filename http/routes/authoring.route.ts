@@ -54,7 +54,7 @@ export const authoringRoutes: Route<Services>[] = [
       query: IntegrationsQuery,
       responses: { 200: { description: 'matching integrations', schema: IntegrationListResponse } },
     }),
-    handler: ({ caller, query }, services) => ({ status: 200, body: { integrations: services.authoring.integrations.search(caller, query.q ?? '') } }),
+    handler: async ({ caller, query }, services) => ({ status: 200, body: { integrations: await services.authoring.integrations.search(caller, query.q ?? '') } }),
   }),
   authoringRoute({
     method: 'GET',
@@ -64,7 +64,7 @@ export const authoringRoutes: Route<Services>[] = [
       summary: 'One integration with each tool\'s inputSchema.',
       responses: { 200: { description: 'integration', schema: IntegrationResponse } },
     }),
-    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.integrations.read(caller, params.id) }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: await services.authoring.integrations.read(caller, params.id) }),
   }),
   authoringRoute({
     method: 'POST',
@@ -111,7 +111,7 @@ export const authoringRoutes: Route<Services>[] = [
       summary: 'Run the publish verifier on the draft without changing anything. Requires edit_automation.',
       responses: { 200: { description: 'findings, planned belt, warnings', schema: VerifyResponse }, 403: { description: 'FORBIDDEN' } },
     }),
-    handler: ({ caller, params }, services) => ({ status: 200, body: services.authoring.agents.verify(caller, params.id) }),
+    handler: async ({ caller, params }, services) => ({ status: 200, body: await services.authoring.agents.verify(caller, params.id) }),
   }),
   authoringRoute({
     method: 'POST',

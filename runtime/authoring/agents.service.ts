@@ -51,7 +51,7 @@ export interface AgentAuthoring {
   create(author: Author, input: CreateAgentInput): Promise<AgentSummary>;
   read(author: Author, automationId: string): AgentDetail;
   patchSetup(author: Author, automationId: string, patch: Partial<AgentSetup>): Promise<AgentSetup>;
-  verify(author: Author, automationId: string): VerifyReport;
+  verify(author: Author, automationId: string): Promise<VerifyReport>;
   publish(author: Author, automationId: string, changeNote: string | null): Promise<PublishResult>;
 }
 
@@ -59,7 +59,7 @@ export interface AgentAuthoringDeps {
   store: Pick<Storage, 'repos' | 'writer'>;
   clock: Clock;
   /** The catalog visible to an organization (global integrations, its own, and the built-ins). */
-  catalogFor(orgId: string): ToolCatalog;
+  catalogFor(orgId: string): Promise<ToolCatalog>;
 }
 
 const summaryOf = (row: Automation): AgentSummary => ({
@@ -150,15 +150,15 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
       });
     },
 
-    verify(author, automationId) {
+    async verify(author, automationId) {
       const automation = editableAutomation(repos, author, automationId);
       requireAgent(automation);
       const setup = setupFromRow(automations.agentSetup(automation.id));
-      return verifySetup(setup, bindingsOf(automations, automation.id), deps.catalogFor(author.orgId));
+      return verifySetup(setup, bindingsOf(automations, automation.id), await deps.catalogFor(author.orgId));
     },
 
     async publish(author, automationId, changeNote) {
-      const catalog = deps.catalogFor(author.orgId);
+      const catalog = await deps.catalogFor(author.orgId);
       return writer.submit(() => {
         const automation = editableAutomation(repos, author, automationId);
         requireAgent(automation);

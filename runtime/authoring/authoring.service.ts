@@ -11,9 +11,9 @@ import type { Author } from './authoring-access.js';
 
 export interface IntegrationAuthoring {
   /** Trimmed, case-insensitive; at most 50 integrations (the catalog's search; a `q` over 200 characters is 400). */
-  search(author: Author, q: string): IntegrationView[];
+  search(author: Author, q: string): Promise<IntegrationView[]>;
   /** With each tool's inputSchema; unknown, unavailable and other organizations' ids are the uniform 404. */
-  read(author: Author, integrationId: string): IntegrationView;
+  read(author: Author, integrationId: string): Promise<IntegrationView>;
 }
 
 export interface AuthoringService {
@@ -30,12 +30,13 @@ export interface AuthoringDeps {
 
 export function createAuthoringService(deps: AuthoringDeps): AuthoringService {
   // Global integrations, the organization's own (available ones only) and the built-ins `http` and `knowledge`.
-  const catalogFor = (orgId: string): ToolCatalog => organizationCatalog(deps.store.repos.integrations, orgId);
+  // turns/turn-tools.ts reads the integrations through the storage port now: the catalog is a promise.
+  const catalogFor = (orgId: string): Promise<ToolCatalog> => organizationCatalog(deps.store.repos.integrations, orgId);
   return {
     integrations: {
-      search: (author, q) => catalogFor(author.orgId).search(q),
-      read(author, integrationId) {
-        const view = catalogFor(author.orgId).view(integrationId);
+      search: async (author, q) => (await catalogFor(author.orgId)).search(q),
+      async read(author, integrationId) {
+        const view = (await catalogFor(author.orgId)).view(integrationId);
         if (view === undefined) throw notFound();
         return view;
       },

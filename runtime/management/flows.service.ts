@@ -56,8 +56,9 @@ export function createFlowsService(deps: { store: Storage; clock: Clock }): Flow
   });
 
   /** Checked against the tools and integrations this organization can use; stored canonical, as apply stores it. */
-  function checked(orgId: string, definition: unknown): Pick<FlowVersion, 'definition' | 'bindings'> {
-    const result = validateFlowDefinition(definition, organizationCatalog(repos.integrations, orgId));
+  async function checked(orgId: string, definition: unknown): Promise<Pick<FlowVersion, 'definition' | 'bindings'>> {
+    // turns/turn-tools.ts reads the integrations through the storage port now: the catalog is a promise.
+    const result = validateFlowDefinition(definition, await organizationCatalog(repos.integrations, orgId));
     if (!result.ok) {
       const issues = result.issues.map((i) => ({ path: `definition.${i.path}`, message: i.message }));
       throw new AppError('VALIDATION', `The flow definition has ${issues.length} problem${issues.length === 1 ? '' : 's'}; nothing was stored.`, { issues }, { status: 422 });
@@ -70,7 +71,7 @@ export function createFlowsService(deps: { store: Storage; clock: Clock }): Flow
     async create(author, input) {
       const domain = domainOf(repos, author, input.domainId);
       requireDomainPermission(repos, author, domain.id, 'edit_automation');
-      const stored = checked(author.orgId, input.definition);
+      const stored = await checked(author.orgId, input.definition);
       const now = deps.clock.now();
       const row: Automation = {
         id: newId(),
@@ -102,7 +103,7 @@ export function createFlowsService(deps: { store: Storage; clock: Clock }): Flow
 
     async addVersion(author, flowId, input) {
       const row = flowOf(author, flowId);
-      const stored = checked(author.orgId, input.definition);
+      const stored = await checked(author.orgId, input.definition);
       const created = await writer.submit(() => {
         const now = deps.clock.now();
         const latest = automations.latestFlowVersion(row.id);
