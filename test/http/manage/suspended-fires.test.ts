@@ -16,7 +16,7 @@ t.test('schedule ticks of a suspended organization pass without a firing, and th
   f.clock.advance(HOUR);
   await f.settle();
   t.equal(repos.triggerRuns.countOfTrigger(id), 0, 'no firing while suspended');
-  t.equal(f.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 22, 14), 'the next slot is armed');
+  t.equal(await f.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 22, 14), 'the next slot is armed');
   repos.management.setSuspended(f.refs.acme!, null);
   f.clock.advance(HOUR);
   await f.settle();
