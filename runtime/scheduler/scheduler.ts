@@ -16,7 +16,8 @@
  * claim committed. A claim that lapses (its node died, or a handler outran claimTtlMs) is claimable again, by any
  * node: the handler may then run twice, but markFired stays guarded, so the late unit fails and its transactional
  * effects roll back; only what a handler does outside its unit (an HTTP POST) can repeat (at least once). A failed
- * handler keeps its claim until its retry time (`holdUntil`), so its backoff holds on every node.
+ * handler keeps its claim until its retry time (`holdUntil`), so its backoff holds on every node. A sole scheduler
+ * (SQLite) drops leftover claims at start: a crash still redelivers at the next boot.
  *
  * Waking: with a ManualClock every clock change delivers what is due (no sleeping in tests); with the system
  * clock one setTimeout is armed to the next due time, capped at maxDelayMs so a clock jump costs at most that,
@@ -74,6 +75,12 @@ export interface SchedulerOptions {
    * over, and a handler running longer may be run again elsewhere. Above the longest handler (a webhook attempt: 10 s).
    */
   claimTtlMs?: number;
+  /**
+   * This scheduler alone runs timers on its database (SQLite: one process owns the file). start() then drops the
+   * claims an earlier, crashed process left, so its timers are redelivered at boot rather than after claimTtlMs.
+   * Never on a shared database: it would take other live nodes' claims.
+   */
+  sole?: boolean;
   /** Where restarts and handler failures are reported (default: the service's pino logger at warn). */
   logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -284,7 +291,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       poke();
     },
     pendingDueAt: async (kind, targetId, repos = store.repos) => (await repos.timers.pending(kind, targetId))?.dueAt ?? null,
-    start() {
+    async start() {
+      if (options.sole === true) await store.writer.submit(async (tx) => void (await tx.repos.timers.releaseClaims()));
       started = true;
       return drain();
     },

@@ -43,6 +43,7 @@ export function createTimersRepo(db: SqliteDatabase) {
          SELECT MIN(claim_expires_at) FROM timers INDEXED BY timers_claims WHERE fired_at IS NULL AND claim_expires_at > @now
            AND kind IN (SELECT value FROM json_each(@kinds)) AND id NOT IN (SELECT value FROM json_each(@exclude)))`,
     ),
+    releaseClaims: db.prepare('UPDATE timers SET claimed_by = NULL, claim_expires_at = NULL WHERE fired_at IS NULL AND claim_expires_at IS NOT NULL'),
     holdUntil: db.prepare('UPDATE timers SET claim_expires_at = ? WHERE id = ? AND claimed_by = ? AND fired_at IS NULL'),
     markFired: db.prepare('UPDATE timers SET fired_at = ? WHERE id = ? AND fired_at IS NULL'),
   };
@@ -79,6 +80,8 @@ export function createTimersRepo(db: SqliteDatabase) {
     },
     /** Moves the owner's claim's lapse to `until` (a failed handler's retry time: no node retries before it); false when not held. */
     holdUntil: (id: string, owner: string, until: number): boolean => s.holdUntil.run(until, id, owner).changes > 0,
+    /** Drops every claim on an unfired timer (a sole scheduler starting: their holder was an earlier, dead process); how many. */
+    releaseClaims: (): number => s.releaseClaims.run().changes,
     /** False when the timer is already fired or no longer exists (cancelled or replaced). */
     markFired: (id: string, now: number): boolean => s.markFired.run(now, id).changes > 0,
   };

@@ -67,6 +67,9 @@ export function createPostgresTimersRepo(q: Queryable) {
     /** Moves the owner's claim's lapse to `until` (a failed handler's retry time: no node retries before it); false when not held. */
     holdUntil: async (id: string, owner: string, until: number): Promise<boolean> =>
       (await run(q, 'UPDATE timers SET claim_expires_at = $1 WHERE id = $2 AND claimed_by = $3 AND fired_at IS NULL', [until, id, owner])) > 0,
+    /** Drops every claim on an unfired timer (a sole scheduler starting: their holder was an earlier, dead process); how many. */
+    releaseClaims: (): Promise<number> =>
+      run(q, 'UPDATE timers SET claimed_by = NULL, claim_expires_at = NULL WHERE fired_at IS NULL AND claim_expires_at IS NOT NULL', []),
     /** False when the timer is already fired or no longer exists (cancelled or replaced). */
     markFired: async (id: string, now: number): Promise<boolean> =>
       (await run(q, 'UPDATE timers SET fired_at = $1 WHERE id = $2 AND fired_at IS NULL', [now, id])) > 0,

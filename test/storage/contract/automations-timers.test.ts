@@ -217,4 +217,7 @@ contract(t, drivers, 'timer claims: a batch of due timers in due order, held unt
   await timers.replace({ id: 'c-3b', kind: 'k', targetId: 'c-3', dueAt: 5, payload: {}, createdAt: 2 });
   t.strictSame(await timers.pending('k', 'c-3'), { id: 'c-3b', kind: 'k', targetId: 'c-3', dueAt: 5, payload: {}, createdAt: 2, firedAt: null, claimedBy: null, claimExpiresAt: null }, 'a replaced claimed timer starts unclaimed');
   t.equal(await timers.markFired('c-3', 280), false, 'the replaced claimed id cannot fire');
+  t.strictSame((await claim('node-a', 300, 10, ['c-3b'])).map((x) => x.id), ['c-4']);
+  t.equal(await timers.releaseClaims(), 1, 'releasing drops the claims on unfired timers (c-4\'s; fired ones keep theirs)');
+  t.strictSame((await timers.due(300, ['k'], [], 10)).map((x) => x.id), ['c-3b', 'c-4'], 'every unfired due timer is claimable again');
 });
