@@ -74,7 +74,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   const keyRing = options.keyRing ?? loadMasterKeys(config.dbPath, options.env ?? process.env, logger);
   const store = openStore({ path: config.dbPath, durability: config.durability });
   const telemetry = createTelemetry({ store, clock, logger, tracerProvider: options.tracerProvider, writerSamples: store.writer.stats });
-  const runtime = createRuntime({ config, clock, logger, store, keyRing, telemetry, paceWriter: (pacer) => store.writer.paceWith(pacer) });
+  const runtime = createRuntime({ config, clock, logger, store, keyRing, telemetry, paceWriter: (pacer) => store.writer.paceWith(pacer), soleScheduler: true });
   const metrics = createHttpMetrics({ registry: telemetry.registry, tracing: telemetry.tracing });
   watchExecutionQueue(metrics.registry, () => runtime.services.admission.stats());
   const router = new Router<Services>(allRoutes(metrics));

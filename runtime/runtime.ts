@@ -39,6 +39,11 @@ export interface RuntimeDeps {
    * the composition root knows the driver, the runtime does not.
    */
   paceWriter?: (pacer: Pacer) => void;
+  /**
+   * This process alone runs timers on its database (SQLite): the scheduler drops a crashed predecessor's timer claims
+   * at start instead of waiting for them to lapse. Leave unset on a database other nodes share (PostgreSQL).
+   */
+  soleScheduler?: boolean;
 }
 
 export interface Runtime {
@@ -64,7 +69,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   });
   const actors = createActorRegistry({ store, clock, logger });
   const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
-  const scheduler = createScheduler({ store, clock, logger });
+  const scheduler = createScheduler({ store, clock, logger, sole: deps.soleScheduler === true });
   // One pacer for everything execution does on this loop: turn steps, and the callers a commit resumes, share its slice.
   const pacer = createPacer();
   deps.paceWriter?.(pacer);

@@ -1,4 +1,4 @@
-// Durable timers: deadlines live in SQLite as due times; one loop delivers each due timer to its kind's handler.
+// Durable timers: deadlines live in the database as due times; each node claims due timers and delivers them to their kind's handler.
 /*
  * Scheduling writes inside the caller's unit of work: `schedule(tx.repos, spec)` (e.g. in the effects of
  * registry.transition), so a deadline commits with the state it guards.
@@ -9,6 +9,15 @@
  * rolling back the handler's effects. A handler that resolves without having committed markFired (it had no
  * rows to write) is marked fired by the scheduler. A handler that throws leaves the timer due: it is retried
  * after a backoff of the injected clock (1 s doubling, capped at 60 s; kept in memory only).
+ *
+ * Across nodes (issue 16 item 4): every node's scheduler sees the same due timers, so a node first claims a batch
+ * in its own unit (`timers.claimDue`: owner = nodeId, lapsing after claimTtlMs; PostgreSQL skips rows another node
+ * is locking) and runs only what it claimed: one node runs a handler, and a webhook's POST happens only after its
+ * claim committed. A claim that lapses (its node died, or a handler outran claimTtlMs) is claimable again, by any
+ * node: the handler may then run twice, but markFired stays guarded, so the late unit fails and its transactional
+ * effects roll back; only what a handler does outside its unit (an HTTP POST) can repeat (at least once). A failed
+ * handler keeps its claim until its retry time (`holdUntil`), so its backoff holds on every node. A sole scheduler
+ * (SQLite) drops leftover claims at start: a crash still redelivers at the next boot.
  *
  * Waking: with a ManualClock every clock change delivers what is due (no sleeping in tests); with the system
  * clock one setTimeout is armed to the next due time, capped at maxDelayMs so a clock jump costs at most that,
@@ -59,6 +68,19 @@ export interface SchedulerOptions {
   /** Handlers running at once (default 64). */
   concurrency?: number;
   retry?: { baseMs: number; maxMs: number };
+  /** This scheduler's name on its claims (default: a fresh id per scheduler). */
+  nodeId?: string;
+  /**
+   * How long a claim holds (default 30 s): a dead node's timers wait this long before another node takes them
+   * over, and a handler running longer may be run again elsewhere. Above the longest handler (a webhook attempt: 10 s).
+   */
+  claimTtlMs?: number;
+  /**
+   * This scheduler alone runs timers on its database (SQLite: one process owns the file). start() then drops the
+   * claims an earlier, crashed process left, so its timers are redelivered at boot rather than after claimTtlMs.
+   * Never on a shared database: it would take other live nodes' claims.
+   */
+  sole?: boolean;
   /** Where restarts and handler failures are reported (default: the service's pino logger at warn). */
   logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -92,6 +114,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const concurrency = options.concurrency ?? 64;
   const retry = options.retry ?? { baseMs: 1_000, maxMs: 60_000 };
   const logger = options.logger ?? createLogger('warn');
+  const nodeId = options.nodeId ?? newId();
+  const claimTtlMs = options.claimTtlMs ?? 30_000;
   const manual = isManualClock(clock);
   const handlers = new Map<string, TimerHandler>();
   let kinds: string[] = [];
@@ -138,7 +162,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       delivered += 1;
     } catch (error) {
       const delay = Math.min(retry.baseMs * 2 ** (attempt - 1), retry.maxMs);
-      backoff.set(row.id, { attempts: attempt, notBefore: clock.now() + delay });
+      const notBefore = clock.now() + delay;
+      backoff.set(row.id, { attempts: attempt, notBefore });
+      // Best effort: if this write fails, the claim lapses at its expiry instead.
+      await store.writer.submit(async (tx) => void (await tx.repos.timers.holdUntil(row.id, nodeId, notBefore))).catch(() => undefined);
       logger.warn({ timerId: row.id, kind: row.kind, attempt, err: error instanceof Error ? error.message : String(error) }, 'timer handler failed; timer stays due');
     }
   }
@@ -174,11 +201,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const now = clock.now();
     const room = concurrency - inFlight.size;
     try {
-      if (room > 0) for (const row of await timers.due(now, kinds, blocked(now), room)) if (!inFlight.has(row.id)) launch(row);
+      if (room > 0) for (const row of await claim(now, room)) if (!inFlight.has(row.id)) launch(row);
       await arm(now);
     } catch (error) {
       logger.error({ err: error instanceof Error ? error.message : String(error) }, 'scheduler could not read due timers');
     }
+  }
+
+  /** Claims up to `room` due timers; a read first, so a poke with nothing due writes nothing (issue 12). */
+  async function claim(now: number, room: number): Promise<Timer[]> {
+    const excludeIds = blocked(now);
+    if ((await timers.due(now, kinds, excludeIds, 1)).length === 0) return [];
+    const expiresAt = now + claimTtlMs;
+    return store.writer.submit((tx) => tx.repos.timers.claimDue({ owner: nodeId, now, expiresAt, kinds, excludeIds, limit: room }));
   }
 
   async function arm(now: number): Promise<void> {
@@ -186,7 +221,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     wake = null;
     // A ManualClock pokes on change; a full pipeline pokes when a delivery finishes.
     if (manual || inFlight.size >= concurrency || kinds.length === 0) return;
-    const pending = await timers.nextDueAt(kinds, blocked(now));
+    const pending = await timers.nextDueAt(kinds, blocked(now), now);
     if (closed) return;
     const retryAt = Math.min(...[...backoff.values()].map((b) => b.notBefore).filter((at) => at > now));
     const next = Math.min(pending ?? Infinity, retryAt);
@@ -256,7 +291,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       poke();
     },
     pendingDueAt: async (kind, targetId, repos = store.repos) => (await repos.timers.pending(kind, targetId))?.dueAt ?? null,
-    start() {
+    async start() {
+      if (options.sole === true) await store.writer.submit(async (tx) => void (await tx.repos.timers.releaseClaims()));
       started = true;
       return drain();
     },

@@ -7,7 +7,9 @@
  *   other status, network error or timeout          -> pending, next attempt after retryDelay (backoff + jitter)
  *   the policy's last attempt failing               -> failed
  * Delivery is at least once: a crash after the POST but before its record commits resends it at the next boot with
- * the same webhook-id, which is what receivers dedupe on (Standard Webhooks).
+ * the same webhook-id, which is what receivers dedupe on (Standard Webhooks). Across nodes the scheduler claims the
+ * attempt's timer before this handler runs, so one node POSTs it; a node that dies mid-attempt has it retried by
+ * another once the claim lapses (runtime/scheduler/scheduler.ts).
  */
 import type { WebhookDeliveryStatus } from '../../storage/records/webhooks.js';
 import type { PortRepositories, Storage } from '../../storage/port/storage.js';

@@ -21,6 +21,7 @@ import { migration as m0180 } from './0180-management.js';
 import { migration as m0190 } from './0190-org-management.js';
 import { migration as m0200 } from './0200-accept-inbox.js';
 import { migration as m0210 } from './0210-sessions-by-creator.js';
+import { migration as m0220 } from './0220-timer-claims.js';
 
 export type { Migration };
-export const MIGRATIONS: readonly Migration[] = [m0010, m0020, m0030, m0040, m0050, m0060, m0070, m0080, m0090, m0100, m0110, m0120, m0130, m0140, m0150, m0160, m0170, m0180, m0190, m0200, m0210];
+export const MIGRATIONS: readonly Migration[] = [m0010, m0020, m0030, m0040, m0050, m0060, m0070, m0080, m0090, m0100, m0110, m0120, m0130, m0140, m0150, m0160, m0170, m0180, m0190, m0200, m0210, m0220];

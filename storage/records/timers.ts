@@ -9,7 +9,21 @@ export interface Timer {
   payload: unknown;
   createdAt: number;
   firedAt: number | null;
+  /** The scheduler (node) running its handler, until claimExpiresAt; null until first claimed. */
+  claimedBy: string | null;
+  claimExpiresAt: number | null;
 }
 
-/** A timer as scheduled: never fired yet. */
-export type NewTimer = Omit<Timer, 'firedAt'>;
+/** A timer as scheduled: never fired, never claimed yet. */
+export type NewTimer = Omit<Timer, 'firedAt' | 'claimedBy' | 'claimExpiresAt'>;
+
+/** A scheduler's claim on a batch of due timers (repos' claimDue): unclaimed or lapsed ones, in due order. */
+export interface TimerClaim {
+  owner: string;
+  now: number;
+  /** Epoch ms the claim lapses at: then another node may claim the timer again. */
+  expiresAt: number;
+  kinds: readonly string[];
+  excludeIds: readonly string[];
+  limit: number;
+}

@@ -11,6 +11,8 @@ export interface TimerRow {
   payload: unknown;
   created_at: number;
   fired_at: number | null;
+  claimed_by: string | null;
+  claim_expires_at: number | null;
 }
 
 export function timerRows(codec: RowCodec) {
@@ -23,9 +25,11 @@ export function timerRows(codec: RowCodec) {
     payload: codec.json(r.payload),
     createdAt: r.created_at,
     firedAt: r.fired_at,
+    claimedBy: r.claimed_by,
+    claimExpiresAt: r.claim_expires_at,
   });
 
-  /** A new timer is never fired, so fired_at is not written. */
+  /** A new timer is never fired nor claimed, so fired_at and the claim are not written. */
   const toRow = (t: NewTimer) => ({
     id: t.id,
     kind: t.kind,
@@ -37,3 +41,6 @@ export function timerRows(codec: RowCodec) {
 
   return { fromRow, toRow };
 }
+
+/** UPDATE … RETURNING answers in no particular order: claimed timers are handed out in due order. */
+export const byDueAt = (a: Timer, b: Timer): number => a.dueAt - b.dueAt;

@@ -78,8 +78,10 @@ t.test('the due-timer queries walk timers_due, and the claim sweep walks the exp
   t.teardown(() => store.close());
   const sources = preparedBy(store.db, createTimersRepo).concat(preparedBy(store.db, createFireClaimsRepo));
   const due = sources.filter((sql) => /FROM timers/.test(sql) && /due_at/.test(sql) && /SELECT/.test(sql));
-  t.equal(due.length, 2, 'due and next-due');
+  t.equal(due.length, 3, 'due, claim and next-due');
   for (const sql of due) t.match(planOf(store.db, sql).join(' | '), /USING INDEX timers_due/);
+  const nextDue = due.find((sql) => /MIN\(claim_expires_at\)/.test(sql));
+  t.match(planOf(store.db, nextDue!).join(' | '), /USING INDEX timers_claims/, 'next-due: a held claim\'s lapse through timers_claims');
   const sweep = sources.find((sql) => /UPDATE trigger_runs SET .* WHERE rowid IN/s.test(sql));
   t.match(planOf(store.db, sweep!).join(' | '), /USING (COVERING )?INDEX trigger_runs_claim_expiry/);
   const claim = sources.find((sql) => /FROM trigger_runs WHERE org_id = \? AND claim_key = \?/.test(sql));

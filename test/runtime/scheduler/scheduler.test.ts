@@ -8,9 +8,10 @@ import { JOB_VERSION, memoryLogger, openTestStore, jobMachine, tempDbPath, turn 
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function setup(store: Store, clock: Clock = new ManualClock(T0)) {
+/** One process on its SQLite file: the sole scheduler (a crashed predecessor's claims are dropped at start). */
+function setup(store: Store, clock: Clock = new ManualClock(T0), sole = true) {
   const logger = memoryLogger();
-  const scheduler = createScheduler({ store, clock, logger, retry: { baseMs: 1_000, maxMs: 8_000 } });
+  const scheduler = createScheduler({ store, clock, logger, retry: { baseMs: 1_000, maxMs: 8_000 }, sole, claimTtlMs: 30_000 });
   return { scheduler, logger, clock };
 }
 
@@ -72,7 +73,8 @@ t.test('a timer already due when its unit commits fires after that commit', asyn
   scheduler.on('now', recording(store, seen));
   await scheduler.start();
   await store.writer.submit((tx) => scheduler.schedule(tx.repos, { kind: 'now', targetId: 'x', dueAt: T0 - 1 }));
-  await turn();
+  // The poke after the commit reads, then claims in a unit of its own: a few loop turns, no clock move, no drain().
+  for (let i = 0; i < 20 && seen.length === 0; i++) await turn();
   t.equal(seen.length, 1, 'delivered without moving the clock');
 });
 
@@ -190,6 +192,33 @@ t.test('a handler whose unit did not commit before a crash is redelivered at boo
   b.scheduler.on('deadline', recording(second, seen));
   t.equal(await b.scheduler.start(), 1);
   t.equal(seen.length, 1);
+  b.scheduler.close();
+});
+
+t.test('not sole (a shared database): a dead holder\'s claimed timer is taken over once its claim lapses', async (t) => {
+  const path = tempDbPath(t);
+  const clock = new ManualClock(T0);
+  const first = openTestStore(t, path);
+  const a = setup(first, clock, false);
+  await first.writer.submit((tx) => a.scheduler.schedule(tx.repos, { kind: 'deadline', targetId: 'x', dueAt: T0 }));
+  a.scheduler.on('deadline', () => new Promise<void>(() => {}));
+  void a.scheduler.start();
+  for (let i = 0; i < 20 && first.repos.timers.pending('deadline', 'x')?.claimedBy == null; i++) await turn();
+  t.equal(first.repos.timers.pending('deadline', 'x')?.claimExpiresAt, T0 + 30_000, 'claimed by the first scheduler');
+  a.scheduler.close();
+  first.close();
+
+  const second = openTestStore(t, path);
+  const b = setup(second, clock, false);
+  const seen: DueTimer[] = [];
+  b.scheduler.on('deadline', recording(second, seen));
+  t.equal(await b.scheduler.start(), 0, 'held by the dead holder: not taken before the claim lapses');
+  clock.advance(29_999);
+  t.equal(await b.scheduler.drain(), 0);
+  clock.advance(1);
+  t.equal(await b.scheduler.drain(), 1, 'taken over at the lapse');
+  t.equal(seen.length, 1);
+  t.equal(second.repos.timers.get(seen[0]!.id)?.firedAt, T0 + 30_000);
   b.scheduler.close();
 });
 

@@ -155,17 +155,17 @@ contract(t, drivers, 'timers: one unfired timer per kind and target, due in due 
   const { timers } = db.repos;
   const timer = (id: string, dueAt: number, over: Partial<{ kind: string; targetId: string; payload: unknown }> = {}) =>
     ({ id, kind: 'deadline', targetId: `tgt-${id}`, dueAt, payload: {}, createdAt: 1, ...over });
-  t.equal(await timers.nextDueAt(['deadline'], []), null, 'nothing scheduled');
+  t.equal(await timers.nextDueAt(['deadline'], [], 0), null, 'nothing scheduled');
   await timers.replace(timer('t-1', 300, { targetId: 'x', payload: { zeta: 1, a: [true, null] } }));
   await timers.replace(timer('t-2', 100));
   await timers.replace(timer('t-3', 200, { kind: 'retry' }));
   await timers.replace(timer('t-far', FAR_FUTURE));
-  t.strictSame(await timers.get('t-1'), { id: 't-1', kind: 'deadline', targetId: 'x', dueAt: 300, payload: { zeta: 1, a: [true, null] }, createdAt: 1, firedAt: null });
+  t.strictSame(await timers.get('t-1'), { id: 't-1', kind: 'deadline', targetId: 'x', dueAt: 300, payload: { zeta: 1, a: [true, null] }, createdAt: 1, firedAt: null, claimedBy: null, claimExpiresAt: null });
   t.equal(await timers.get('nope'), undefined);
 
   await timers.replace(timer('t-1b', 50, { targetId: 'x', payload: 'text' }));
   t.equal(await timers.get('t-1'), undefined, 'replaced: the old timer is gone');
-  t.strictSame(await timers.pending('deadline', 'x'), { id: 't-1b', kind: 'deadline', targetId: 'x', dueAt: 50, payload: 'text', createdAt: 1, firedAt: null });
+  t.strictSame(await timers.pending('deadline', 'x'), { id: 't-1b', kind: 'deadline', targetId: 'x', dueAt: 50, payload: 'text', createdAt: 1, firedAt: null, claimedBy: null, claimExpiresAt: null });
   t.equal(await timers.markFired('t-1', 60), false, 'the replaced id cannot fire');
   t.ok(isUniqueViolation(await timers.replace(timer('t-2', 5, { targetId: 'other' })).catch((e: unknown) => e)), 'a timer id is taken once');
 
@@ -173,8 +173,8 @@ contract(t, drivers, 'timers: one unfired timer per kind and target, due in due 
   t.strictSame((await timers.due(250, ['deadline'], ['t-2'], 10)).map((x) => x.id), ['t-1b'], 'kinds and exclusions');
   t.strictSame((await timers.due(250, ['deadline', 'retry'], [], 2)).map((x) => x.id), ['t-1b', 't-2'], 'the limit holds');
   t.strictSame(await timers.due(250, [], [], 10), [], 'no kind: nothing');
-  t.equal(await timers.nextDueAt(['deadline', 'retry'], ['t-1b']), 100);
-  t.equal(await timers.nextDueAt(['none'], []), null);
+  t.equal(await timers.nextDueAt(['deadline', 'retry'], ['t-1b'], 250), 100);
+  t.equal(await timers.nextDueAt(['none'], [], 250), null);
 
   t.equal(await timers.markFired('t-1b', 60), true);
   t.equal(await timers.markFired('t-1b', 61), false, 'fired once');
@@ -184,5 +184,40 @@ contract(t, drivers, 'timers: one unfired timer per kind and target, due in due 
   t.equal((await timers.get('t-1b'))!.firedAt, 60, 'a fired timer stays beside its successor');
   t.equal(await timers.cancel('deadline', 'x'), true);
   t.equal(await timers.cancel('deadline', 'x'), false);
-  t.equal(await timers.nextDueAt(['deadline'], ['t-2']), FAR_FUTURE, 'epoch-ms far past 2^32 s');
+  t.equal(await timers.nextDueAt(['deadline'], ['t-2'], 250), FAR_FUTURE, 'epoch-ms far past 2^32 s');
+});
+
+contract(t, drivers, 'timer claims: a batch of due timers in due order, held until it lapses, then claimable again; fired once', async (t, db) => {
+  const { timers } = db.repos;
+  for (const [id, dueAt] of [['c-3', 30], ['c-1', 10], ['c-2', 20], ['c-4', 40], ['c-late', 500]] as const) {
+    await timers.replace({ id, kind: 'k', targetId: id, dueAt, payload: {}, createdAt: 1 });
+  }
+  const claim = (owner: string, now: number, limit: number, excludeIds: string[] = []) =>
+    timers.claimDue({ owner, now, expiresAt: now + 100, kinds: ['k'], excludeIds, limit });
+
+  const a = await claim('node-a', 100, 2);
+  t.strictSame(a.map((x) => [x.id, x.claimedBy, x.claimExpiresAt]), [['c-1', 'node-a', 200], ['c-2', 'node-a', 200]], 'the earliest, in due order');
+  const b = await claim('node-b', 100, 10, ['c-4']);
+  t.strictSame(b.map((x) => x.id), ['c-3'], 'another node gets what is unclaimed (exclusions and due time hold)');
+  t.strictSame((await timers.due(100, ['k'], [], 10)).map((x) => x.id), ['c-4'], 'due answers only claimable timers');
+  t.strictSame(await claim('node-b', 100, 10, ['c-4']), [], 'nothing left to claim');
+  t.strictSame(await timers.claimDue({ owner: 'node-b', now: 100, expiresAt: 200, kinds: [], excludeIds: [], limit: 10 }), [], 'no kind: nothing');
+  t.equal(await timers.nextDueAt(['k'], ['c-4'], 100), 200, 'next look: when the held claims lapse');
+  t.equal(await timers.nextDueAt(['k'], [], 100), 40, 'or a claimable due timer, whichever is first');
+
+  t.equal(await timers.markFired('c-1', 150), true, 'the holder fires its timer');
+  t.equal(await timers.holdUntil('c-2', 'node-b', 900), false, 'only the holder moves a claim');
+  t.equal(await timers.holdUntil('c-2', 'node-a', 250), true, 'a failed handler holds its timer until its retry');
+  t.strictSame((await claim('node-b', 200, 10, ['c-4'])).map((x) => x.id), ['c-3'], 'at 200: node-b re-claims its own lapsed c-3; c-2 is held to 250, c-1 fired');
+  const takeover = await claim('node-b', 250, 10, ['c-3', 'c-4']);
+  t.strictSame(takeover.map((x) => [x.id, x.claimedBy, x.claimExpiresAt]), [['c-2', 'node-b', 350]], 'a lapsed claim is taken over');
+  t.equal(await timers.markFired('c-2', 260), true, 'the new holder fires it');
+  t.equal(await timers.markFired('c-2', 270), false, 'the late former holder cannot fire it again');
+
+  await timers.replace({ id: 'c-3b', kind: 'k', targetId: 'c-3', dueAt: 5, payload: {}, createdAt: 2 });
+  t.strictSame(await timers.pending('k', 'c-3'), { id: 'c-3b', kind: 'k', targetId: 'c-3', dueAt: 5, payload: {}, createdAt: 2, firedAt: null, claimedBy: null, claimExpiresAt: null }, 'a replaced claimed timer starts unclaimed');
+  t.equal(await timers.markFired('c-3', 280), false, 'the replaced claimed id cannot fire');
+  t.strictSame((await claim('node-a', 300, 10, ['c-3b'])).map((x) => x.id), ['c-4']);
+  t.equal(await timers.releaseClaims(), 1, 'releasing drops the claims on unfired timers (c-4\'s; fired ones keep theirs)');
+  t.strictSame((await timers.due(300, ['k'], [], 10)).map((x) => x.id), ['c-3b', 'c-4'], 'every unfired due timer is claimable again');
 });

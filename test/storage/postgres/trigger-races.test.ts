@@ -159,7 +159,8 @@ t.test('the scheduler\'s due and earliest queries and the claim expiry read inde
   const timers = await plansOf(pool, async (q) => {
     const repo = createPostgresTimersRepo(q);
     await repo.due(1_100, ['a', 'b'], ['t3'], 100);
-    await repo.nextDueAt(['a'], ['t6']);
+    await repo.nextDueAt(['a'], ['t6'], 1_100);
+    await repo.claimDue({ owner: 'n', now: 1_100, expiresAt: 2_000, kinds: ['a', 'b'], excludeIds: ['t3'], limit: 50 });
   });
   const claims = await plansOf(pool, async (q) => {
     const repo = createPostgresFireClaimsRepo(q);
@@ -171,6 +172,9 @@ t.test('the scheduler\'s due and earliest queries and the claim expiry read inde
   }
   t.match(timers[0], /Index Scan using timers_due/, 'due: timers_due, in due order');
   t.match(timers[1], /Index Scan using timers_due/, 'earliest: timers_due');
+  t.match(timers[1], /timers_claims/, 'earliest claim lapse: timers_claims');
+  t.match(timers[2], /Index Scan using timers_due/, 'claim: timers_due, in due order');
+  t.match(timers[2], /LockRows/, 'claim: locks (skipping locked rows) what it takes');
   t.match(claims[0], /Index Only Scan using trigger_runs_claim_expiry|Index Scan using trigger_runs_claim_expiry/, 'claim expiry: its partial index');
   t.match(claims[1], /trigger_runs_claim_expiry/, 'sweep: its partial index');
   t.comment(['due:', ...timers.slice(0, 1), 'earliest:', ...timers.slice(1), 'claim expiry:', ...claims].join('\n'));
