@@ -5,6 +5,8 @@ import { createSessionEventBus, type SessionEventBus, type SessionEventBusOption
 import type { SessionEventEnvelope } from '../../../runtime/events/session-event.js';
 import { newId } from '../../../runtime/ids.js';
 import { openPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from '../../../storage/postgres/storage.js';
+import { Registry } from 'prom-client';
+import { registerStreamFeedCounters } from '../../../runtime/telemetry/stream-feed-counters.js';
 import { usePostgres } from '../../helpers/postgres.js';
 
 const pg = await usePostgres(t);
@@ -84,6 +86,14 @@ t.test('a burst committed on both nodes reaches a subscriber on B in seq order w
   const feed = b.bus.stats().feed!;
   t.ok(feed.signals >= 1000, 'B heard the commits');
   t.ok(feed.reads < 1000, `signals coalesced into fewer reads (${feed.reads})`);
+  const registry = new Registry();
+  registerStreamFeedCounters(registry, () => b.bus.stats().feed);
+  const text = await registry.metrics();
+  t.match(text, new RegExp(`^switchyard_stream_signals_total ${b.bus.stats().feed!.signals}$`, 'm'), '/metrics counts the signals');
+  t.match(text, /^switchyard_stream_feed_events_total [1-9]\d*$/m, 'and the events the feed read');
+  const sqlite = new Registry();
+  registerStreamFeedCounters(sqlite, () => null);
+  t.notMatch(await sqlite.metrics(), /switchyard_stream/, 'no feed (SQLite): no series');
   t.same([...a.errors, ...b.errors], []);
 });
 
