@@ -1,5 +1,7 @@
 // Session streams across nodes on PostgreSQL: events committed on node A reach subscribers on node B in order, once each (issue 16 item 3).
 import t, { type Test } from 'tap';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { ManualClock } from '../../../runtime/clock.js';
 import { createSessionEventBus, type SessionEventBus, type SessionEventBusOptions } from '../../../runtime/events/event-bus.js';
 import type { SessionEventEnvelope } from '../../../runtime/events/session-event.js';
@@ -180,6 +182,19 @@ t.test('an event committed on A while B registers its first subscriber still arr
   await until(() => rec.got.length >= 1, 'the event committed during subscribe');
   await new Promise((resolve) => setTimeout(resolve, 100));
   t.same(seqs(rec.got), [2]);
+});
+
+t.test('events appended by another process reach a subscriber here in order, once each', { skip: pg.skip }, async (t) => {
+  const url = await pg.database(t);
+  const b = await node(t, url, 'node-b');
+  const sessions = await seedSessions(b.store, 4);
+  const recs = sessions.map(() => recorder());
+  for (const [i, id] of sessions.entries()) await b.bus.subscribe(id, null, recs[i].listener);
+  const script = new URL('./emit-node.ts', import.meta.url).pathname;
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', script, url, '1000', ...sessions], { timeout: 60_000 });
+  await until(() => recs.every((rec) => rec.got.length >= 250), "the other process's events");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const rec of recs) t.same(seqs(rec.got), range(1, 250));
 });
 
 async function openRaceRepo(t: Test, url: string) {
