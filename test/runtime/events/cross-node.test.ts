@@ -126,8 +126,12 @@ t.test('a killed LISTEN connection resyncs: events committed while it was down a
 
   const killed = await a.store.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'node-b-listen'`);
   t.equal(killed.rowCount, 1, 'the listening connection of B was ended');
-  // Committed while B hears nothing: only the resync can bring them.
-  for (let i = 0; i < 20; i++) for (const id of sessions) await a.bus.emit(id, changed);
+  // Committed in one unit once B noticed the loss, before its first reconnect attempt (100 ms later): B hears
+  // nothing of them, and nothing is committed after them until they arrived, so only the resync can bring them.
+  await until(() => b.errors.length >= 1, 'B noticing the lost connection');
+  await a.store.writer.submit(async (tx) => {
+    for (let i = 0; i < 20; i++) for (const id of sessions) await a.bus.append(tx, id, changed);
+  });
   await until(() => b.bus.stats().feed!.resyncs >= 1, 'the resync');
   await until(() => recs.every((rec) => rec.got.length >= 21), 'the events from the outage');
   for (let i = 0; i < 2; i++) for (const id of sessions) await a.bus.emit(id, changed);
