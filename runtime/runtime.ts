@@ -65,6 +65,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     repo: store.repos.sessionEvents,
     writer: store.writer,
     clock,
+    // Present on PostgreSQL: streams here also carry events committed by other nodes.
+    signals: store.signals,
     onError: (error, context) => logger.error({ ...context, err: error instanceof Error ? error.message : String(error) }, 'session event delivery failed'),
   });
   const actors = createActorRegistry({ store, clock, logger });
@@ -129,6 +131,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     telemetry,
     async start() {
       // Owners recover their work first, then timers that fell due while the process was down fire once.
+      // Streams follow other nodes' commits before anything here can be subscribed to.
+      await events.start();
       await sessions.start();
       await scheduler.start();
       await triggers.claimSweeper?.start();

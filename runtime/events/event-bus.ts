@@ -1,4 +1,5 @@
 // The session event bus: seq'd persistence inside the caller's unit of work, delta coalescing, fan-out from the unit's outbox.
+import type { SessionSignals } from '../../storage/port/session-signals.js';
 import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { UnitContext } from '../../storage/port/unit.js';
 import type { Clock } from '../clock.js';
@@ -6,9 +7,11 @@ import { DeltaCoalescer, realTimers, type DeltaTimers } from './delta-coalescer.
 import { redactCredentialMaterial } from './redact-payload.js';
 import { envelope, isPersistedType, type MessageDelta, type PersistedSessionEvent, type SessionEventEnvelope } from './session-event.js';
 import { createSessionFanout, type FanoutStats, type SessionEventListener, type SessionSubscription } from './session-fanout.js';
+import { createSessionFeed, type SessionFeed, type SessionFeedStats } from './session-feed.js';
 
 export type { SessionEventListener, SessionSubscription } from './session-fanout.js';
-export type SessionEventBusStats = FanoutStats;
+/** `feed` is null where no other node writes (no signals: SQLite). */
+export type SessionEventBusStats = FanoutStats & { feed: SessionFeedStats | null };
 
 /** What appending needs of the caller's unit: its session-events repository and its outbox. */
 export type EventUnit = UnitContext<Pick<PortRepositories, 'sessionEvents'>>;
@@ -28,7 +31,14 @@ export interface SessionEventBusOptions {
   /** Buffered delta characters that force an immediate flush. Default 4096. */
   deltaMaxChars?: number;
   timers?: DeltaTimers;
-  onError?: (error: unknown, context: { sessionId: string; where: 'listener' | 'delta-flush' }) => void;
+  /**
+   * Other nodes' commits (Storage.signals, PostgreSQL): with it, subscribers here also get events committed elsewhere,
+   * read from the table by the feed (runtime/events/session-feed.ts) once `start()` listens.
+   */
+  signals?: SessionSignals;
+  /** Feed tuning: rows per read (default 256), reads at once (default 8), wait after a failed read (default 1 s). */
+  feed?: { readLimit?: number; maxConcurrentReads?: number; retryMs?: number };
+  onError?: (error: unknown, context: { sessionId: string; where: 'listener' | 'delta-flush' | 'feed' }) => void;
 }
 
 export interface SessionEventBus {
@@ -56,13 +66,16 @@ export interface SessionEventBus {
    */
   observe(observer: (envelopes: readonly SessionEventEnvelope[]) => void): () => void;
   stats(): SessionEventBusStats;
-  /** Stops the delta timer and stores what is buffered (shutdown). */
+  /** Starts hearing other nodes' commits (with `signals`; a no-op without). Rejects when their source is unreachable. */
+  start(): Promise<void>;
+  /** Stops the delta timer, stores what is buffered, and stops hearing other nodes (shutdown). */
   close(): Promise<void>;
 }
 
 export function createSessionEventBus(options: SessionEventBusOptions): SessionEventBus {
   const { repo, writer, clock } = options;
   const onError = options.onError ?? (() => undefined);
+  let feed: SessionFeed | null = null;
   const fanout = createSessionFanout({
     repo,
     clock,
@@ -70,7 +83,20 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
     batchLimit: options.batchLimit ?? 256,
     backlogLimit: options.backlogLimit ?? 1024,
     onListenerError: (error, sessionId) => onError(error, { sessionId, where: 'listener' }),
+    onWatch: (sessionId) => feed?.watch(sessionId),
   });
+  if (options.signals) {
+    // Feeds the fan-out only, never the observers: those act once per commit, on the node that committed it.
+    feed = createSessionFeed({
+      signals: options.signals,
+      repo,
+      fanout,
+      readLimit: options.feed?.readLimit ?? 256,
+      maxConcurrentReads: options.feed?.maxConcurrentReads ?? 8,
+      retryMs: options.feed?.retryMs ?? 1000,
+      onError: (error, sessionId) => onError(error, { sessionId: sessionId ?? '', where: 'feed' }),
+    });
+  }
   const observers = new Set<(envelopes: readonly SessionEventEnvelope[]) => void>();
   const publish = (envelopes: readonly SessionEventEnvelope[]): void => {
     fanout.publish(envelopes);
@@ -152,11 +178,16 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
       observers.add(observer);
       return () => observers.delete(observer);
     },
-    stats: fanout.stats,
+    stats: () => ({ ...fanout.stats(), feed: feed?.stats() ?? null }),
+
+    async start() {
+      await feed?.start();
+    },
 
     async close() {
       deltas.cancelTimer();
       await flushDeltas();
+      await feed?.close();
     },
   };
 }

@@ -3,6 +3,8 @@ export { createSessionEventBus } from './event-bus.js';
 export type { EventUnit, SessionEventBus, SessionEventBusOptions, SessionEventBusStats, SessionEventListener, SessionSubscription } from './event-bus.js';
 export { createSessionFanout } from './session-fanout.js';
 export type { FanoutStats, SessionFanout, SessionFanoutOptions } from './session-fanout.js';
+export { createSessionFeed } from './session-feed.js';
+export type { SessionFeed, SessionFeedOptions, SessionFeedStats } from './session-feed.js';
 export { DeltaCoalescer, realTimers } from './delta-coalescer.js';
 export type { DeltaTimers } from './delta-coalescer.js';
 export { REDACTED, redactCredentialMaterial } from './redact-payload.js';

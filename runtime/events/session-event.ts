@@ -1,5 +1,6 @@
 // The agent session stream's versioned envelope and its closed union of event types (docs/events.md).
 import { toIso } from '../clock.js';
+import type { StoredSessionEvent } from '../../storage/records/session-events.js';
 
 /** Envelope version (spec "Versioning" 3 leaves the field name open: it is `v`). Bump on a breaking payload change. */
 export const SESSION_EVENT_VERSION = 1;
@@ -115,4 +116,9 @@ export function isPersistedType(type: string): type is PersistedEventType {
 /** Envelopes are shared by every subscriber of a session: frozen so one listener cannot alter another's copy. */
 export function envelope<E extends SessionEvent>(sessionId: string, seq: number, tsMs: number, event: E): SessionEventEnvelope<E> {
   return Object.freeze({ v: SESSION_EVENT_VERSION, sessionId, seq, ts: toIso(tsMs), event: Object.freeze(event) });
+}
+
+/** A stored row as its envelope: the payload column holds the event's fields without its type. */
+export function rowEnvelope(sessionId: string, row: StoredSessionEvent): SessionEventEnvelope {
+  return envelope(sessionId, row.seq, row.ts, { type: row.type, ...JSON.parse(row.payload) } as SessionEvent);
 }

@@ -1,8 +1,7 @@
 // Live delivery of stored session events: per-session channels, replay from the table, chunked fan-out.
 import type { PortRepositories } from '../../storage/port/storage.js';
-import type { StoredSessionEvent } from '../../storage/records/session-events.js';
 import type { Clock } from '../clock.js';
-import { envelope, type SessionEvent, type SessionEventEnvelope, type StreamResetReason } from './session-event.js';
+import { envelope, rowEnvelope, type SessionEventEnvelope, type StreamResetReason } from './session-event.js';
 
 /** Receives events in seq order, each exactly once; a batch is what one delivery turn had for this subscriber. */
 export type SessionEventListener = (events: readonly SessionEventEnvelope[]) => void;
@@ -37,6 +36,8 @@ export interface SessionFanoutOptions {
   batchLimit: number;
   backlogLimit: number;
   onListenerError(error: unknown, sessionId: string): void;
+  /** A session got its first subscriber here (the cross-node feed reads what committed since its head). */
+  onWatch?(sessionId: string): void;
 }
 
 export interface SessionFanout {
@@ -45,6 +46,10 @@ export interface SessionFanout {
   /** `afterSeq` null means "from now"; otherwise the seq the client last saw (Last-Event-ID). */
   subscribe(sessionId: string, afterSeq: number | null, listener: SessionEventListener): Promise<SessionSubscription>;
   stats(): FanoutStats;
+  /** Highest seq published to a session's subscribers here; undefined when nobody here watches it. */
+  headOf(sessionId: string): number | undefined;
+  /** Sessions with at least one subscriber here. */
+  watchedSessions(): string[];
 }
 
 interface Channel {
@@ -92,10 +97,6 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
   let queue: Sub[] = [];
   let queueStart = 0;
   let drainScheduled = false;
-
-  function rowEnvelope(sessionId: string, row: StoredSessionEvent): SessionEventEnvelope {
-    return envelope(sessionId, row.seq, row.ts, { type: row.type, ...JSON.parse(row.payload) } as SessionEvent);
-  }
 
   function resetEnvelope(sessionId: string, reason: StreamResetReason, requestedSeq: number | null, latestSeq: number): SessionEventEnvelope {
     return envelope(sessionId, latestSeq, clock.now(), { type: 'stream.reset', reason, requestedSeq, latestSeq });
@@ -233,6 +234,7 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
       // Events published while this reads have no channel yet: the gap they leave is read back from the table.
       const { minSeq, maxSeq } = await repo.bounds(sessionId);
       let channel = channels.get(sessionId);
+      const first = !channel;
       if (!channel) {
         channel = { sessionId, subs: new Set(), head: maxSeq, backlog: [] };
         channels.set(sessionId, channel);
@@ -251,6 +253,7 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
       }
       channel.subs.add(sub);
       if (sub.pendingReset || sub.last < channel.head) enqueue(sub);
+      if (first) options.onWatch?.(sessionId);
       return sub;
     },
 
@@ -259,5 +262,8 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
       for (const channel of channels.values()) subscribers += channel.subs.size;
       return { sessions: channels.size, subscribers, queued: queue.length - queueStart, ...stats };
     },
+
+    headOf: (sessionId) => channels.get(sessionId)?.head,
+    watchedSessions: () => [...channels.keys()],
   };
 }

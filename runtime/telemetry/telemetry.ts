@@ -17,6 +17,7 @@ import { createModelSignals } from './model-signals.js';
 import { registerRuntimeGauges, type GaugeSources, type WriterSamples } from './runtime-gauges.js';
 import { traceToolCalls } from './tool-spans.js';
 import { createTracing, type Tracing } from './tracing.js';
+import { registerStreamFeedCounters } from './stream-feed-counters.js';
 import { createTurnSignals } from './turn-signals.js';
 import { createWebhookSignals, type WebhookAttemptRecord } from './webhook-signals.js';
 
@@ -48,7 +49,7 @@ export interface Telemetry {
   /** A webhook attempt's committed record: final-status count and the delivery log line. */
   webhookRecorded(record: WebhookAttemptRecord): void;
   /** Scrape-time gauges over the runtime's live objects, and turn/tool-call signals from the event bus. */
-  watchRuntime(sources: Omit<GaugeSources, 'repos' | 'writer' | 'writerSamples'> & { bus: Pick<SessionEventBus, 'observe'> }): void;
+  watchRuntime(sources: Omit<GaugeSources, 'repos' | 'writer' | 'writerSamples'> & { bus: Pick<SessionEventBus, 'observe' | 'stats'> }): void;
 }
 
 export function createTelemetry(options: TelemetryOptions): Telemetry {
@@ -69,6 +70,7 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     watchRuntime(sources) {
       registerRuntimeGauges(registry, clock, { ...sources, repos: store.repos, writer: store.writer, writerSamples: options.writerSamples });
       sources.bus.observe(createTurnSignals(registry, logger));
+      registerStreamFeedCounters(registry, () => sources.bus.stats().feed);
     },
   };
 }

@@ -6,6 +6,7 @@
  * port (issue 16 item 1)".
  */
 import type { ReadCache } from '../read-cache.js';
+import type { SessionSignals } from './session-signals.js';
 import type { Repositories } from '../repos/index.js';
 import type { UnitWriter } from './unit.js';
 
@@ -30,4 +31,6 @@ export interface Storage {
   readonly writer: UnitWriter<PortRepositories>;
   /** Memoizes a read until a write to a table it depends on (storage/read-cache.ts). */
   readonly cache: Pick<ReadCache, 'cached' | 'generation'>;
+  /** Committed session events announced across nodes; absent where one process is the only writer (SQLite). */
+  readonly signals?: SessionSignals;
 }

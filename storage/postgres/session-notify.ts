@@ -1,5 +1,6 @@
 // Cross-node session event signals over LISTEN/NOTIFY: a committing unit says "session S has events up to seq N"; every node hears it after the commit.
 import pg from 'pg';
+import type { SessionSignal } from '../port/session-signals.js';
 import { describeTarget, PostgresUnreachableError, redacted } from './connection.js';
 
 /**
@@ -8,11 +9,7 @@ import { describeTarget, PostgresUnreachableError, redacted } from './connection
  */
 export const SESSION_EVENTS_CHANNEL = 'switchyard_session_events';
 
-export interface SessionSignal {
-  readonly sessionId: string;
-  /** The highest seq the notifying transaction stored for the session. */
-  readonly seq: number;
-}
+export type { SessionSignal };
 
 interface Queryable {
   query(text: string, values?: unknown[]): Promise<unknown>;

@@ -7,9 +7,11 @@ import type { Storage } from '../port/storage.js';
 import type { PortRepositories } from '../port/storage.js';
 import { connectPostgres, type PostgresOptions, type PostgresPool } from './connection.js';
 import { migratePostgres } from './migrate.js';
+import { listenForSessionSignals } from './session-notify.js';
 import { createPostgresRepositories } from './repos/index.js';
 import { createPostgresUnitWriter, type PostgresUnitWriterOptions, type PostgresUnitWriterStats } from './unit-of-work.js';
 import type { UnitWriter } from '../port/unit.js';
+import type { SessionSignals } from '../port/session-signals.js';
 
 export interface PostgresStorageOptions extends PostgresOptions {
   /** Batching of units (storage/postgres/unit-of-work.ts); the defaults are the measured ones. */
@@ -19,6 +21,7 @@ export interface PostgresStorageOptions extends PostgresOptions {
 export interface PostgresStorage extends Storage {
   readonly writer: UnitWriter<PortRepositories> & { readonly stats: PostgresUnitWriterStats };
   readonly pool: PostgresPool;
+  readonly signals: SessionSignals;
   /** Commits what is queued, then closes the pool. */
   close(): Promise<void>;
 }
@@ -50,6 +53,11 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     repos,
     writer,
     cache: uncached,
+    // One LISTEN connection per listen() (a node calls it once, from its event bus); the pool is not used for it.
+    signals: {
+      listen: (handlers) =>
+        listenForSessionSignals({ url: options.url, applicationName: options.applicationName, connectTimeoutMs: options.connectTimeoutMs, ...handlers }),
+    },
     close: () =>
       (closed ??= (async () => {
         await writer.flush();

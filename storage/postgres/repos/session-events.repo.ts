@@ -1,5 +1,6 @@
 // Session events on PostgreSQL: per-session seq allocated in the insert itself, range reads for replay, prefix pruning.
 import type { SeqBounds, StoredSessionEvent } from '../../records/session-events.js';
+import { SESSION_EVENTS_CHANNEL } from '../session-notify.js';
 import { many, one, run, scalar, type Queryable } from './sql.js';
 
 /** A bound on allocation retries: each one means another transaction just committed this session's next seq. */
@@ -14,9 +15,16 @@ const MAX_ATTEMPTS = 100;
  * new statement takes a new snapshot, which sees the winner's committed row, so it takes the next seq. The caller
  * never sees a swallowed duplicate: appendNext returns only a seq whose row it wrote.
  */
-const APPEND = `INSERT INTO session_events (session_id, seq, ts, type, payload)
-  VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_events WHERE session_id = $1), $2, $3, $4)
-  ON CONFLICT (session_id, seq) DO NOTHING RETURNING seq`;
+/*
+ * The same statement announces the row to every node (pg_notify, payload as encodeSignal in session-notify.ts):
+ * PostgreSQL delivers it when the transaction commits and never if it rolls back, so no code above storage knows
+ * about it and no committed event goes unannounced. A losing attempt returns no row, so it notifies nothing.
+ */
+const APPEND = `WITH inserted AS (
+    INSERT INTO session_events (session_id, seq, ts, type, payload)
+    VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_events WHERE session_id = $1), $2, $3, $4)
+    ON CONFLICT (session_id, seq) DO NOTHING RETURNING seq)
+  SELECT seq, pg_notify('${SESSION_EVENTS_CHANNEL}', seq || ' ' || $1::text) AS notified FROM inserted`;
 
 /** Payloads are `text` columns: a replay returns the bytes the live stream sent. Rows need no mapping. */
 const asIs = <T>(row: T): T => row;
