@@ -6,6 +6,7 @@
  * "look at this session again": it is idempotent, survives restarts (boot calls `recover`), and needs no payload.
  */
 import type { Storage } from '../../storage/port/storage.js';
+import { soleOwnership, type SessionClaim, type SessionOwnership } from '../../storage/port/ownership.js';
 import type { Admission } from '../execution/admission.js';
 import type { Pacer } from '../execution/pacer.js';
 import { AppError } from '../errors.js';
@@ -42,7 +43,15 @@ export interface DispatcherDeps {
   pacer?: Pacer;
   /** Accepted work not yet handed over (the materializer): `idle()` waits for it too. */
   intake?: { idle(): Promise<void> };
+  /**
+   * Which node runs a session (storage/port/ownership.ts); default: this process runs every session. With N nodes a
+   * pump claims its session first, runs under the claim and releases it when the queue parks or empties.
+   */
+  ownership?: SessionOwnership;
 }
+
+/** Orphaned sessions dispatched per takeover scan; the next scan takes the rest. */
+const TAKEOVER_PAGE = 256;
 
 /** A counting semaphore: a burst of thousands of opened sessions runs a bounded number of turns at a time. */
 function createSlots(size: number) {
@@ -66,6 +75,7 @@ function createSlots(size: number) {
 
 export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher {
   const { repos } = deps.store;
+  const ownership = deps.ownership ?? soleOwnership;
   const engines = new Map<EngineKind, SessionEngine>();
   /** Sessions whose pump is running; `again` is set by a dispatch that arrives meanwhile. */
   const pumps = new Map<string, { again: boolean; done: Promise<void> }>();
@@ -96,8 +106,24 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     return { execution, engine };
   }
 
-  async function pump(sessionId: string, state: { again: boolean }): Promise<void> {
+  /** Runs the session's queue while this node owns it; another node's live claim means that node drains it. */
+  async function owned(sessionId: string, state: { again: boolean }): Promise<void> {
+    const claim = await ownership.claim(sessionId);
+    if (claim === null) return;
+    try {
+      await pump(sessionId, state, claim);
+    } finally {
+      await claim.release();
+    }
+    // Work accepted on another node while this one held the claim found it taken: look again now that it is free.
+    if (ownership !== soleOwnership && !shutdown.signal.aborted && !claim.lost.aborted && (await next(sessionId)) !== null) {
+      setImmediate(() => dispatch(sessionId));
+    }
+  }
+
+  async function pump(sessionId: string, state: { again: boolean }, claim: SessionClaim): Promise<void> {
     for (;;) {
+      if (claim.lost.aborted) return;
       // Paced before its reads: a materializer batch dispatches dozens of sessions into one loop turn.
       await deps.pacer?.pace();
       state.again = false;
@@ -119,7 +145,11 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         const controller = new AbortController();
         const stop = () => controller.abort();
         shutdown.signal.addEventListener('abort', stop);
-        const done = engine.run(execution, controller.signal).finally(() => shutdown.signal.removeEventListener('abort', stop));
+        claim.lost.addEventListener('abort', stop);
+        const done = claim.run(() => engine.run(execution, controller.signal)).finally(() => {
+          shutdown.signal.removeEventListener('abort', stop);
+          claim.lost.removeEventListener('abort', stop);
+        });
         inFlight.set(execution.executionId, { controller, done: done.then(() => undefined, () => undefined) });
         await done;
       } catch (error) {
@@ -138,6 +168,24 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     }
   }
 
+  /** N nodes: sessions with runnable work whose owner died (its lease expired) are picked up here, a page per scan. */
+  let takeover: NodeJS.Timeout | undefined;
+  let scanning = false;
+  function startTakeover(): void {
+    const { orphans, scanEveryMs } = ownership;
+    if (orphans === undefined || takeover !== undefined) return;
+    takeover = setInterval(() => {
+      if (scanning || shutdown.signal.aborted) return;
+      scanning = true;
+      orphans
+        .call(ownership, TAKEOVER_PAGE)
+        .then((sessions) => sessions.forEach(dispatch))
+        .catch((error: unknown) => deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'takeover scan failed'))
+        .finally(() => (scanning = false));
+    }, scanEveryMs ?? 5_000);
+    takeover.unref();
+  }
+
   function dispatch(sessionId: string): void {
     if (shutdown.signal.aborted) return;
     const running = pumps.get(sessionId);
@@ -147,7 +195,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     }
     const state = { again: false, done: Promise.resolve() };
     // Started on the next turn of the event loop: the HTTP answer that dispatched goes out before engine work.
-    state.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => pump(sessionId, state)).finally(() => {
+    state.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => owned(sessionId, state)).finally(() => {
       if (pumps.get(sessionId) === state) pumps.delete(sessionId);
     });
     pumps.set(sessionId, state);
@@ -179,10 +227,12 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       deps.admission?.enqueued(await repos.executions.countQueued());
       const sessions = await repos.executions.sessionsWithRunnableWork();
       for (const sessionId of sessions) dispatch(sessionId);
+      startTakeover();
       return sessions.length;
     },
     async stop() {
       shutdown.abort();
+      clearInterval(takeover);
       await Promise.all([...pumps.values()].map((p) => p.done));
     },
   };
