@@ -36,8 +36,8 @@ export function createPostgresSessionOwnership(options: PostgresSessionOwnership
     let current = lease;
     const fence: Fence = { resource: lease.resource, token: lease.token, active: true };
     const lost = new AbortController();
+    // The fence stays active: what the stale run still submits must reach the token check and be refused.
     const lose = (): void => {
-      fence.active = false;
       clearInterval(heartbeat);
       heartbeats.delete(heartbeat);
       lost.abort();
@@ -55,8 +55,8 @@ export function createPostgresSessionOwnership(options: PostgresSessionOwnership
       run: (work) => runFenced(fence, work),
       lost: lost.signal,
       async release() {
-        if (lost.signal.aborted) return;
         fence.active = false;
+        if (lost.signal.aborted) return;
         clearInterval(heartbeat);
         heartbeats.delete(heartbeat);
         await leases.release(current, now()).catch(() => false);

@@ -34,6 +34,8 @@ interface World {
   hold: Map<string, Promise<void>>;
   /** What a held run got when it tried to write after it was released. */
   lateWrites: unknown[];
+  /** The abort signal each held run was given. */
+  signals: Map<string, AbortSignal>;
 }
 
 /** Runs an execution: a queued `gate` parks (suspended), a resumed one makes its gated call; others answer and settle. */
@@ -41,7 +43,7 @@ function engineOf(node: () => Node, world: World): SessionEngine {
   return {
     admit: () => Promise.reject(new Error('not used')),
     writeStart: () => Promise.reject(new Error('not used')),
-    async run(execution: QueuedExecution) {
+    async run(execution: QueuedExecution, signal: AbortSignal) {
       const { store, name } = node();
       const key = execution.sessionId;
       const now = world.running.get(key) ?? 0;
@@ -55,6 +57,7 @@ function engineOf(node: () => Node, world: World): SessionEngine {
         const held = world.hold.get(execution.executionId);
         if (held !== undefined) {
           world.hold.delete(execution.executionId);
+          world.signals.set(execution.executionId, signal);
           await held;
           // The frozen node wakes up and writes as if nothing happened: its claim was lost meanwhile.
           await store.writer
@@ -80,7 +83,7 @@ function engineOf(node: () => Node, world: World): SessionEngine {
 
 async function twoNodes(t: Test, options: { lease?: boolean } = {}): Promise<{ a: Node; b: Node; world: World }> {
   const url = await pg.database(t);
-  const world: World = { running: new Map(), maxConcurrent: 0, hold: new Map(), lateWrites: [] };
+  const world: World = { running: new Map(), maxConcurrent: 0, hold: new Map(), lateWrites: [], signals: new Map() };
   const logger = createLogger('silent');
   const open = async (name: string): Promise<Node> => {
     const store = await openPostgresStorage({ url, applicationName: name });
@@ -185,4 +188,26 @@ t.test('A freezes mid-turn holding the session: B takes over after the TTL, A\'s
   t.same(await contents(b), ['e-1 by node-b'], 'nothing of A\'s late run was written');
   const { rows } = await b.store.pool.query(`SELECT token FROM resource_leases WHERE resource = 'session:s-1'`);
   t.equal(rows[0].token, 2, 'the session changed hands once');
+});
+
+t.test('a renewal that finds the lease taken aborts the run on the node that lost it', { skip: pg.skip }, async (t) => {
+  const { a, b, world } = await twoNodes(t);
+  let thaw!: () => void;
+  world.hold.set('e-1', new Promise<void>((resolve) => (thaw = resolve)));
+  t.teardown(() => thaw());
+  await a.store.repos.executions.insertExecution(newExecution('e-1', 's-1'));
+  a.dispatcher.dispatch('s-1');
+  while (!world.signals.has('e-1')) await sleep(5);
+  t.equal(await b.ownership.claim('s-1'), null, 'held by A');
+  // A's lease lapses (a pause longer than the TTL) and B takes the session before A's next heartbeat.
+  await a.store.pool.query(`UPDATE resource_leases SET expires_at = 0 WHERE resource = 'session:s-1'`);
+  const claim = await b.ownership.claim('s-1');
+  t.ok(claim, 'B took the expired lease');
+  const signal = world.signals.get('e-1')!;
+  for (let i = 0; i < 100 && !signal.aborted; i += 1) await sleep(10);
+  t.ok(signal.aborted, 'A noticed at its next heartbeat and aborted its run');
+  thaw();
+  await a.dispatcher.idle();
+  t.type(world.lateWrites[0], StaleLeaseError, 'and what it still wrote was refused');
+  await claim!.release();
 });
