@@ -4,6 +4,8 @@
  * position order. A message appended while a turn runs or waits for approval is queued behind it and starts when
  * every earlier execution has settled. The queue lives in SQLite (executions.status), so `dispatch` only says
  * "look at this session again": it is idempotent, survives restarts (boot calls `recover`), and needs no payload.
+ * With N nodes on one database a pump first claims its session (storage/port/ownership.ts), so one node at a time
+ * runs it; a session held by another node is left to that node, and a dead node's sessions to the takeover scan.
  */
 import type { Storage } from '../../storage/port/storage.js';
 import { soleOwnership, type SessionClaim, type SessionOwnership } from '../../storage/port/ownership.js';
@@ -12,6 +14,7 @@ import type { Pacer } from '../execution/pacer.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EngineKind, QueuedExecution, SessionEngine } from './engine.js';
+import { startTakeoverScan } from './takeover-scan.js';
 
 export interface SessionDispatcher {
   /** Registers the engine for one automation kind (`agent` by the turns runtime, `flow` by the flow runtime). */
@@ -49,9 +52,6 @@ export interface DispatcherDeps {
    */
   ownership?: SessionOwnership;
 }
-
-/** Orphaned sessions dispatched per takeover scan; the next scan takes the rest. */
-const TAKEOVER_PAGE = 256;
 
 /** A counting semaphore: a burst of thousands of opened sessions runs a bounded number of turns at a time. */
 function createSlots(size: number) {
@@ -108,37 +108,44 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
 
   /** Runs the session's queue while this node owns it; another node's live claim means that node drains it. */
   async function owned(sessionId: string, state: { again: boolean }): Promise<void> {
-    const claim = await ownership.claim(sessionId);
+    // A claim that could not be asked (the database unreachable) leaves the work durable: the takeover scan retries.
+    const claim = await ownership.claim(sessionId).catch((error: unknown) => {
+      deps.logger.warn({ sessionId, err: error instanceof Error ? error.message : String(error) }, 'session claim failed');
+      return null;
+    });
     if (claim === null) return;
+    let drained = false;
     try {
-      await pump(sessionId, state, claim);
+      drained = await pump(sessionId, state, claim);
     } finally {
       await claim.release();
     }
-    // Work accepted on another node while this one held the claim found it taken: look again now that it is free.
-    if (ownership !== soleOwnership && !shutdown.signal.aborted && !claim.lost.aborted && (await next(sessionId)) !== null) {
+    // Work accepted on another node while this one held the claim found it taken: look again now that it is free
+    // (only after the queue ran dry: a pump that stopped on a stuck execution waits for the next dispatch).
+    if (ownership !== soleOwnership && drained && !shutdown.signal.aborted && (await next(sessionId)) !== null) {
       setImmediate(() => dispatch(sessionId));
     }
   }
 
-  async function pump(sessionId: string, state: { again: boolean }, claim: SessionClaim): Promise<void> {
+  /** True when it stopped because nothing runnable was left (empty or parked on an approval). */
+  async function pump(sessionId: string, state: { again: boolean }, claim: SessionClaim): Promise<boolean> {
     for (;;) {
-      if (claim.lost.aborted) return;
+      if (claim.lost.aborted) return false;
       // Paced before its reads: a materializer batch dispatches dozens of sessions into one loop turn.
       await deps.pacer?.pace();
       state.again = false;
-      if (shutdown.signal.aborted) return;
+      if (shutdown.signal.aborted) return false;
       const picked = await next(sessionId);
       if (picked === null) {
         if (state.again) continue;
-        return;
+        return true;
       }
       const { execution, engine } = picked;
       await slots.acquire();
       try {
         // Again once a slot is free: the run starts in a slice of its own.
         await deps.pacer?.pace();
-        if (shutdown.signal.aborted) return;
+        if (shutdown.signal.aborted) return false;
         if (execution.status === 'queued') deps.admission?.started(1);
         // One controller per run, following shutdown through a listener removed after: AbortSignal.any on the
         // process-long shutdown signal would keep every run's signal alive on Node 20.
@@ -162,29 +169,14 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         inFlight.delete(execution.executionId);
         slots.release();
       }
-      if (shutdown.signal.aborted) return;
+      if (shutdown.signal.aborted) return false;
       // An engine that left the execution where it found it would spin: wait for the next dispatch instead.
-      if ((await repos.executions.execution(execution.executionId))?.status === execution.status && !state.again) return;
+      if ((await repos.executions.execution(execution.executionId))?.status === execution.status && !state.again) return false;
     }
   }
 
-  /** N nodes: sessions with runnable work whose owner died (its lease expired) are picked up here, a page per scan. */
-  let takeover: NodeJS.Timeout | undefined;
-  let scanning = false;
-  function startTakeover(): void {
-    const { orphans, scanEveryMs } = ownership;
-    if (orphans === undefined || takeover !== undefined) return;
-    takeover = setInterval(() => {
-      if (scanning || shutdown.signal.aborted) return;
-      scanning = true;
-      orphans
-        .call(ownership, TAKEOVER_PAGE)
-        .then((sessions) => sessions.forEach(dispatch))
-        .catch((error: unknown) => deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'takeover scan failed'))
-        .finally(() => (scanning = false));
-    }, scanEveryMs ?? 5_000);
-    takeover.unref();
-  }
+  /** Stops the takeover scan (N nodes), started by recover(). */
+  let stopTakeover: (() => void) | undefined;
 
   function dispatch(sessionId: string): void {
     if (shutdown.signal.aborted) return;
@@ -227,12 +219,12 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       deps.admission?.enqueued(await repos.executions.countQueued());
       const sessions = await repos.executions.sessionsWithRunnableWork();
       for (const sessionId of sessions) dispatch(sessionId);
-      startTakeover();
+      stopTakeover ??= startTakeoverScan(ownership, dispatch, deps.logger);
       return sessions.length;
     },
     async stop() {
       shutdown.abort();
-      clearInterval(takeover);
+      stopTakeover?.();
       await Promise.all([...pumps.values()].map((p) => p.done));
     },
   };
