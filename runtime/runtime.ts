@@ -1,4 +1,5 @@
 // Builds the runtime services over one store: the composition root below the HTTP layer.
+import type { SessionOwnership } from '../storage/port/ownership.js';
 import type { Storage } from '../storage/port/storage.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createAuthoringService } from './authoring/authoring.service.js';
@@ -44,6 +45,11 @@ export interface RuntimeDeps {
    * at start instead of waiting for them to lapse. Leave unset on a database other nodes share (PostgreSQL).
    */
   soleScheduler?: boolean;
+  /**
+   * N nodes on one PostgreSQL database: which node runs a session's turns (storage/postgres/session-ownership.ts).
+   * Absent on one process: every session is this one's and actors' snapshots stay resident.
+   */
+  ownership?: SessionOwnership;
 }
 
 export interface Runtime {
@@ -69,7 +75,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     signals: store.signals,
     onError: (error, context) => logger.error({ ...context, err: error instanceof Error ? error.message : String(error) }, 'session event delivery failed'),
   });
-  const actors = createActorRegistry({ store, clock, logger });
+  const actors = createActorRegistry({ store, clock, logger, residentSnapshots: deps.ownership === undefined });
   const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
   const scheduler = createScheduler({ store, clock, logger, sole: deps.soleScheduler === true });
   // One pacer for everything execution does on this loop: turn steps, and the callers a commit resumes, share its slice.
@@ -77,7 +83,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   deps.paceWriter?.(pacer);
   // The materializer is built with the sessions runtime below; the dispatcher's idle() waits for its pending accepts.
   const intake = { idle: (): Promise<void> => sessions.materializer.idle() };
-  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake, pacer });
+  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake, pacer, ownership: deps.ownership });
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
   const flows = registerFlows({ ...turns.engineDeps, dispatcher: turns.dispatcher });
   const sessions = createSessionsRuntime({ clock, store, bus: events, admission, turns });
@@ -151,6 +157,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await webhooks.runSettlement.idle();
       scheduler.close();
       actors.close();
+      await deps.ownership?.close?.();
       await events.close();
     },
   };

@@ -32,6 +32,11 @@ export interface ActorRegistryOptions {
   clock: Clock;
   /** Idle time after which a resident snapshot is dropped from memory (default 5 minutes). */
   idleMs?: number;
+  /**
+   * False with N nodes on one database: another node may step an actor (an approval decided there), so a snapshot
+   * kept here could be stale; every step reads its row (default true: one process, the row read is skipped).
+   */
+  residentSnapshots?: boolean;
   /** How often the system-clock sweep runs (default min(idleMs, 60 s)); a ManualClock sweeps on every change. */
   sweepEveryMs?: number;
   /** Where handler failures are reported (default: the service's pino logger at warn). */
@@ -92,7 +97,7 @@ export function createActorRegistry<K extends MachineMap = MachineMap>(options: 
   function remember(def: KindDef, id: string, snapshot: AnyMachineSnapshot): void {
     resident.delete(id);
     // A settled actor takes no more steps: it leaves memory (and stays readable from its row).
-    if (snapshot.status === 'done') return;
+    if (snapshot.status === 'done' || options.residentSnapshots === false) return;
     resident.set(id, { def, id, snapshot, lastUsed: clock.now() });
   }
 

@@ -4,13 +4,17 @@
  * position order. A message appended while a turn runs or waits for approval is queued behind it and starts when
  * every earlier execution has settled. The queue lives in SQLite (executions.status), so `dispatch` only says
  * "look at this session again": it is idempotent, survives restarts (boot calls `recover`), and needs no payload.
+ * With N nodes on one database a pump first claims its session (storage/port/ownership.ts), so one node at a time
+ * runs it; a session held by another node is left to that node, and a dead node's sessions to the takeover scan.
  */
 import type { Storage } from '../../storage/port/storage.js';
+import { soleOwnership, type SessionClaim, type SessionOwnership } from '../../storage/port/ownership.js';
 import type { Admission } from '../execution/admission.js';
 import type { Pacer } from '../execution/pacer.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EngineKind, QueuedExecution, SessionEngine } from './engine.js';
+import { startTakeoverScan } from './takeover-scan.js';
 
 export interface SessionDispatcher {
   /** Registers the engine for one automation kind (`agent` by the turns runtime, `flow` by the flow runtime). */
@@ -42,6 +46,11 @@ export interface DispatcherDeps {
   pacer?: Pacer;
   /** Accepted work not yet handed over (the materializer): `idle()` waits for it too. */
   intake?: { idle(): Promise<void> };
+  /**
+   * Which node runs a session (storage/port/ownership.ts); default: this process runs every session. With N nodes a
+   * pump claims its session first, runs under the claim and releases it when the queue parks or empties.
+   */
+  ownership?: SessionOwnership;
 }
 
 /** A counting semaphore: a burst of thousands of opened sessions runs a bounded number of turns at a time. */
@@ -66,6 +75,7 @@ function createSlots(size: number) {
 
 export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher {
   const { repos } = deps.store;
+  const ownership = deps.ownership ?? soleOwnership;
   const engines = new Map<EngineKind, SessionEngine>();
   /** Sessions whose pump is running; `again` is set by a dispatch that arrives meanwhile. */
   const pumps = new Map<string, { again: boolean; done: Promise<void> }>();
@@ -96,30 +106,57 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     return { execution, engine };
   }
 
-  async function pump(sessionId: string, state: { again: boolean }): Promise<void> {
+  /** Runs the session's queue while this node owns it; another node's live claim means that node drains it. */
+  async function owned(sessionId: string, state: { again: boolean }): Promise<void> {
+    // A claim that could not be asked (the database unreachable) leaves the work durable: the takeover scan retries.
+    const claim = await ownership.claim(sessionId).catch((error: unknown) => {
+      deps.logger.warn({ sessionId, err: error instanceof Error ? error.message : String(error) }, 'session claim failed');
+      return null;
+    });
+    if (claim === null) return;
+    let drained = false;
+    try {
+      drained = await pump(sessionId, state, claim);
+    } finally {
+      await claim.release();
+    }
+    // Work accepted on another node while this one held the claim found it taken: look again now that it is free
+    // (only after the queue ran dry: a pump that stopped on a stuck execution waits for the next dispatch).
+    if (ownership !== soleOwnership && drained && !shutdown.signal.aborted && (await next(sessionId)) !== null) {
+      setImmediate(() => dispatch(sessionId));
+    }
+  }
+
+  /** True when it stopped because nothing runnable was left (empty or parked on an approval). */
+  async function pump(sessionId: string, state: { again: boolean }, claim: SessionClaim): Promise<boolean> {
     for (;;) {
+      if (claim.lost.aborted) return false;
       // Paced before its reads: a materializer batch dispatches dozens of sessions into one loop turn.
       await deps.pacer?.pace();
       state.again = false;
-      if (shutdown.signal.aborted) return;
+      if (shutdown.signal.aborted) return false;
       const picked = await next(sessionId);
       if (picked === null) {
         if (state.again) continue;
-        return;
+        return true;
       }
       const { execution, engine } = picked;
       await slots.acquire();
       try {
         // Again once a slot is free: the run starts in a slice of its own.
         await deps.pacer?.pace();
-        if (shutdown.signal.aborted) return;
+        if (shutdown.signal.aborted) return false;
         if (execution.status === 'queued') deps.admission?.started(1);
         // One controller per run, following shutdown through a listener removed after: AbortSignal.any on the
         // process-long shutdown signal would keep every run's signal alive on Node 20.
         const controller = new AbortController();
         const stop = () => controller.abort();
         shutdown.signal.addEventListener('abort', stop);
-        const done = engine.run(execution, controller.signal).finally(() => shutdown.signal.removeEventListener('abort', stop));
+        claim.lost.addEventListener('abort', stop);
+        const done = claim.run(() => engine.run(execution, controller.signal)).finally(() => {
+          shutdown.signal.removeEventListener('abort', stop);
+          claim.lost.removeEventListener('abort', stop);
+        });
         inFlight.set(execution.executionId, { controller, done: done.then(() => undefined, () => undefined) });
         await done;
       } catch (error) {
@@ -132,11 +169,14 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
         inFlight.delete(execution.executionId);
         slots.release();
       }
-      if (shutdown.signal.aborted) return;
+      if (shutdown.signal.aborted) return false;
       // An engine that left the execution where it found it would spin: wait for the next dispatch instead.
-      if ((await repos.executions.execution(execution.executionId))?.status === execution.status && !state.again) return;
+      if ((await repos.executions.execution(execution.executionId))?.status === execution.status && !state.again) return false;
     }
   }
+
+  /** Stops the takeover scan (N nodes), started by recover(). */
+  let stopTakeover: (() => void) | undefined;
 
   function dispatch(sessionId: string): void {
     if (shutdown.signal.aborted) return;
@@ -147,7 +187,7 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     }
     const state = { again: false, done: Promise.resolve() };
     // Started on the next turn of the event loop: the HTTP answer that dispatched goes out before engine work.
-    state.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => pump(sessionId, state)).finally(() => {
+    state.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => owned(sessionId, state)).finally(() => {
       if (pumps.get(sessionId) === state) pumps.delete(sessionId);
     });
     pumps.set(sessionId, state);
@@ -179,10 +219,12 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       deps.admission?.enqueued(await repos.executions.countQueued());
       const sessions = await repos.executions.sessionsWithRunnableWork();
       for (const sessionId of sessions) dispatch(sessionId);
+      stopTakeover ??= startTakeoverScan(ownership, dispatch, deps.logger);
       return sessions.length;
     },
     async stop() {
       shutdown.abort();
+      stopTakeover?.();
       await Promise.all([...pumps.values()].map((p) => p.done));
     },
   };

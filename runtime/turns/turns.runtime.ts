@@ -1,4 +1,5 @@
 // Composes what drives executions: turn actors, grants, the dispatcher and agent engine, approval windows, decisions, cancels.
+import type { SessionOwnership } from '../../storage/port/ownership.js';
 import type { Storage } from '../../storage/port/storage.js';
 import type { ActorRegistry } from '../actors/index.js';
 import type { Clock } from '../clock.js';
@@ -42,6 +43,8 @@ export interface TurnsRuntimeDeps {
   intake?: { idle(): Promise<void> };
   /** Slices execution work on the accept loop (runtime/execution/pacer.ts), shared with the group-commit writer. */
   pacer: Pacer;
+  /** Which node runs a session's turns (N nodes on PostgreSQL); default: this process runs every session. */
+  ownership?: SessionOwnership;
 }
 
 /** What another engine (flows) is built from: the same grants, approval windows, tool providers and HTTP executor. */
@@ -81,7 +84,7 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
   const grants = createCallerGrants({ executions: repos.executions, keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
   // The service's one pacer: executions' CPU is sliced so HTTP and SSE are served between slices.
   const { pacer } = deps;
-  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer, intake: deps.intake }));
+  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer, intake: deps.intake, ownership: deps.ownership }));
   const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
   const turns = registerTurnActors(deps.registry, repos.executions, (failure) => failUnrestorableTurn({ store, clock, bus, grants, registry: deps.registry, dispatcher }, failure));

@@ -8,3 +8,4 @@ export { createPostgresRepositories } from './repos/index.js';
 export { openPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from './storage.js';
 export { createPostgresUnitWriter, type PostgresUnitWriterOptions, type PostgresUnitWriterStats } from './unit-of-work.js';
 export { listenForSessionSignals, notifySessionEvents, SESSION_EVENTS_CHANNEL, type SessionSignal, type SessionSignalListener } from './session-notify.js';
+export { createPostgresSessionOwnership, sessionResource, type PostgresSessionOwnershipOptions } from './session-ownership.js';

@@ -11,6 +11,8 @@ import pg from 'pg';
 import type { PostgresPool } from './connection.js';
 import type { Unit, UnitContext, UnitSubmitOptions, UnitWriter, UnitWriterStats } from '../port/unit.js';
 import { BatchRolledBackError, CommitOutcomeUnknownError, WriterOverloadedError } from '../port/unit-errors.js';
+import { currentFence, type Fence } from './fence.js';
+import { assertFenced } from './leases.js';
 
 export interface PostgresUnitWriterOptions<R> {
   pool: PostgresPool;
@@ -43,6 +45,8 @@ export interface PostgresUnitWriterStats extends UnitWriterStats {
 
 interface Pending {
   readonly work: Unit<unknown, unknown>;
+  /** The lease the unit was submitted under (storage/postgres/fence.ts): checked first in its transaction. */
+  readonly fence: Fence | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -89,6 +93,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     const outbox: Array<() => void> = [];
     const tx: UnitContext<R> = { repos, afterCommit: (publish) => void outbox.push(publish) };
     try {
+      if (unit.fence !== undefined) await assertFenced(client, unit.fence.resource, unit.fence.token);
       const value = await (unit.work as Unit<R, unknown>)(tx);
       if (savepoint) await client.query('SAVEPOINT unit');
       return { ok: true, value, outbox };
@@ -207,7 +212,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
         return Promise.reject(new WriterOverloadedError(queue.length, retryAfter()));
       }
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work: work as Unit<unknown, unknown>, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ work: work as Unit<unknown, unknown>, fence: currentFence(), resolve: resolve as (value: unknown) => void, reject });
         stats.queued = queue.length;
         wakeUp();
       });

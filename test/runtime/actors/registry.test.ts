@@ -217,3 +217,28 @@ t.test('an implicit kind: with no snapshot row the owner implies the first step;
   t.match(JSON.parse(store.repos.snapshots.get('job-7')!.snapshot), { value: 'running' }, 'the first committed step wrote the row');
   await t.rejects(jobs.transition('job-8', { type: 'START', now: clock.now() }), { code: 'NOT_FOUND' }, 'an id the owner does not imply does not exist');
 });
+
+t.test('N nodes: without resident snapshots a step made by another node is not overwritten by a stale one', async (t) => {
+  const store = openTestStore(t, tempDbPath(t));
+  const clock = new ManualClock();
+  const node = (residentSnapshots?: boolean) => {
+    const registry = createActorRegistry({ store, clock, logger: memoryLogger(), residentSnapshots });
+    t.teardown(() => registry.close());
+    return registry.register('job', { machine: jobMachine, version: JOB_VERSION, onFailure: () => {} });
+  };
+  const steps = () => JSON.parse(store.repos.snapshots.get('job-1')!.snapshot).context.steps as number;
+  const fresh = node(false);
+  const other = node(false);
+  await fresh.spawn('job-1', { jobId: 'job-1' });
+  await fresh.transition('job-1', { type: 'START', now: clock.now() });
+  await other.transition('job-1', { type: 'BOOM', now: clock.now() });
+  await fresh.transition('job-1', { type: 'BOOM', now: clock.now() });
+  t.equal(steps(), 3, 'each node stepped from the committed row');
+
+  // The one-process default keeps the snapshot resident: right for one process, stale once another node steps it.
+  const resident = node();
+  await resident.transition('job-1', { type: 'BOOM', now: clock.now() });
+  await other.transition('job-1', { type: 'BOOM', now: clock.now() });
+  await resident.transition('job-1', { type: 'BOOM', now: clock.now() });
+  t.equal(steps(), 5, 'a resident snapshot lost the other node\'s step (why N nodes turn it off)');
+});

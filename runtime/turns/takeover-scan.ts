@@ -1,0 +1,27 @@
+// N nodes: a periodic scan that dispatches sessions whose owner died (their lease expired) with runnable work.
+import type { SessionOwnership } from '../../storage/port/ownership.js';
+import type { Logger } from '../logger.js';
+
+/** Orphaned sessions dispatched per scan; the next scan takes the rest. */
+const TAKEOVER_PAGE = 256;
+
+/**
+ * Starts the scan when the ownership has one (not on one process); returns what stops it. A scan never overlaps the
+ * previous one, and dispatching a session another node took meanwhile is harmless (its claim fails).
+ */
+export function startTakeoverScan(ownership: SessionOwnership, dispatch: (sessionId: string) => void, logger: Pick<Logger, 'warn'>): () => void {
+  const { orphans, scanEveryMs } = ownership;
+  if (orphans === undefined) return () => {};
+  let scanning = false;
+  const timer = setInterval(() => {
+    if (scanning) return;
+    scanning = true;
+    orphans
+      .call(ownership, TAKEOVER_PAGE)
+      .then((sessions) => sessions.forEach((sessionId) => dispatch(sessionId)))
+      .catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'takeover scan failed'))
+      .finally(() => (scanning = false));
+  }, scanEveryMs ?? 5_000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
