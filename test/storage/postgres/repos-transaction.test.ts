@@ -5,6 +5,7 @@ import { connectPostgres, type PostgresPool } from '../../../storage/postgres/co
 import { migratePostgres } from '../../../storage/postgres/migrate.js';
 import { createPostgresRepositories } from '../../../storage/postgres/repos/index.js';
 import { usePostgres } from '../../helpers/postgres.js';
+import { lockWaiters, transaction } from '../../helpers/postgres-races.js';
 import { organization, partner, user } from '../contract/seed.js';
 import { newExecution, newMessage, seedSession } from '../contract/session-seed.js';
 
@@ -15,40 +16,6 @@ async function migrated(t: Test): Promise<PostgresPool> {
   t.teardown(() => pool.end());
   await migratePostgres(pool);
   return pool;
-}
-
-/** One pooled client in an open transaction, with the repositories bound to it; rolled back if the test leaves it open. */
-async function transaction(t: Test, pool: PostgresPool) {
-  const client = await pool.connect();
-  await client.query('BEGIN');
-  let open = true;
-  t.teardown(async () => {
-    if (open) await client.query('ROLLBACK');
-    client.release();
-  });
-  return {
-    client,
-    repos: createPostgresRepositories(client),
-    end: async (how: 'COMMIT' | 'ROLLBACK') => {
-      open = false;
-      await client.query(how);
-    },
-  };
-}
-
-/**
- * Resolves once `n` backends of this database wait on a lock: the racing statements really met the row locks.
- * Rejects after 10 s, so a statement that should have waited and did not fails the test instead of hanging it.
- */
-async function lockWaiters(pool: PostgresPool, n: number): Promise<void> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    const { rows } = await pool.query<{ n: number }>(
-      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-    );
-    if (rows[0]!.n >= n) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`fewer than ${n} backends ever waited on a lock`);
 }
 
 t.test('writes through a transaction\'s repos are seen inside it, by others only after COMMIT, never after ROLLBACK', { skip: pg.skip }, async (t) => {

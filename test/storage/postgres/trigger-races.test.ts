@@ -10,6 +10,7 @@ import { createPostgresTimersRepo } from '../../../storage/postgres/repos/timers
 import type { NewTriggerRun } from '../../../storage/records/trigger-runs.js';
 import { isClaimConflict } from '../../../storage/port/errors.js';
 import { usePostgres } from '../../helpers/postgres.js';
+import { lockWaiters, transaction } from '../../helpers/postgres-races.js';
 
 const pg = await usePostgres(t);
 
@@ -25,35 +26,6 @@ async function seeded(t: Test): Promise<PostgresPool> {
       ('a-1', 'org-1', 'dom-1', 'agent', 'A1', 1, 1), ('a-2', 'org-1', 'dom-1', 'agent', 'A2', 1, 1);
     INSERT INTO triggers (id, org_id, domain_id, type, name, created_at) VALUES ('trg-1', 'org-1', 'dom-1', 'api', 'Fire', 1);`);
   return pool;
-}
-
-/** One pooled client in an open transaction, with the repositories bound to it. */
-async function transaction(t: Test, pool: PostgresPool) {
-  const client = await pool.connect();
-  await client.query('BEGIN');
-  let open = true;
-  t.teardown(async () => {
-    if (open) await client.query('ROLLBACK');
-    client.release();
-  });
-  return {
-    repos: createPostgresRepositories(client),
-    end: async (how: 'COMMIT' | 'ROLLBACK') => {
-      open = false;
-      await client.query(how);
-    },
-  };
-}
-
-/** Resolves once `n` backends of this database wait on a lock. */
-async function lockWaiters(pool: PostgresPool, n: number): Promise<void> {
-  for (;;) {
-    const { rows } = await pool.query<{ n: number }>(
-      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-    );
-    if (rows[0]!.n >= n) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 const keyedRun = (id: string, key: string): NewTriggerRun => ({
