@@ -1,0 +1,64 @@
+// Opens the storage the service runs on — SQLite (default) or PostgreSQL (config.databaseUrl) — behind one interface.
+/*
+ * The runtime only ever sees the port `Storage`; what a driver needs beyond it (closing, the writer's pacing and
+ * samples for /metrics, what to log) is answered here, once per driver, so nothing above says `if (sqlite)`.
+ */
+import { hostname } from 'node:os';
+import type { ServiceConfig } from '../runtime/config.js';
+import type { Pacer } from '../runtime/execution/pacer.js';
+import type { Logger } from '../runtime/logger.js';
+import type { WriterSamples } from '../runtime/telemetry/runtime-gauges.js';
+import type { Storage } from '../storage/port/storage.js';
+import { describeTarget } from '../storage/postgres/connection.js';
+import { openPostgresStorage } from '../storage/postgres/storage.js';
+import { openStore, type Store } from '../storage/store.js';
+
+export type StorageEngine = 'sqlite' | 'postgres';
+
+export interface StorageDriver {
+  readonly engine: StorageEngine;
+  readonly storage: Storage;
+  /** Where the data lives, for logs and messages: a file path or host:port/database, never a password. */
+  readonly target: string;
+  /** The SQLite store itself, for what only a file has (tests, bench seeding); null on PostgreSQL. */
+  readonly sqlite: Store | null;
+  /** Per-batch samples for /metrics, where the writer keeps them (SQLite's group commit). */
+  readonly writerSamples?: WriterSamples;
+  /** Lets the writer commit in the execution pacer's slices, where it can (SQLite commits on this loop). */
+  paceWriter?(pacer: Pacer): void;
+  /** Commits what is queued and releases the file or the pool. */
+  close(): Promise<void>;
+}
+
+/** `switchyard-<hostname>-<pid>`: tells each node's connections apart in pg_stat_activity. */
+export function defaultApplicationName(): string {
+  return `switchyard-${hostname()}-${process.pid}`.slice(0, 63); // PostgreSQL truncates names at 63 bytes
+}
+
+/** PostgreSQL when a database URL is configured, else the SQLite file (or ':memory:'). */
+export async function openStorageDriver(config: ServiceConfig, logger: Logger): Promise<StorageDriver> {
+  if (config.databaseUrl !== null) {
+    const url = config.databaseUrl;
+    const storage = await openPostgresStorage({
+      url,
+      max: config.pgPoolSize,
+      statementTimeoutMs: config.pgStatementTimeoutMs,
+      applicationName: config.pgApplicationName ?? defaultApplicationName(),
+      // The pool already dropped the broken connection and opens a new one on demand: worth a line, not a crash.
+      onIdleError: (error) => logger.warn({ err: error.message, db: describeTarget(url) }, 'an idle PostgreSQL connection failed'),
+    });
+    return { engine: 'postgres', storage, target: describeTarget(url), sqlite: null, close: () => storage.close() };
+  }
+  const store = openStore({ path: config.dbPath, durability: config.durability });
+  return {
+    engine: 'sqlite',
+    storage: store,
+    target: config.dbPath,
+    sqlite: store,
+    writerSamples: store.writer.stats,
+    paceWriter: (pacer) => store.writer.paceWith(pacer),
+    async close() {
+      store.close();
+    },
+  };
+}
