@@ -127,9 +127,9 @@ t.test('on PostgreSQL: keyed fire replayed byte for byte, a turn streamed in ord
 });
 
 /** `switchyard start` with the environment given; its exit code and stderr. */
-function start(env: Record<string, string>): { status: number | null; stderr: string } {
+function start(env: Record<string, string>, args: string[] = []): { status: number | null; stderr: string } {
   const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-  const run = spawnSync(tsx, [join(REPO_ROOT, 'bin', 'switchyard.ts'), 'start', '--port', '0'], {
+  const run = spawnSync(tsx, [join(REPO_ROOT, 'bin', 'switchyard.ts'), 'start', '--port', '0', ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 60_000,
@@ -142,6 +142,11 @@ t.test('start-up refuses a bad URL and an unreachable server with a clear messag
   t.equal(bad.status, 2, 'a bad setting is a usage error');
   t.match(bad.stderr, /SWITCHYARD_DATABASE_URL is not a valid PostgreSQL URL: must start with postgres:\/\//);
   t.notMatch(bad.stderr, /hunter2-secret/);
+
+  const both = start({ SWITCHYARD_DATABASE_URL: 'postgres://admin:hunter2-secret@127.0.0.1:9/switchyard' }, ['--db', 'other.db']);
+  t.equal(both.status, 2, 'a SQLite file and a PostgreSQL URL at once is a usage error');
+  t.match(both.stderr, /--db names a SQLite file, but SWITCHYARD_DATABASE_URL selects PostgreSQL/);
+  t.notMatch(both.stderr, /hunter2-secret/);
 
   // Port 9 on loopback: nothing listens, so the connection is refused at once.
   const down = start({ SWITCHYARD_DATABASE_URL: 'postgres://admin:hunter2-secret@127.0.0.1:9/switchyard' });
