@@ -32,7 +32,9 @@ export interface StorageDriver {
 
 /** `switchyard-<hostname>-<pid>`: tells each node's connections apart in pg_stat_activity. */
 export function defaultApplicationName(): string {
-  return `switchyard-${hostname()}-${process.pid}`.slice(0, 63); // PostgreSQL truncates names at 63 bytes
+  // PostgreSQL truncates names at 63 bytes: shorten the host name, never the pid that tells processes apart.
+  const suffix = `-${process.pid}`;
+  return `switchyard-${hostname()}`.slice(0, 63 - suffix.length) + suffix;
 }
 
 /** PostgreSQL when a database URL is configured, else the SQLite file (or ':memory:'). */
