@@ -34,7 +34,7 @@ const DEFERRING_ROUTES: ReadonlySet<string> = new Set([
 export interface CreateServiceOptions {
   /** SQLite file path or ':memory:' (default: config.dbPath); unused when a database URL is given. */
   dbPath?: string;
-  /** postgres:// URL: runs on PostgreSQL instead of SQLite (default: config.databaseUrl, SWITCHYARD_DATABASE_URL). */
+  /** postgres:// URL: runs on PostgreSQL instead of SQLite (default: config.databaseUrl, which the CLI reads from SWITCHYARD_DATABASE_URL). */
   databaseUrl?: string;
   config?: Partial<ServiceConfig>;
   clock?: Clock;
