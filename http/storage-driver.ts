@@ -46,6 +46,8 @@ export async function openStorageDriver(config: ServiceConfig, logger: Logger): 
       max: config.pgPoolSize,
       statementTimeoutMs: config.pgStatementTimeoutMs,
       applicationName: config.pgApplicationName ?? defaultApplicationName(),
+      // Writer batches each hold a connection: leave at least one to reads, or a read would wait for every batch.
+      writer: { maxInFlight: Math.min(4, config.pgPoolSize - 1) },
       // The pool already dropped the broken connection and opens a new one on demand: worth a line, not a crash.
       onIdleError: (error) => logger.warn({ err: error.message, db: describeTarget(url) }, 'an idle PostgreSQL connection failed'),
     });

@@ -10,7 +10,7 @@ export interface ServiceConfig {
   durability: 'full' | 'normal';
   /** postgres:// URL: when set, the service runs on PostgreSQL and dbPath/durability are unused. */
   databaseUrl: string | null;
-  /** PostgreSQL connections this node's pool holds at most. */
+  /** PostgreSQL connections this node's pool holds at most (at least 2: reads must not wait behind every writer batch). */
   pgPoolSize: number;
   /** Server-side limit per statement; a runaway query ends with an error instead of holding a connection. */
   pgStatementTimeoutMs: number;
@@ -150,7 +150,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     dbPath: env.SWITCHYARD_DB || base.dbPath,
     durability,
     databaseUrl: env.SWITCHYARD_DATABASE_URL === undefined ? base.databaseUrl : databaseUrlFrom(env.SWITCHYARD_DATABASE_URL),
-    pgPoolSize: Math.max(1, intFrom(env.SWITCHYARD_PG_POOL_SIZE, 'SWITCHYARD_PG_POOL_SIZE', base.pgPoolSize)),
+    pgPoolSize: Math.max(2, intFrom(env.SWITCHYARD_PG_POOL_SIZE, 'SWITCHYARD_PG_POOL_SIZE', base.pgPoolSize)),
     pgStatementTimeoutMs: intFrom(env.SWITCHYARD_PG_STATEMENT_TIMEOUT_MS, 'SWITCHYARD_PG_STATEMENT_TIMEOUT_MS', base.pgStatementTimeoutMs),
     pgApplicationName: env.SWITCHYARD_PG_APPLICATION_NAME || base.pgApplicationName,
     logLevel: env.SWITCHYARD_LOG_LEVEL || base.logLevel,

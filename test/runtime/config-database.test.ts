@@ -20,6 +20,7 @@ t.test('a PostgreSQL URL (TCP or socket) and the pool settings are taken as give
   t.match(config, { databaseUrl: 'postgresql://sy:pw@db.internal:6432/switchyard?sslmode=require', pgPoolSize: 25, pgStatementTimeoutMs: 0, pgApplicationName: 'switchyard-a' });
   t.equal(configFromEnv({ SWITCHYARD_DATABASE_URL: 'postgres:///switchyard?host=/run/postgresql' }).databaseUrl, 'postgres:///switchyard?host=/run/postgresql');
   t.equal(configFromEnv({ SWITCHYARD_DATABASE_URL: '' }).databaseUrl, null, 'an empty variable counts as unset');
+  t.equal(configFromEnv({ SWITCHYARD_PG_POOL_SIZE: '1' }).pgPoolSize, 2, 'a pool keeps one connection beside the writer');
 });
 
 t.test('a bad URL or pool size is refused with the rule it breaks, never the URL (it carries the password)', async (t) => {
