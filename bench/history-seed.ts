@@ -5,7 +5,7 @@
  * garbage that the first seconds of load paid for (GC 839 µs per fire at first, docs/decisions.md "Accept throughput
  * over 1,000,000 stored fires"). Ids are UUIDv7-shaped and time-ordered like newId()'s, derived from the fire's number.
  */
-import type { Service } from '../index.js';
+import { onSqlite, type Service } from '../http/service.js';
 
 /** Rows go in transactions of this many fires: large enough to amortize commits, small enough to keep the WAL bounded. */
 const CHUNK = 20_000;
@@ -13,8 +13,10 @@ const CHUNK = 20_000;
 /** A UUIDv7-shaped id for fire i at time `at` (SQL expression); `kind` keeps runs, sessions and executions apart. */
 const idOf = (kind: number): string => `printf('%08x-%04x-7%03x-8000-%012x', at >> 16, at & 65535, ${kind}, i)`;
 
-export function seedFireHistory(service: Service, refs: Record<string, string>, fires: number): { seconds: number; rows: number } {
+export function seedFireHistory(running: Service, refs: Record<string, string>, fires: number): { seconds: number; rows: number } {
   const started = performance.now();
+  // SQL on the SQLite handle: this seeding is for the SQLite bench.
+  const service = onSqlite(running);
   const { db } = service.store;
   const trigger = service.store.repos.triggers.trigger(refs['new-lead']!);
   if (trigger === undefined) throw new Error('the workspace has no new-lead trigger');

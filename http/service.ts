@@ -2,12 +2,14 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { DEFAULT_CONFIG, type ServiceConfig } from '../runtime/config.js';
+import { databaseUrlFrom, DEFAULT_CONFIG, type ServiceConfig } from '../runtime/config.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createTelemetry } from '../runtime/telemetry/index.js';
 import { TokenBuckets } from '../runtime/rate-limit.js';
 import type { Services } from '../runtime/services.js';
-import { openStore, type Store } from '../storage/store.js';
+import type { Storage } from '../storage/port/storage.js';
+import type { Store } from '../storage/store.js';
+import { openStorageDriver, type StorageDriver } from './storage-driver.js';
 import { applyManifest, type ApplyManifestResult } from '../runtime/manifest/apply.js';
 import { defaultMasterKeyFileFor, loadKeyRing, type KeyRing } from '../runtime/vault/index.js';
 import { AppError } from '../runtime/errors.js';
@@ -30,8 +32,10 @@ const DEFERRING_ROUTES: ReadonlySet<string> = new Set([
 ]);
 
 export interface CreateServiceOptions {
-  /** SQLite file path or ':memory:' (default: config.dbPath). */
+  /** SQLite file path or ':memory:' (default: config.dbPath); unused when a database URL is given. */
   dbPath?: string;
+  /** postgres:// URL: runs on PostgreSQL instead of SQLite (default: config.databaseUrl, which the CLI reads from SWITCHYARD_DATABASE_URL). */
+  databaseUrl?: string;
   config?: Partial<ServiceConfig>;
   clock?: Clock;
   logger?: Logger;
@@ -43,9 +47,21 @@ export interface CreateServiceOptions {
   tracerProvider?: TracerProvider;
 }
 
+/** A service known to run on SQLite: its `store` is the SQLite store (tests and bench seeding reach its handle). */
+export type SqliteService = Omit<Service, 'store'> & { readonly store: Store };
+
+/** The service as a SqliteService; throws on PostgreSQL, where no SQLite handle exists. */
+export function onSqlite(service: Service): SqliteService {
+  if (service.driver.sqlite === null) throw new Error(`this needs the SQLite driver; the service runs on ${service.driver.engine}`);
+  return service as unknown as SqliteService;
+}
+
 export interface Service {
   readonly services: Services;
-  readonly store: Store;
+  /** The storage port the runtime runs on, whichever driver opened it. */
+  readonly store: Storage;
+  /** Which driver runs, where its data lives, and the SQLite store itself (null on PostgreSQL). */
+  readonly driver: Pick<StorageDriver, 'engine' | 'target' | 'sqlite'>;
   /** The transport-neutral kernel: tests and embedders can call it without a socket. */
   readonly kernel: Kernel;
   /** Applies a workspace manifest (parsed or as written) in one transaction; idempotent by ref. */
@@ -66,15 +82,21 @@ export interface Service {
 }
 
 export async function createService(options: CreateServiceOptions = {}): Promise<Service> {
-  const config: ServiceConfig = { ...DEFAULT_CONFIG, ...options.config, ...(options.dbPath ? { dbPath: options.dbPath } : {}) };
+  const config: ServiceConfig = {
+    ...DEFAULT_CONFIG,
+    ...options.config,
+    ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+    ...(options.databaseUrl ? { databaseUrl: databaseUrlFrom(options.databaseUrl, 'databaseUrl') } : {}),
+  };
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   // First, so a bad adapter setting fails before anything is opened.
   const adapterChoice = chooseAdapter(config.httpAdapter, options.env ?? process.env);
-  const keyRing = options.keyRing ?? loadMasterKeys(config.dbPath, options.env ?? process.env, logger);
-  const store = openStore({ path: config.dbPath, durability: config.durability });
-  const telemetry = createTelemetry({ store, clock, logger, tracerProvider: options.tracerProvider, writerSamples: store.writer.stats });
-  const runtime = createRuntime({ config, clock, logger, store, keyRing, telemetry, paceWriter: (pacer) => store.writer.paceWith(pacer), soleScheduler: true });
+  const keyRing = options.keyRing ?? loadMasterKeys(config, options.env ?? process.env, logger);
+  const driver = await openStorageDriver(config, logger, clock);
+  const store = driver.storage;
+  const telemetry = createTelemetry({ store, clock, logger, tracerProvider: options.tracerProvider, writerSamples: driver.writerSamples });
+  const runtime = createRuntime({ config, clock, logger, store, keyRing, telemetry, paceWriter: driver.paceWriter, ...driver.sharing });
   const metrics = createHttpMetrics({ registry: telemetry.registry, tracing: telemetry.tracing });
   watchExecutionQueue(metrics.registry, () => runtime.services.admission.stats());
   const router = new Router<Services>(allRoutes(metrics));
@@ -122,11 +144,17 @@ export async function createService(options: CreateServiceOptions = {}): Promise
     metrics.adapterInUse('node');
     return mounted.handler(handlerOptions.basePath);
   };
-  await runtime.start();
+  try {
+    await runtime.start();
+  } catch (error) {
+    await driver.close().catch(() => {});
+    throw error;
+  }
 
   return {
     services: runtime.services,
     store,
+    driver: { engine: driver.engine, target: driver.target, sqlite: driver.sqlite },
     kernel: trackedKernel,
     adapter: server.adapter,
     get handler() {
@@ -142,7 +170,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
     async listen(port = config.port, host = config.host) {
       const bound = await server.listen(host, port);
       metrics.adapterInUse(server.adapter);
-      logger.info({ host, port: bound, adapter: server.adapter, adapterReason: adapterChoice.reason, node: process.version, db: config.dbPath, durability: config.durability }, 'listening');
+      logger.info({ host, port: bound, adapter: server.adapter, adapterReason: adapterChoice.reason, node: process.version, engine: driver.engine, db: driver.target, ...(driver.engine === 'sqlite' ? { durability: config.durability } : {}) }, 'listening');
       return bound;
     },
     async close() {
@@ -158,16 +186,22 @@ export async function createService(options: CreateServiceOptions = {}): Promise
         });
       }
       await server.terminate();
-      store.close();
+      await driver.close();
       logger.info('closed');
     },
   };
 }
 
-function loadMasterKeys(dbPath: string, env: Record<string, string | undefined>, logger: Logger): KeyRing {
-  const file = defaultMasterKeyFileFor(dbPath);
+/** On PostgreSQL there is no database file to sit beside: the fallback file is in the working directory. */
+const POSTGRES_MASTER_KEY_FILE = 'switchyard.master-keys';
+
+function loadMasterKeys(config: ServiceConfig, env: Record<string, string | undefined>, logger: Logger): KeyRing {
+  const file = config.databaseUrl !== null ? POSTGRES_MASTER_KEY_FILE : defaultMasterKeyFileFor(config.dbPath);
   const loaded = loadKeyRing({ env, fallback: file ? { kind: 'file', path: file } : { kind: 'ephemeral' } });
   for (const warning of loaded.warnings) logger.warn({ source: loaded.source }, warning);
+  if (config.databaseUrl !== null && (loaded.source === 'default-file' || loaded.source === 'generated-file')) {
+    logger.warn({ path: loaded.path }, 'master keys come from a file on this node: every node sharing the database needs the same keys (SWITCHYARD_MASTER_KEYS or SWITCHYARD_MASTER_KEY_FILE)');
+  }
   logger.info({ source: loaded.source, path: loaded.path }, 'master keys loaded');
   return loaded.ring;
 }

@@ -1,4 +1,5 @@
 // Service configuration: defaults, then environment variables (documented in README "Configuration").
+import { z } from 'zod';
 import type { RateLimitConfig } from './rate-limit.js';
 
 export interface ServiceConfig {
@@ -7,6 +8,14 @@ export interface ServiceConfig {
   /** SQLite file path or ':memory:'. */
   dbPath: string;
   durability: 'full' | 'normal';
+  /** postgres:// URL: when set, the service runs on PostgreSQL and dbPath/durability are unused. */
+  databaseUrl: string | null;
+  /** PostgreSQL connections this node's pool holds at most (at least 2: reads must not wait behind every writer batch). */
+  pgPoolSize: number;
+  /** Server-side limit per statement; a runaway query ends with an error instead of holding a connection. */
+  pgStatementTimeoutMs: number;
+  /** Shown in pg_stat_activity; null means `switchyard-<hostname>-<pid>`, so each node's connections stand apart. */
+  pgApplicationName: string | null;
   logLevel: string;
   bodyLimitBytes: number;
   /** Deepest nesting of arrays/objects a JSON body may have (400 VALIDATION past it): deep values overflow the stack. */
@@ -56,6 +65,10 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   port: 8080,
   dbPath: 'switchyard.db',
   durability: 'full',
+  databaseUrl: null,
+  pgPoolSize: 10,
+  pgStatementTimeoutMs: 30_000,
+  pgApplicationName: null,
   logLevel: 'info',
   bodyLimitBytes: 1024 * 1024,
   jsonMaxDepth: 64,
@@ -106,6 +119,26 @@ function rateFrom(value: string | undefined, name: string, fallback: RateLimitCo
   return { ratePerSecond, burst: intFrom(burst, name, Math.max(1, ratePerSecond * 2)) };
 }
 
+/** Parsed, never echoed: zod's messages name the rule broken, not the value (the URL may carry a password). */
+const postgresUrl = z.string().superRefine((value, ctx) => {
+  // URL.canParse, not zod's url(): a socket URL (postgres:///db?host=/run/postgresql) has no host part.
+  const url = URL.canParse(value) ? new URL(value) : null;
+  const problem =
+    url === null ? 'not a URL'
+    : !/^postgres(ql)?:$/.test(url.protocol) ? 'must start with postgres:// or postgresql://'
+    : url.pathname.length <= 1 ? 'must name a database (postgres://host/<database>)'
+    : null;
+  if (problem !== null) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+});
+
+/** The URL, or a config error that says what is wrong with it without repeating it. */
+export function databaseUrlFrom(value: string | undefined | null, name = 'SWITCHYARD_DATABASE_URL'): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  const parsed = postgresUrl.safeParse(value);
+  if (!parsed.success) throw new Error(`${name} is not a valid PostgreSQL URL: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: ServiceConfig = DEFAULT_CONFIG): ServiceConfig {
   const durability = env.SWITCHYARD_DURABILITY ?? base.durability;
   if (durability !== 'full' && durability !== 'normal') throw new Error('SWITCHYARD_DURABILITY must be "full" or "normal"');
@@ -116,6 +149,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     port: intFrom(env.SWITCHYARD_PORT ?? env.PORT, 'SWITCHYARD_PORT', base.port),
     dbPath: env.SWITCHYARD_DB || base.dbPath,
     durability,
+    databaseUrl: env.SWITCHYARD_DATABASE_URL === undefined ? base.databaseUrl : databaseUrlFrom(env.SWITCHYARD_DATABASE_URL),
+    pgPoolSize: Math.max(2, intFrom(env.SWITCHYARD_PG_POOL_SIZE, 'SWITCHYARD_PG_POOL_SIZE', base.pgPoolSize)),
+    pgStatementTimeoutMs: intFrom(env.SWITCHYARD_PG_STATEMENT_TIMEOUT_MS, 'SWITCHYARD_PG_STATEMENT_TIMEOUT_MS', base.pgStatementTimeoutMs),
+    pgApplicationName: env.SWITCHYARD_PG_APPLICATION_NAME || base.pgApplicationName,
     logLevel: env.SWITCHYARD_LOG_LEVEL || base.logLevel,
     bodyLimitBytes: intFrom(env.SWITCHYARD_BODY_LIMIT_BYTES, 'SWITCHYARD_BODY_LIMIT_BYTES', base.bodyLimitBytes),
     jsonMaxDepth: Math.max(1, intFrom(env.SWITCHYARD_JSON_MAX_DEPTH, 'SWITCHYARD_JSON_MAX_DEPTH', base.jsonMaxDepth)),

@@ -13,7 +13,8 @@ Exit codes:
 
 const ENVIRONMENT_HELP = `
 Every option has a SWITCHYARD_* environment variable (SWITCHYARD_DB, SWITCHYARD_HOST, SWITCHYARD_PORT, …);
-flags override them. The full list is in README.md, "Configuration".`;
+flags override them. SWITCHYARD_DATABASE_URL=postgres://… runs on PostgreSQL instead of the SQLite file.
+The full list is in README.md, "Configuration".`;
 
 function port(value: string): number {
   const parsed = Number(value);
@@ -39,14 +40,14 @@ function commandPath(command: Command): string {
 export function buildProgram(): Command {
   const version = packageVersion();
   const program = new Command('switchyard')
-    .description('Runs AI agents and deterministic flows for other software: an HTTP API on a durable SQLite database.')
+    .description('Runs AI agents and deterministic flows for other software: an HTTP API on a durable SQLite database, or PostgreSQL.')
     .addHelpText('after', `${EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`);
   configure(program, version);
 
   const start = program
     .command('start')
     .description('Serve the API. A new, empty database gets the demo workspace and a demo key (see --demo).')
-    .option('--db <file>', 'SQLite database file, or :memory: (default: $SWITCHYARD_DB or ./switchyard.db)')
+    .option('--db <file>', 'SQLite database file, or :memory: (default: $SWITCHYARD_DB or ./switchyard.db; not with $SWITCHYARD_DATABASE_URL)')
     .option('--host <address>', 'address to listen on (default: $SWITCHYARD_HOST or 127.0.0.1)')
     .addOption(new Option('--port <number>', 'port to listen on; 0 picks a free one (default: $SWITCHYARD_PORT or 8080)').argParser(port))
     .option('--manifest <file>', 'apply this workspace manifest before serving (the demo is then not seeded)')

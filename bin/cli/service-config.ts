@@ -16,6 +16,10 @@ export function serviceConfig(flags: ConfigFlags): ServiceConfig {
     // A bad variable is the caller's mistake, like a bad flag: exit 2, not a crash.
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+  // Two databases named at once: refuse rather than silently ignore the file the user asked for.
+  if (flags.db !== undefined && config.databaseUrl !== null) {
+    throw new UsageError('--db names a SQLite file, but SWITCHYARD_DATABASE_URL selects PostgreSQL: use one or the other');
+  }
   if (flags.db !== undefined) config.dbPath = flags.db;
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.port !== undefined) config.port = flags.port;

@@ -24,7 +24,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     const plan = demoPlan({
       flag: options.demo,
       manifestGiven: manifest !== null,
-      databaseEmpty: service.store.repos.tenancy.isEmpty(),
+      databaseEmpty: await service.store.repos.tenancy.isEmpty(),
       demoSeededEarlier: earlier !== null,
     });
     if (manifest !== null) await service.applyManifest(manifest);
@@ -34,7 +34,7 @@ export async function startCommand(options: StartOptions): Promise<void> {
     const port = await service.listen(config.port, config.host);
     const base = config.publicUrl ?? `http://${config.host}:${port}`;
     say(demo?.banner(base) ?? `Switchyard is running at ${base}  (API base: ${base}/api/v1)   Stop: Ctrl-C`);
-    if (plan === 'skip-existing') say(`The database ${config.dbPath} already holds data: the demo workspace was not seeded (--demo seeds it).`);
+    if (plan === 'skip-existing') say(`The database ${service.driver.target} already holds data: the demo workspace was not seeded (--demo seeds it).`);
   } catch (error) {
     await service.close();
     throw error;

@@ -182,9 +182,12 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
       return chunks.at(-1)?.finished ?? null;
     },
     async catchUp() {
+      // Units already running are awaited: on SQLite a sealed unit has committed by now, but on PostgreSQL it may
+      // still be waiting on the server, and returning before it would let a caller read rows not yet written.
+      const running = Promise.all(chunks.filter((chunk) => chunk.sealed).map((chunk) => chunk.finished));
       // The sources of units that have not run yet are written here; their units then find nothing to write.
       const waiting = chunks.filter((chunk) => !chunk.sealed && chunk.entries.length > 0);
-      if (waiting.length === 0) return;
+      if (waiting.length === 0) return void (await running);
       const taken = waiting.flatMap((chunk) => {
         const entries = chunk.entries;
         chunk.entries = [];
@@ -195,6 +198,7 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
       } finally {
         settle(taken);
       }
+      await running;
     },
     async recover() {
       const runs = await repos.triggerRuns.pendingRuns();

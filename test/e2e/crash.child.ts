@@ -36,6 +36,7 @@ const order = JSON.parse(await nextLine()) as BootOrder;
 const offset = order.clockOffsetMs;
 service = await createService({
   dbPath: order.dbPath,
+  ...(order.databaseUrl === undefined ? {} : { databaseUrl: order.databaseUrl }),
   clock: { now: () => Date.now() + offset },
   logger: createLogger('warn', pino.destination(2)),
   config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, httpAdapter: testHttpAdapter() },

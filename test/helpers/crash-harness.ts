@@ -49,6 +49,8 @@ async function bundleChild(): Promise<{ path: string; remove(): void }> {
 /** What a child boots on (one JSON line on its stdin). */
 export interface BootOrder {
   dbPath: string;
+  /** postgres:// URL: the child runs on PostgreSQL instead of the file at dbPath. */
+  databaseUrl?: string;
   /** Added to Date.now() by the child's clock: the parent moves time forward between boots. */
   clockOffsetMs: number;
   /** A workspace manifest to apply once booted (first boot only: key secrets are printed when created). */

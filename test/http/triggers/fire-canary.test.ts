@@ -34,7 +34,7 @@ t.test('the canary is used upstream, then absent from logs, responses, Run histo
   const { repos } = f.server.service.store;
   const canaryCall = () => f.upstream.received.some((r) => r.headers.authorization === `Bearer ${CANARY}`);
   while (!canaryCall()) await f.upstream.nextRequest();
-  t.same(repos.executions.latestExecution(lookup.sessionId)?.grantIntegrationIds, ['crm'], 'while it runs, a grant holds only the caller-bound crm entry');
+  t.same((await repos.executions.latestExecution(lookup.sessionId))?.grantIntegrationIds, ['crm'], 'while it runs, a grant holds only the caller-bound crm entry');
   t.equal(f.server.service.store.db.prepare('SELECT COUNT(*) FROM caller_grants').pluck().get(), 1);
   release();
 
@@ -42,7 +42,7 @@ t.test('the canary is used upstream, then absent from logs, responses, Run histo
   const toCrm = f.upstream.received.filter((r) => r.headers.authorization === `Bearer ${CANARY}`);
   t.equal(toCrm.length, 1, 'the lookup agent called the crm as the caller, with the canary');
   t.notOk(JSON.stringify(f.upstream.received).includes(`${CANARY}-unused`), 'material for an integration no subscriber binds is never sent');
-  t.equal(repos.executions.latestExecution(lookup.sessionId)?.status, 'completed');
+  t.equal((await repos.executions.latestExecution(lookup.sessionId))?.status, 'completed');
 
   const runs = await f.runs('bob', 'new-lead');
   const run = await f.run('bob', 'new-lead', fired.json.runId);

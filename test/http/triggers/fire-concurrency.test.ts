@@ -50,7 +50,7 @@ t.test('exactly one firing; every answer is the original 202, its replay, or 409
 
   const { runId, sessions } = JSON.parse(originals[0]!.body) as { runId: string; sessions: Array<{ sessionId: string }> };
   const db = f.server.service.store.db;
-  t.equal(f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.fan!), 1, 'exactly one firing');
+  t.equal((await f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.fan!)), 1, 'exactly one firing');
   t.equal(db.prepare('SELECT COUNT(*) FROM sessions WHERE trigger_run_id = ?').pluck().get(runId), sessions.length, 'its sessions, once');
   t.equal(db.prepare('SELECT COUNT(*) FROM sessions').pluck().get(), sessions.length, 'no other session anywhere');
   await f.settle();

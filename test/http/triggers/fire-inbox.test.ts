@@ -106,7 +106,7 @@ t.test('opening a session commits the session row alone; the turn then runs', as
   const view = await call(`${f.server.url}/api/v1/agents/sessions/${opened.json.sessionId}`, { headers: bearer(f.key('bob')) });
   t.equal(view.status, 200);
   t.match(JSON.stringify(view.json), /hello/);
-  t.equal(store.repos.executions.latestExecution(opened.json.sessionId)?.status, 'completed', 'the turn ran');
+  t.equal((await store.repos.executions.latestExecution(opened.json.sessionId))?.status, 'completed', 'the turn ran');
 });
 
 t.test('a crash after the 202 and before the sessions were written: boot writes them before work starts', async (t) => {
@@ -127,9 +127,9 @@ t.test('a crash after the 202 and before the sessions were written: boot writes 
   await second.service.services.sessions.dispatcher.idle();
   const { repos } = second.service.store;
   for (const { sessionId } of fired.json.sessions) {
-    t.ok(repos.executions.latestExecution(sessionId)?.settledAt, `fired session ${sessionId} ran to an end`);
+    t.ok((await repos.executions.latestExecution(sessionId))?.settledAt, `fired session ${sessionId} ran to an end`);
   }
-  t.equal(repos.executions.latestExecution(opened.json.sessionId)?.status, 'completed', 'the opened session ran');
+  t.equal((await repos.executions.latestExecution(opened.json.sessionId))?.status, 'completed', 'the opened session ran');
   const replay = await call(`${second.url}/api/v1/triggers/fire`, {
     method: 'POST',
     headers: { ...bearer(first.key('bob')), 'idempotency-key': 'crash-1' },

@@ -14,17 +14,17 @@ t.test('202 { runId, sessions } once committed; unknown body fields stripped; in
   t.same(answer.json.sessions[0].automationId, f.refs.echo);
   t.notOk(answer.headers.has('idempotency-replayed'), 'an original is not marked replayed');
   const { repos } = f.server.service.store;
-  t.equal(repos.triggerRuns.run(answer.json.runId)?.outcome, 'succeeded', 'the firing was committed before the answer');
+  t.equal((await repos.triggerRuns.run(answer.json.runId))?.outcome, 'succeeded', 'the firing was committed before the answer');
   await f.written();
-  t.equal(repos.sessions.session(answer.json.sessions[0].sessionId)?.triggerRunId, answer.json.runId);
-  const first = repos.sessions.conversation(answer.json.sessions[0].sessionId)[0];
+  t.equal((await repos.sessions.session(answer.json.sessions[0].sessionId))?.triggerRunId, answer.json.runId);
+  const first = (await repos.sessions.conversation(answer.json.sessions[0].sessionId))[0];
   t.equal(first?.content, 'The trigger "Quiet" fired with no input.', 'an Agent without input.prompt gets the payload as text');
 
   const input = { id: 'c-9', prompt: 'not for flows', nested: { list: [1, 'two', null] } };
   const flow = await f.fire('bob', { triggerId: f.refs['flow-only'], input });
   t.equal(flow.status, 202);
   await f.written();
-  const execution = repos.executions.latestExecution(flow.json.sessions[0].sessionId);
+  const execution = (await repos.executions.latestExecution(flow.json.sessions[0].sessionId));
   t.same(execution!.input, input, 'a Flow receives input verbatim');
   await f.settle();
 });
@@ -50,7 +50,7 @@ t.test('400 VALIDATION for a malformed body; callerCredentials stays strict', as
   }
   const text = await call(`${f.server.url}/api/v1/triggers/fire`, { method: 'POST', headers: { ...bearer(f.key('bob')), 'content-type': 'application/json' }, body: '{' });
   t.equal(text.status, 400);
-  t.equal(f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.quiet!), 0, 'nothing fired');
+  t.equal((await f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.quiet!)), 0, 'nothing fired');
   t.notOk(JSON.stringify(await f.fire('bob', { triggerId: f.refs.quiet, callerCredentials: { integrations: { crm: { token: 'tok-secret-1', bad: 1 } } } })).includes('tok-secret-1'), 'errors never echo the credential');
 });
 
@@ -88,7 +88,7 @@ t.test('rule 6: header wins over body idempotencyKey; completed replay is 202 wi
   t.notOk(bodyKey.headers.has('idempotency-replayed'), 'the body key was not used while a header was present');
   t.not(bodyKey.json.runId, original.json.runId);
   await f.settle();
-  t.equal(f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.quiet!), 2, 'the replay started nothing');
+  t.equal((await f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.quiet!)), 2, 'the replay started nothing');
 });
 
 t.test('rule 6: repeated, comma-separated or malformed Idempotency-Key headers are 400 before any claim', async (t) => {
@@ -102,7 +102,7 @@ t.test('rule 6: repeated, comma-separated or malformed Idempotency-Key headers a
   for (const value of ['k-1, k-2', 'k-1,k-2', '', 'sp ace', 'x'.repeat(129), 'a/b', 'k\tk']) {
     t.equal((await rawPost(url, { ...auth, 'Idempotency-Key': value }, body)).status, 400, JSON.stringify(value));
   }
-  t.equal(f.server.service.store.repos.fireClaims.count(), 0, 'no claim was created');
+  t.equal((await f.server.service.store.repos.fireClaims.count()), 0, 'no claim was created');
   const longest = await rawPost(url, { ...auth, 'Idempotency-Key': 'a.b_c:d-' + 'x'.repeat(120) }, body);
   t.equal(longest.status, 202, '128 characters of the allowed set');
   await f.settle();

@@ -12,8 +12,8 @@ t.test('a queue limit of 0 seconds refuses every fire and message that would que
   t.equal(refused.status, 429);
   t.equal(refused.json.error.code, 'OVERLOADED');
   t.match(refused.headers.get('retry-after'), /^[1-9][0-9]?$/, 'Retry-After in whole seconds, 1..60');
-  t.equal(repos.triggerRuns.countOfTrigger(f.refs.quiet!), 0, 'no Run history row');
-  t.equal(repos.fireClaims.count(), 0, 'no idempotency claim: the identical retry runs fresh later');
+  t.equal((await repos.triggerRuns.countOfTrigger(f.refs.quiet!)), 0, 'no Run history row');
+  t.equal((await repos.fireClaims.count()), 0, 'no idempotency claim: the identical retry runs fresh later');
 
   const open = await call(`${f.server.url}/api/v1/agents/${f.refs.echo}/sessions`, { method: 'POST', headers: bearer(f.key('bob')), json: { message: 'hello' } });
   t.equal(open.status, 429, 'opening a session is a run entry point too');
@@ -36,7 +36,7 @@ t.test('the hard cap: a fire whose sessions do not all fit is refused whole; pic
   const f = await startFireServer(t, { config: { queueLimitSeconds: 60, queueMaxExecutions: 1 } });
   const over = await f.fire('bob', { triggerId: f.refs.fan, callerCredentials: { integrations: { crm: { token: 'tok-1' } } } });
   t.equal(over.status, 429, `a fire whose sessions do not all fit starts none of them: ${JSON.stringify(over.json)}`);
-  t.equal(f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.fan!), 0);
+  t.equal((await f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.fan!)), 0);
   await f.settle();
   t.equal(f.server.service.services.admission.stats().queued, 0, 'picked up: the queue is empty again');
   t.equal((await f.fire('bob', { triggerId: f.refs.quiet })).status, 202, 'room again');
