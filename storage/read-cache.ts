@@ -7,8 +7,11 @@
  * when prepared): running it bumps a generation, and a cached value of an older generation is never returned. So
  * a revoked key or a disabled entitlement takes effect on the very next request, whichever code path wrote it,
  * including ON DELETE CASCADE from a watched parent (a deleted domain or organization is itself a watched write).
- * Nothing is cached from inside a transaction (a value read there may yet be rolled back); entries filled before it
- * are served inside it until a watched write of its own clears them.
+ * A value read inside a transaction is cached only when no watched write has run since the last read seen outside
+ * one: such a value is committed state, and a watched write of that transaction would have bumped the generation.
+ * (Async units keep the group-commit transaction open across microtasks, so a turn's reads outside any unit often
+ * run while one is open: refusing them all left the knowledge search uncached under load, docs/decisions.md.)
+ * Entries filled before a transaction are served inside it until a watched write of its own clears them.
  */
 import type { SqliteDatabase } from './database.js';
 
@@ -60,6 +63,12 @@ export interface ReadCache {
 export function createReadCache(db: SqliteDatabase): ReadCache {
   let generation = 0;
   const bump = () => void (generation += 1);
+  /** The generation when a cached read last ran outside a transaction: committed state had no newer watched write. */
+  let committedGeneration = -1;
+  const readsCommittedState = (): boolean => {
+    if (!db.inTransaction) committedGeneration = generation;
+    return committedGeneration === generation;
+  };
 
   /** A statement whose run (or RETURNING read) bumps the generation first; chained setters keep the wrapper. */
   function watchStatement<S extends object>(statement: S): S {
@@ -110,10 +119,12 @@ export function createReadCache(db: SqliteDatabase): ReadCache {
         }
         const k = key(...args);
         if (entries.has(k)) return entries.get(k) as ReturnType<typeof read>;
+        // Asked before the read: a read that itself writes (RETURNING) must not count as committed state.
+        const committed = readsCommittedState();
         const value = read(...args);
-        // Filled only outside transactions (committed state); an entry read inside one is still valid, since any
-        // watched write of that transaction has already cleared the cache.
-        if (db.inTransaction) return value;
+        // Filled only from committed state; an entry read inside a transaction is still valid, since any watched
+        // write of that transaction has already cleared the cache.
+        if (!committed || generation !== seen) return value;
         if (entries.size >= maxEntries) entries.clear();
         entries.set(k, deepFreeze(value));
         return value;
