@@ -110,6 +110,16 @@ t.test('three nodes on one PostgreSQL: replay, a stream across nodes, takeover a
   await Promise.all([b.idle(), c.idle()]);
   t.equal(await runsOf(c, refs['new-lead']!), runsBefore + 1, 'one firing for the key');
 
+  // Each node's first request for a key is the one that reaches the database (later ones wait in memory): 30 keys
+  // sent to B and C at once race 30 times across nodes, the loser meeting the winner on the unique claim index.
+  const keys = Array.from({ length: 30 }, (_v, i) => `nodes-race-${i}`);
+  const pairs = await Promise.all(keys.map((key) => Promise.all([b, c].map((node) => api(node, 'POST', '/triggers/fire', fire, { 'idempotency-key': key })))));
+  const raceStatuses = pairs.flat().map((r) => `${r.status} ${r.json?.error?.code ?? ''}`.trim());
+  t.same([...new Set(raceStatuses.filter((s) => s !== '202'))].filter((s) => s !== '409 IDEMPOTENCY_IN_PROGRESS'), [], 'a race across nodes is answered 202 or 409, never 500');
+  t.ok(pairs.every(([x, y]) => x!.status !== 202 || y!.status !== 202 || x!.json.runId === y!.json.runId), 'both nodes answering 202 for a key answer the same firing');
+  await Promise.all([b.idle(), c.idle()]);
+  t.equal(await runsOf(c, refs['new-lead']!), runsBefore + 1 + keys.length, 'one firing per raced key');
+
   // 5. The new-year tick falls due while A is down and B is stopped: two nodes 40 days ahead race for it, one fires.
   t.equal(await runsOf(b, refs['new-year']!), 0, 'not due on today\'s clock');
   await b.stop();
