@@ -109,6 +109,7 @@ const noop = (): void => {};
 /** How a firing takes its idempotency claim inside its unit of work: the claim columns, and the error a key conflict becomes. */
 interface Claimer {
   settle(tx: UnitContext<PortRepositories>, body: FireResponseBody, runId: string, now: number): Promise<NewClaim>;
+  /** After the unit failed on the claim index: the committed winner's verdict, as the error to throw. */
   raced(repos: PortRepositories, now: number): Promise<Error>;
 }
 
@@ -161,17 +162,17 @@ export function createFireService(deps: FireServiceDeps): FireService {
           const claim = claimer === null ? null : await claimer.settle(tx, body, runId, now);
           await alsoWrite?.(tx.repos, runId, now);
           for (const start of eager) await start.write(tx);
-          try {
-            await firing.write(tx.repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : deferred });
-          } catch (error) {
-            // The unique claim index is the guarantee of one firing per key: a conflict is answered like a duplicate.
-            if (claimer !== null && isClaimConflict(error)) throw await claimer.raced(tx.repos, now);
-            throw error;
-          }
+          await firing.write(tx.repos.triggerRuns, { claim, pending: deferred.length === 0 ? null : deferred });
         },
         // Every check ran before the one write, and a run insert meeting the claim index writes nothing: no savepoint of its own.
         { savepoint: alsoWrite !== undefined || eager.length > 0 },
-      );
+      ).catch(async (error: unknown) => {
+        // The unique claim index is the guarantee of one firing per key: a conflict is answered like a duplicate. The
+        // winner's claim is read after the unit, from committed state: PostgreSQL refuses every statement of a
+        // transaction after a failed one, so a read inside the unit would fail (and answer 500).
+        if (claimer !== null && isClaimConflict(error)) throw await claimer.raced(repos, now);
+        throw error;
+      });
     // API fires wait for room (429 OVERLOADED, nothing written); a schedule tick or an inbound event already
     // happened: refusing it would lose it, so it is counted in and the queue absorbs it.
     if (request.source === 'api') await admitted(deps.admission, sessions.length, commit);
@@ -233,7 +234,7 @@ export function createFireService(deps: FireServiceDeps): FireService {
       assertFireable(trigger);
       const result = await commitFiring(request, {
         settle: (tx, response, runId, now) => claims.settle(tx, claim, { verdict, owner: requestId, response: { status: 202, body: response }, runId, now }),
-        raced: (unitRepos, now) => claims.raced(unitRepos, claim, now),
+        raced: (committed, now) => claims.raced(committed, claim, now),
       });
       return { body: { runId: result.runId, sessions: result.sessions }, replayed: false, outcome: result.outcome, dispatch: result.dispatch };
     } catch (error) {

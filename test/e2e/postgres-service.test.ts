@@ -6,50 +6,17 @@
 import { spawnSync } from 'node:child_process';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
-import { EventSource } from 'eventsource';
 import t from 'tap';
 import { REPO_ROOT } from '../../bench/children.js';
 import { createChildPool, send, type LiveChild } from '../helpers/crash-harness.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { followSession as follow } from '../helpers/session-stream.js';
 import { startRecordingUpstream } from '../runtime/tools/recording-upstream.js';
 import { conversationWorkspace, crmCredentials, crmResponder } from '../http/sessions/conversation-fixture.js';
 
 t.setTimeout(180_000);
 const pg = await usePostgres(t);
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
-
-interface Frame {
-  seq: number;
-  type: string;
-}
-
-/** A real EventSource on a session's stream from after `lastEventId`, the key and the id sent through its fetch hook. */
-function follow(port: number, sessionId: string, key: string, lastEventId: number) {
-  const frames: Frame[] = [];
-  let wake = () => {};
-  const source = new EventSource(`http://127.0.0.1:${port}/api/v1/agents/sessions/${sessionId}/stream`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${key}`, 'last-event-id': String(lastEventId) } }),
-  });
-  source.onmessage = (message) => {
-    const data = JSON.parse(message.data) as { seq: number; event: { type: string } };
-    frames.push({ seq: data.seq, type: data.event.type });
-    wake();
-  };
-  return {
-    frames,
-    close: () => source.close(),
-    async until(test: (f: Frame[]) => boolean, ms = 20_000): Promise<void> {
-      const deadline = Date.now() + ms;
-      while (!test(frames)) {
-        if (Date.now() > deadline) throw new Error(`stream never matched: ${JSON.stringify(frames)}`);
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, 200);
-        });
-      }
-    },
-  };
-}
 
 t.test('on PostgreSQL: keyed fire replayed byte for byte, a turn streamed in order, an approved write run once, a SIGKILL loses nothing', { skip: pg.skip }, async (t) => {
   const databaseUrl = await pg.database(t);
