@@ -92,8 +92,15 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   const logger = options.logger ?? createLogger(config.logLevel);
   // First, so a bad adapter setting fails before anything is opened.
   const adapterChoice = chooseAdapter(config.httpAdapter, options.env ?? process.env);
-  const keyRing = options.keyRing ?? loadMasterKeys(config, options.env ?? process.env, logger);
+  // The database first: a start-up refused for an unreachable server leaves no generated key file behind.
   const driver = await openStorageDriver(config, logger, clock);
+  let keyRing: KeyRing;
+  try {
+    keyRing = options.keyRing ?? loadMasterKeys(config, options.env ?? process.env, logger);
+  } catch (error) {
+    await driver.close();
+    throw error;
+  }
   const store = driver.storage;
   const telemetry = createTelemetry({ store, clock, logger, tracerProvider: options.tracerProvider, writerSamples: driver.writerSamples });
   const runtime = createRuntime({ config, clock, logger, store, keyRing, telemetry, paceWriter: driver.paceWriter, ...driver.sharing });

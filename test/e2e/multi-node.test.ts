@@ -5,11 +5,11 @@
  * yearly cron (`0 0 1 1 *`) reached with the children's injectable clock: nodes booted later run 40 days ahead, so
  * the tick armed at apply time is overdue for them, and not for the nodes still on today's clock.
  */
-import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import t from 'tap';
 import { createChildPool, send, type LiveChild } from '../helpers/crash-harness.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { useSharedMasterKeys } from '../helpers/shared-master-keys.js';
 import { followSession } from '../helpers/session-stream.js';
 import { startRecordingUpstream } from '../runtime/tools/recording-upstream.js';
 import { conversationWorkspace, crmCredentials, crmResponder } from '../http/sessions/conversation-fixture.js';
@@ -29,13 +29,7 @@ function workspace(baseUrl: string): any {
 
 t.test('three nodes on one PostgreSQL: replay, a stream across nodes, takeover after SIGKILL, 1,000 duplicate fires, a schedule fired once', { skip: pg.skip }, async (t) => {
   const databaseUrl = await pg.database(t);
-  // All nodes must share the master keys (sealed secrets written by one are opened by another); children inherit process.env.
-  const previousKeys = process.env.SWITCHYARD_MASTER_KEYS;
-  process.env.SWITCHYARD_MASTER_KEYS = `k1:${randomBytes(32).toString('base64')}`;
-  t.teardown(() => {
-    if (previousKeys === undefined) delete process.env.SWITCHYARD_MASTER_KEYS;
-    else process.env.SWITCHYARD_MASTER_KEYS = previousKeys;
-  });
+  useSharedMasterKeys(t);
   const upstream = await startRecordingUpstream();
   t.teardown(() => upstream.close());
   upstream.respond(crmResponder);

@@ -10,6 +10,7 @@ import t from 'tap';
 import { REPO_ROOT } from '../../bench/children.js';
 import { createChildPool, send, type LiveChild } from '../helpers/crash-harness.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { useSharedMasterKeys } from '../helpers/shared-master-keys.js';
 import { followSession as follow } from '../helpers/session-stream.js';
 import { startRecordingUpstream } from '../runtime/tools/recording-upstream.js';
 import { conversationWorkspace, crmCredentials, crmResponder } from '../http/sessions/conversation-fixture.js';
@@ -34,6 +35,7 @@ t.test('on PostgreSQL: keyed fire replayed byte for byte, a turn streamed in ord
   const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     send(agent, live!.port, method, `/api/v1${path}`, { authorization: `Bearer ${refs['ada-key']}`, ...headers }, body);
 
+  useSharedMasterKeys(t);
   live = await pool.boot(() => ({ dbPath: 'unused.db', databaseUrl, clockOffsetMs: 0, manifest: conversationWorkspace(upstream.baseUrl) }));
   refs = live.refs;
 
