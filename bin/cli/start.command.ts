@@ -60,9 +60,9 @@ async function prepare(service: Service, options: StartOptions, manifest: unknow
   return { plan, demo };
 }
 
-function announce(config: ServiceConfig, port: number, plan: DemoPlan, demo: DemoSeed | null, target: string, suffix = ''): void {
+function announce(config: ServiceConfig, port: number, plan: DemoPlan, demo: DemoSeed | null, target: string): void {
   const base = config.publicUrl ?? `http://${config.host}:${port}`;
-  say(demo?.banner(base) ?? `Switchyard is running at ${base}  (API base: ${base}/api/v1)${suffix}   Stop: Ctrl-C`);
+  say(demo?.banner(base) ?? `Switchyard is running at ${base}  (API base: ${base}/api/v1)   Stop: Ctrl-C`);
   if (plan === 'skip-existing') say(`The database ${target} already holds data: the demo workspace was not seeded (--demo seeds it).`);
 }
 
@@ -73,19 +73,22 @@ function announce(config: ServiceConfig, port: number, plan: DemoPlan, demo: Dem
 async function supervise(config: ServiceConfig, count: number, options: StartOptions, manifest: unknown): Promise<void> {
   const { createService } = await import('../../http/service.js');
   const port = config.port === 0 ? await freePort(config.host) : config.port;
-  const service = await createService({ config });
+  const logger = createLogger(config.logLevel).child({ role: 'supervisor' });
+  const service = await createService({ config, logger });
   let prepared: { plan: DemoPlan; demo: DemoSeed | null };
   try {
     prepared = await prepare(service, options, manifest);
   } finally {
     await service.close();
   }
-  const logger = createLogger(config.logLevel).child({ role: 'supervisor' });
   const supervisor = startSupervisor({ count, env: { [WORKER_PORT]: String(port) }, logger });
   process.once('SIGINT', () => supervisor.stop('SIGINT'));
   process.once('SIGTERM', () => supervisor.stop('SIGTERM'));
   supervisor.ready.then(
-    (pids) => announce(config, port, prepared.plan, prepared.demo, service.driver.target, `  ${count} workers, pids ${pids.join(' ')}`),
+    (pids) => {
+      announce(config, port, prepared.plan, prepared.demo, service.driver.target);
+      say(`${count} worker processes share port ${port}: pids ${pids.join(' ')}`);
+    },
     (error: Error) => {
       say(`switchyard: ${error.message}`);
       supervisor.stop('SIGTERM');
