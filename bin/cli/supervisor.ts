@@ -66,7 +66,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
 
   const onExit = (index: number, worker: Worker, code: number | null, signal: string | null): void => {
     const slot = slots.get(index);
-    if (slot?.worker !== worker) return;
+    if (slot === undefined || slot.worker !== worker) return;
     if (stopping) {
       if (code !== 0) failedCode = 1;
       logger.info({ worker: index, pid: worker.process.pid, code, signal }, 'worker stopped');
@@ -86,9 +86,11 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     }
     const delayMs = Math.min(250 * 2 ** (crashes - 1), 10_000);
     logger.warn({ worker: index, pid: worker.process.pid, code, signal, restartInMs: delayMs, attempt: crashes }, 'worker died: restarting');
+    // Out of the slots while it waits: a drain meanwhile has nothing of it to wait for.
+    slots.delete(index);
     setTimeout(() => {
       if (!stopping) fork(index, crashes);
-    }, delayMs).unref();
+    }, delayMs);
   };
 
   const stop = (signal: NodeJS.Signals): void => {
