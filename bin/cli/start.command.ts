@@ -110,12 +110,13 @@ async function serveWorker(config: ServiceConfig, index: number): Promise<void> 
     await service.close();
     throw error;
   }
-  const stop = stopOnSignals(service);
+  // Ctrl-C reaches the whole process group and the supervisor then relays it: a second signal must not cut the drain.
+  const stop = stopOnSignals(service, 'every');
   // The supervisor is gone (killed outright): a worker must not live on unsupervised.
   process.once('disconnect', () => void stop('disconnect'));
 }
 
-function stopOnSignals(service: Service): (signal: string) => Promise<void> {
+function stopOnSignals(service: Service, signals: 'first' | 'every' = 'first'): (signal: string) => Promise<void> {
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -129,8 +130,10 @@ function stopOnSignals(service: Service): (signal: string) => Promise<void> {
       process.exit(1);
     }
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // A lone process: a second Ctrl-C gets Node's default (exit at once), the way out of a stuck shutdown.
+  const listen = signals === 'every' ? process.on.bind(process) : process.once.bind(process);
+  listen('SIGINT', () => void stop('SIGINT'));
+  listen('SIGTERM', () => void stop('SIGTERM'));
   return stop;
 }
 
