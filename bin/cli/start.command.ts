@@ -111,9 +111,8 @@ async function serveWorker(config: ServiceConfig, index: number): Promise<void> 
     throw error;
   }
   // Ctrl-C reaches the whole process group and the supervisor then relays it: a second signal must not cut the drain.
-  const stop = stopOnSignals(service, 'every');
-  // The supervisor is gone (killed outright): a worker must not live on unsupervised.
-  process.once('disconnect', () => void stop('disconnect'));
+  // A supervisor killed outright closes the IPC channel: node:cluster then exits the worker at once (never orphaned).
+  stopOnSignals(service, 'every');
 }
 
 function stopOnSignals(service: Service, signals: 'first' | 'every' = 'first'): (signal: string) => Promise<void> {
