@@ -6,6 +6,7 @@ import { createLogger } from '../../runtime/logger.js';
 import type { ServiceConfig } from '../../runtime/config.js';
 import type { Service } from '../../http/service.js';
 import { demoPlan, type DemoPlan } from './demo-plan.js';
+import { exitCodeOf } from './exit-codes.js';
 import { packageFile } from './package-root.js';
 import { serviceConfig, type ConfigFlags } from './service-config.js';
 import { reportListening, startSupervisor, workerIndex } from './supervisor.js';
@@ -27,7 +28,13 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const config = serviceConfig(options);
   const workers = workerCount(options.workers, process.env, config.databaseUrl !== null);
   const index = workerIndex();
-  if (index !== null) return serveWorker(config, index);
+  if (index !== null) {
+    // A worker's IPC channel to the supervisor keeps its loop alive: a failed start must exit, not linger.
+    return serveWorker(config, index).catch((error: unknown) => {
+      say(`switchyard: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(exitCodeOf(error));
+    });
+  }
   // Read before the database is opened: a refused manifest leaves no new database file behind.
   const manifest = options.manifest === undefined ? null : loadManifestFile(options.manifest);
   const { createService } = await import('../../http/service.js');
@@ -81,6 +88,7 @@ async function supervise(config: ServiceConfig, count: number, options: StartOpt
   } finally {
     await service.close();
   }
+  let startFailed = false;
   const supervisor = startSupervisor({ count, env: { [WORKER_PORT]: String(port) }, logger });
   process.once('SIGINT', () => supervisor.stop('SIGINT'));
   process.once('SIGTERM', () => supervisor.stop('SIGTERM'));
@@ -90,11 +98,14 @@ async function supervise(config: ServiceConfig, count: number, options: StartOpt
       say(`${count} worker processes share port ${port}: pids ${pids.join(' ')}`);
     },
     (error: Error) => {
+      startFailed = true;
       say(`switchyard: ${error.message}`);
       supervisor.stop('SIGTERM');
     },
   );
-  const code = await supervisor.done;
+  // Workers that could not all start are a failure even when the others then drain cleanly.
+  const drained = await supervisor.done;
+  const code = startFailed ? 1 : drained;
   say(code === 0 ? 'all workers stopped' : 'switchyard: stopped with errors (see the log)');
   process.exit(code);
 }

@@ -1,6 +1,7 @@
 // `switchyard start --workers 2` on PostgreSQL (issue 16 item 5): one port, both workers answer, a killed worker comes back, SIGTERM drains.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { REPO_ROOT } from '../../bench/children.js';
@@ -21,9 +22,9 @@ interface LogLine {
 }
 
 /** The supervisor process with its stdout parsed as JSON log lines and its stderr kept as text. */
-function startSupervisor(databaseUrl: string) {
+function startSupervisor(databaseUrl: string, port = 0) {
   const env = { ...process.env, SWITCHYARD_DATABASE_URL: databaseUrl, SWITCHYARD_WORKERS: '' };
-  const child: ChildProcess = spawn(TSX, [CLI, 'start', '--workers', '2', '--port', '0', '--demo'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(TSX, [CLI, 'start', '--workers', '2', '--port', String(port), '--demo'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: LogLine[] = [];
   let stderr = '';
   let partial = '';
@@ -108,6 +109,18 @@ t.test('two workers on one port answer, replay a keyed fire, survive a SIGKILL, 
   t.equal(await sup.exited, 0, 'clean exit');
   t.equal(sup.logs.filter((l) => l.msg === 'closed' && l.worker !== undefined).length, 2, 'both live workers closed their service');
   t.notOk(alive(restarted.pid!) || alive(pids[1]!), 'no worker outlives the supervisor');
+});
+
+t.test('workers that cannot listen (the port is taken) stop the supervisor with exit 1', { skip: pg.skip, timeout: 60_000 }, async (t) => {
+  const databaseUrl = await pg.database(t);
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => taken.close());
+  const sup = startSupervisor(databaseUrl, (taken.address() as AddressInfo).port);
+  t.teardown(() => void (sup.child.exitCode === null && sup.child.kill('SIGKILL')));
+  t.equal(await sup.exited, 1);
+  t.match(sup.stderr(), /worker \d exited with code 1 before it listened/);
+  t.match(sup.stderr(), /could not listen on 127\.0\.0\.1/);
 });
 
 /** `switchyard <args>` run to its end: exit code and output. */
