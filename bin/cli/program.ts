@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { applyCommand } from './apply.command.js';
 import { packageVersion } from './package-root.js';
 import { startCommand, type StartOptions } from './start.command.js';
+import { parseWorkers } from './workers.js';
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -19,6 +20,12 @@ The full list is in README.md, "Configuration".`;
 function port(value: string): number {
   const parsed = Number(value);
   if (!/^\d+$/.test(value) || parsed > 65535) throw new InvalidArgumentError('Expected a port number from 0 to 65535 (0 picks a free one).');
+  return parsed;
+}
+
+function workers(value: string): number {
+  const parsed = parseWorkers(value);
+  if (parsed === null) throw new InvalidArgumentError('Expected a whole number of processes, at least 1, or "auto" (one per CPU).');
   return parsed;
 }
 
@@ -53,6 +60,9 @@ export function buildProgram(): Command {
     .option('--manifest <file>', 'apply this workspace manifest before serving (the demo is then not seeded)')
     .option('--demo', 'seed the demo workspace even into a database that holds data (its owner password is the known "demo-password")')
     .option('--no-demo', 'never seed the demo workspace nor mint a demo key')
+    .addOption(
+      new Option('--workers <n>', 'worker processes serving the one port, or "auto" (one per CPU); more than 1 needs PostgreSQL (default: $SWITCHYARD_WORKERS or 1)').argParser(workers),
+    )
     .addHelpText(
       'after',
       `
@@ -64,6 +74,10 @@ Examples:
   switchyard start                              # ./switchyard.db, demo workspace on first start
   switchyard start --db /data/sy.db --no-demo --host 0.0.0.0
   switchyard start --db :memory: --port 0 --manifest workspace.json
+  SWITCHYARD_DATABASE_URL=postgres://sy@db/sy switchyard start --workers auto --host 0.0.0.0
+
+With --workers N > 1 a supervisor prepares the database once (migrations, manifest, demo), then runs N worker
+processes on the one port; a crashed worker is restarted with backoff, SIGTERM drains them all.
 ${EXIT_CODES_HELP}`,
     )
     .action((options: StartOptions) => startCommand(options));
