@@ -6,8 +6,7 @@
  */
 import * as z from 'zod';
 import type { Automation } from '../../storage/records/automations.js';
-import type { Awaitable, PortRepositories, Storage } from '../../storage/port/storage.js';
-import type { EntitlementOverride } from '../../storage/records/entitlements.js';
+import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { PartnerPrincipal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
@@ -22,16 +21,11 @@ export async function isEntitled(repos: Repos, orgId: string, automationId: stri
   return automation !== undefined && (await isAutomationEntitled(repos, orgId, automation));
 }
 
-/**
- * The same check for an automation row the caller has already read (one read less on the fire path). Await it. It
- * answers synchronously when the repository does (SQLite), so the fire and open-session paths pay no microtask, and
- * callers not yet converted to the port keep working until they await it.
- */
-export function isAutomationEntitled(repos: Pick<Repos, 'entitlements'>, orgId: string, automation: Automation): Awaitable<boolean> {
+/** The same check for an automation row the caller has already read (one read less on the fire path). */
+export async function isAutomationEntitled(repos: Pick<Repos, 'entitlements'>, orgId: string, automation: Automation): Promise<boolean> {
   if (automation.orgId !== orgId) return false;
-  const override = repos.entitlements.override(orgId, automation.id);
-  const resolved = (found: EntitlementOverride | undefined): boolean => (found === undefined ? automation.entitledByDefault : found.enabled);
-  return override instanceof Promise ? override.then(resolved) : resolved(override);
+  const found = await repos.entitlements.override(orgId, automation.id);
+  return found === undefined ? automation.entitledByDefault : found.enabled;
 }
 
 export const entitlementBodySchema = z.strictObject({ enabled: z.boolean({ error: 'enabled must be a boolean' }) });

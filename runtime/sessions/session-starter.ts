@@ -47,8 +47,7 @@ export async function admitExecution(deps: Pick<StarterDeps, 'store' | 'dispatch
   const engine = deps.dispatcher.engineFor(automation.kind);
   if (engine === undefined) throw notFound();
   const admitted = await engine.admit(request, automation);
-  // partners/entitlements.ts (edge-1) still types its repos as SQLite's; awaited, it answers either way.
-  if (checked?.entitled !== true && !(await isAutomationEntitled(repos as never, request.orgId, automation))) throw forbidden('This automation is not enabled for your organization.');
+  if (checked?.entitled !== true && !(await isAutomationEntitled(repos, request.orgId, automation))) throw forbidden('This automation is not enabled for your organization.');
   const credentials = narrowCredentials(request.callerCredentials ?? NO_CREDENTIALS, admitted.bindings).credentials;
   const refused = planTargetIdentities(admitted.bindings, credentials).refusedIntegrationIds;
   if (refused.length > 0) {

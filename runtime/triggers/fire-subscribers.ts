@@ -64,8 +64,7 @@ export function createSubscriberPlanner(deps: {
       ({ automationId, position, outcome, code, reason, start: null, usedIntegrationIds: [] });
     const automation = await repos.automations.automation(automationId);
     if (automation === undefined || automation.orgId !== firing.orgId) return result('skipped', 'NOT_FOUND', 'The subscribed automation no longer exists.');
-    // partners/entitlements.ts (edge-1) still types its repos as SQLite's; awaited, it answers either way.
-    if (!(await isAutomationEntitled(repos as never, firing.orgId, automation))) {
+    if (!(await isAutomationEntitled(repos, firing.orgId, automation))) {
       return result('skipped', 'ENTITLEMENT_DISABLED', 'The automation is not entitled for this organization.');
     }
     const belt = await deps.bindings(automation);
