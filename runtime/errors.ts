@@ -1,5 +1,5 @@
 // The one application error type and the frozen code -> HTTP status catalog (docs/errors.md lists it).
-import { BatchRolledBackError, WriterOverloadedError } from '../storage/port/unit-errors.js';
+import { BatchRolledBackError, UnitContendedError, WriterOverloadedError } from '../storage/port/unit-errors.js';
 
 export const ERROR_STATUS = Object.freeze({
   VALIDATION: 400,
@@ -91,6 +91,11 @@ export function storageRefusal(error: unknown): AppError | null {
   if (error instanceof WriterOverloadedError) {
     return new AppError('SERVICE_UNAVAILABLE', 'The service is saturated: its storage writer is full. Retry after the time given.', undefined, {
       retryAfterSeconds: error.retryAfterSeconds,
+    });
+  }
+  if (error instanceof UnitContendedError) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The write conflicted with concurrent writes and was rolled back; nothing was written. Retry.', undefined, {
+      retryAfterSeconds: 1,
     });
   }
   if (error instanceof BatchRolledBackError) {

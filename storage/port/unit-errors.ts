@@ -22,6 +22,18 @@ export class BatchRolledBackError extends Error {
   }
 }
 
+/**
+ * The database aborted the unit's statement to break a deadlock or a serialization conflict with another
+ * transaction (PostgreSQL 40P01 / 40001): nothing of the unit was written, and running it again may well succeed.
+ */
+export class UnitContendedError extends Error {
+  readonly code = 'UNIT_CONTENDED';
+  constructor(cause: unknown) {
+    super(`the unit's write conflicted with another transaction and was rolled back (nothing was written): ${messageOf(cause)}`, { cause });
+    this.name = 'UnitContendedError';
+  }
+}
+
 /** COMMIT was sent but no answer came back (connection lost): the unit's writes may or may not have committed. */
 export class CommitOutcomeUnknownError extends Error {
   readonly code = 'COMMIT_OUTCOME_UNKNOWN';

@@ -10,7 +10,7 @@
 import pg from 'pg';
 import type { PostgresPool } from './connection.js';
 import type { Unit, UnitContext, UnitSubmitOptions, UnitWriter, UnitWriterStats } from '../port/unit.js';
-import { BatchRolledBackError, CommitOutcomeUnknownError, WriterOverloadedError } from '../port/unit-errors.js';
+import { BatchRolledBackError, CommitOutcomeUnknownError, UnitContendedError, WriterOverloadedError } from '../port/unit-errors.js';
 import { currentFence, type Fence } from './fence.js';
 import { assertFenced } from './leases.js';
 
@@ -47,6 +47,10 @@ interface Pending {
   readonly work: Unit<unknown, unknown>;
   /** The lease the unit was submitted under (storage/postgres/fence.ts): checked first in its transaction. */
   readonly fence: Fence | undefined;
+  /** Submitted with `savepoint: false`: the caller declared it safe to run twice, so a contended run is run again. */
+  readonly rerunnable: boolean;
+  /** Runs that ended contended so far. */
+  contended: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -61,6 +65,16 @@ interface Outcome {
 class TransactionLost extends Error {}
 
 const MAX_RETRY_AFTER_S = 60;
+/** Runs of a rerunnable unit that may end contended before its caller gets UnitContendedError. */
+const MAX_CONTENDED_RUNS = 3;
+
+/**
+ * PostgreSQL aborted the statement to break a deadlock (40P01) or a serialization conflict (40001) with another
+ * transaction: typically two nodes' batches inserting the same idempotency keys, or appending to the same sessions,
+ * in opposite orders. Retrying inside the same transaction would meet the same locks, so a rerunnable unit goes back
+ * to the queue and runs in a later transaction, after this one released its locks.
+ */
+const isContention = (error: unknown): boolean => error instanceof pg.DatabaseError && (error.code === '40P01' || error.code === '40001');
 
 export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R>): UnitWriter<R> & { readonly stats: PostgresUnitWriterStats } {
   const { pool, bindRepos } = options;
@@ -132,6 +146,8 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
       return [];
     }
     const ran = batch.slice(0, outcomes.length);
+    /** Rerunnable units that ended contended: back to the head of the queue, for a later transaction. */
+    const again: Pending[] = [];
     const commitError = ended ? null : await commit(client);
     client.off('error', swallow);
     client.release(commitError !== null);
@@ -141,12 +157,21 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     stats.seconds += seconds;
     if (commitError !== null) {
       // A unit that failed on its own was rolled back whatever COMMIT did; the others share the commit's fate.
-      ran.forEach((unit, i) => unit.reject(outcomes[i]!.ok ? commitError : outcomes[i]!.value));
+      ran.forEach((unit, i) => {
+        const { ok, value } = outcomes[i]!;
+        unit.reject(ok ? commitError : isContention(value) ? new UnitContendedError(value) : value);
+      });
     } else {
       for (const outcome of outcomes) publish(outcome.outbox);
-      ran.forEach((unit, i) => (outcomes[i]!.ok ? unit.resolve(outcomes[i]!.value) : unit.reject(outcomes[i]!.value)));
+      ran.forEach((unit, i) => {
+        const { ok, value } = outcomes[i]!;
+        if (ok) unit.resolve(value);
+        else if (!isContention(value)) unit.reject(value);
+        else if (unit.rerunnable && ++unit.contended < MAX_CONTENDED_RUNS) again.push(unit);
+        else unit.reject(new UnitContendedError(value));
+      });
     }
-    return batch.slice(outcomes.length);
+    return again.concat(batch.slice(outcomes.length));
   }
 
   /**
@@ -205,14 +230,15 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
 
   return {
     stats,
-    submit<T>(work: Unit<R, T>, _options?: UnitSubmitOptions): Promise<T> {
-      // `savepoint: false` is not used here: every unit has its own savepoint (the safe reading of the option).
+    submit<T>(work: Unit<R, T>, options?: UnitSubmitOptions): Promise<T> {
+      // Every unit has its own savepoint here; `savepoint: false` only says the unit is safe to run twice (rerunnable).
       if (queue.length >= maxQueued) {
         stats.refused += 1;
         return Promise.reject(new WriterOverloadedError(queue.length, retryAfter()));
       }
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work: work as Unit<unknown, unknown>, fence: currentFence(), resolve: resolve as (value: unknown) => void, reject });
+        const rerunnable = options?.savepoint === false;
+        queue.push({ work: work as Unit<unknown, unknown>, fence: currentFence(), rerunnable, contended: 0, resolve: resolve as (value: unknown) => void, reject });
         stats.queued = queue.length;
         wakeUp();
       });

@@ -1,8 +1,8 @@
 // The PostgreSQL unit writer on a real server: shared port behaviour, batches in flight, a bounded queue, lost transactions.
 import { createServer, connect, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
-import type pg from 'pg';
-import { BatchRolledBackError, CommitOutcomeUnknownError, WriterOverloadedError } from '../../../storage/port/unit-errors.js';
+import pg from 'pg';
+import { BatchRolledBackError, CommitOutcomeUnknownError, UnitContendedError, WriterOverloadedError } from '../../../storage/port/unit-errors.js';
 import { connectPostgres, type PostgresPool } from '../../../storage/postgres/connection.js';
 import { createPostgresUnitWriter, type PostgresUnitWriterOptions } from '../../../storage/postgres/unit-of-work.js';
 import { usePostgres } from '../../helpers/postgres.js';
@@ -192,3 +192,38 @@ async function cuttingProxy(target: URL): Promise<{ port: number; cutOn(word: st
     },
   };
 }
+
+/** The error PostgreSQL raises in the victim of a deadlock (SQLSTATE 40P01). */
+const deadlock = (): Error => Object.assign(new pg.DatabaseError('deadlock detected', 0, 'error'), { code: '40P01', severity: 'ERROR' });
+
+t.test('a unit aborted by a deadlock: run again in a later transaction when declared rerunnable, else refused as contended', { skip: server.skip }, async (t) => {
+  const { writer, committed } = await notes(t);
+  let runs = 0;
+  const rerun = writer.submit(
+    async (tx) => {
+      runs += 1;
+      await tx.repos.add(`r${runs}`);
+      if (runs === 1) throw deadlock();
+      return runs;
+    },
+    { savepoint: false },
+  );
+  const neighbour = writer.submit(async (tx) => tx.repos.add('n'));
+  const plain = writer.submit(async () => {
+    throw deadlock();
+  });
+  let stubborn = 0;
+  const hopeless = writer.submit(
+    async () => {
+      stubborn += 1;
+      throw deadlock();
+    },
+    { savepoint: false },
+  );
+  const [reran, , refused, gaveUp] = await Promise.allSettled([rerun, neighbour, plain, hopeless]);
+  t.same(reran, { status: 'fulfilled', value: 2 }, 'the rerunnable unit ran twice and its second run committed');
+  t.type(refused.status === 'rejected' && refused.reason, UnitContendedError, 'a unit not declared rerunnable is refused as contended');
+  t.type(gaveUp.status === 'rejected' && gaveUp.reason, UnitContendedError, 'a rerunnable unit contended on every run is refused in the end');
+  t.equal(stubborn, 3, 'three runs at most');
+  t.same(await committed(), ['n', 'r2'], "only the committed run's write stays");
+});
