@@ -28,7 +28,8 @@ export async function startServing(
   let err = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   child.stderr.on('data', (chunk) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': it comes once stdout and stderr are drained too, so what the process wrote is all read.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   t.teardown(() => void child.kill('SIGKILL'));
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let gone = false;
