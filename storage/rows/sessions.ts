@@ -1,6 +1,6 @@
 // The sessions, messages and files tables' rows and their mappings to records, one for both drivers.
 import type {
-  ConversationEntry, MessageRole, NewMessage, NewSession, PagedMessage, PendingSession, Session, SessionFile, SessionFileMeta,
+  ConversationEntry, Message, MessageRole, NewMessage, NewSession, PagedMessage, PendingSession, Session, SessionFile, SessionFileMeta,
   SessionOutcome, SessionVisibility, VisibleMessage,
 } from '../records/sessions.js';
 import type { RowCodec } from '../row-codec.js';
@@ -105,30 +105,25 @@ export const messageToRow = (m: NewMessage): Omit<MessageRow, 'position'> => ({
   created_at: m.createdAt,
 });
 
-export const conversationFromRow = (r: MessageRow & { execution_position: number | null }): ConversationEntry => ({
+/** The fields every message view shares; the payload is left to the views that carry it (people never see it). */
+const messageFieldsFromRow = (r: Omit<MessageRow, 'payload'>): Omit<Message, 'payload'> => ({
   id: r.id,
   sessionId: r.session_id,
   executionId: r.execution_id,
   role: r.role,
   authorUserId: r.author_user_id,
   content: r.content,
-  payload: r.payload,
   createdAt: r.created_at,
   position: r.position,
+});
+
+export const conversationFromRow = (r: MessageRow & { execution_position: number | null }): ConversationEntry => ({
+  ...messageFieldsFromRow(r),
+  payload: r.payload,
   executionPosition: r.execution_position,
 });
 
-export const visibleMessageFromRow = (r: VisibleMessageRow): VisibleMessage => ({
-  id: r.id,
-  sessionId: r.session_id,
-  executionId: r.execution_id,
-  role: r.role,
-  authorUserId: r.author_user_id,
-  content: r.content,
-  createdAt: r.created_at,
-  position: r.position,
-  authorName: r.author_name,
-});
+export const visibleMessageFromRow = (r: VisibleMessageRow): VisibleMessage => ({ ...messageFieldsFromRow(r), authorName: r.author_name });
 
 export const pagedMessageFromRow = (r: PagedMessageRow): PagedMessage => ({ ...visibleMessageFromRow(r), executionPosition: r.execution_position });
 
