@@ -1,6 +1,13 @@
 // Domain records for automations: agents (draft setup, bindings, revisions, knowledge selection) and flows (versions).
 
 export type AutomationKind = 'agent' | 'flow';
+
+/** The filters of an organization's automation list page (each null: any). */
+export interface AutomationPageFilter {
+  kind: AutomationKind | null;
+  domainId: string | null;
+  archived: boolean | null;
+}
 export type BindingPolicy = 'service' | 'caller_preferred' | 'caller_required';
 export type KnowledgeMode = 'none' | 'org' | 'domain' | 'modules';
 

@@ -1,4 +1,5 @@
 // Domain records for sessions, their messages and files (storage/repos/sessions.repo.ts and session-list.repo.ts map them).
+import type { CreatedCursor } from './paging.js';
 
 export type SessionVisibility = 'personal' | 'domain';
 export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
@@ -83,3 +84,12 @@ export interface SessionFile {
 }
 
 export type SessionFileMeta = Omit<SessionFile, 'content'> & { sizeBytes: number };
+
+/** Filters and keyset bound of one session list page (both engines); `before` is the last row of the previous page. */
+export interface SessionListQuery {
+  status: string | null;
+  createdFrom: number;
+  createdTo: number;
+  before: CreatedCursor | null;
+  limit: number;
+}

@@ -51,9 +51,3 @@ export interface SubscriberResultView extends SubscriberResult {
   automationName: string | null;
   automationKind: string | null;
 }
-
-/** Keyset position: runs strictly older than this (createdAt, id) pair. */
-export interface RunCursor {
-  createdAt: number;
-  id: string;
-}

@@ -2,6 +2,12 @@
 
 export type TriggerType = 'schedule' | 'api' | 'event';
 
+/** The filters of an organization's trigger list page (each null: any). */
+export interface TriggerPageFilter {
+  domainId: string | null;
+  type: TriggerType | null;
+}
+
 export interface Trigger {
   id: string;
   orgId: string;

@@ -3,9 +3,11 @@ import type { SqliteDatabase } from '../database.js';
 import { sqliteCodec } from '../row-codec.js';
 import { mapOptional } from '../row-mapping.js';
 import type {
-  AgentBinding, AgentDraft, AgentRevision, AgentRevisionSummary, Automation, AutomationKind, AutomationUpdate, FlowVersion, FlowVersionSummary,
+  AgentBinding, AgentDraft, AgentRevision, AgentRevisionSummary, Automation, AutomationPageFilter, AutomationUpdate, FlowVersion, FlowVersionSummary,
   KnowledgeSelection,
 } from '../records/automations.js';
+import type { CreatedCursor } from '../records/paging.js';
+import { keysetAfter, keysetAfterParams } from './keyset.js';
 import {
   automationRows, bindingFromRow, flowVersionSummaryFromRow, revisionSummaryFromRow, type AgentBindingRow, type AgentRevisionRow,
   type AutomationRow, type FlowVersionRow,
@@ -43,7 +45,7 @@ export function createAutomationsRepo(db: SqliteDatabase) {
       `SELECT * FROM automations WHERE org_id = @org AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = @user)
          AND (@kind IS NULL OR kind = @kind) AND (@domain IS NULL OR domain_id = @domain)
          AND (@archived IS NULL OR (archived_at IS NOT NULL) = @archived)
-         AND (created_at, id) > (@after_at, @after_id) ORDER BY created_at, id LIMIT @limit`,
+         AND ${keysetAfter()}`,
     ),
     revisionsPage: db.prepare(
       `SELECT automation_id, revision, change_note, published_by, created_at FROM agent_revisions
@@ -105,8 +107,8 @@ export function createAutomationsRepo(db: SqliteDatabase) {
     automationsOfOrganizationPage: (
       orgId: string,
       userId: string,
-      filter: { kind: AutomationKind | null; domainId: string | null; archived: boolean | null },
-      after: { createdAt: number; id: string } | null,
+      filter: AutomationPageFilter,
+      after: CreatedCursor | null,
       limit: number,
     ): Automation[] =>
       (s.ofOrgPage.all({
@@ -115,9 +117,7 @@ export function createAutomationsRepo(db: SqliteDatabase) {
         kind: filter.kind,
         domain: filter.domainId,
         archived: filter.archived === null ? null : Number(filter.archived),
-        after_at: after?.createdAt ?? -1,
-        after_id: after?.id ?? '',
-        limit,
+        ...keysetAfterParams(after, limit),
       }) as AutomationRow[]).map(automationFromRow),
     /** An agent's revisions (without their setup), newest first, below `before`. */
     agentRevisionsPage: (automationId: string, before: number, limit: number): AgentRevisionSummary[] =>

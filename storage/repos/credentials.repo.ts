@@ -1,14 +1,10 @@
 // Personal API keys, user tokens and console sessions, looked up by the SHA-256 of the secret.
 import type { SqliteDatabase } from '../database.js';
 import type { ConsoleSession, NewApiKey, UserToken } from '../records/credentials.js';
+import type { CreatedCursor } from '../records/paging.js';
+import { keysetAfter, keysetAfterParams } from './keyset.js';
 import { mapOptional } from '../row-mapping.js';
 import { apiKeyFromRow, apiKeyToRow, consoleSessionFromRow, tokenToRow, userTokenFromRow, type ApiKeyRow } from '../rows/credentials.js';
-
-/** Keyset position in a created-at ordered list (oldest first). */
-export interface CreatedCursor {
-  createdAt: number;
-  id: string;
-}
 
 export function createCredentialsRepo(db: SqliteDatabase) {
   const s = {
@@ -28,12 +24,10 @@ export function createCredentialsRepo(db: SqliteDatabase) {
     keysOfUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND org_id = ? ORDER BY created_at'),
     keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
     keysOfUserPage: db.prepare(
-      `SELECT * FROM api_keys WHERE user_id = @user AND org_id = @org AND (created_at, id) > (@after_at, @after_id)
-       ORDER BY created_at, id LIMIT @limit`,
+`SELECT * FROM api_keys WHERE user_id = @user AND org_id = @org AND ${keysetAfter()}`,
     ),
     keysOfOrgPage: db.prepare(
-      `SELECT * FROM api_keys WHERE org_id = @org AND (@user IS NULL OR user_id = @user) AND (created_at, id) > (@after_at, @after_id)
-       ORDER BY created_at, id LIMIT @limit`,
+`SELECT * FROM api_keys WHERE org_id = @org AND (@user IS NULL OR user_id = @user) AND ${keysetAfter()}`,
     ),
     touchKey: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)'),
     revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
@@ -61,10 +55,10 @@ export function createCredentialsRepo(db: SqliteDatabase) {
     apiKey: (id: string) => mapOptional(s.keyById.get(id), apiKeyFromRow),
     /** A user's keys in one organization (revoked ones included), oldest first, after `after`. */
     apiKeysOfUserPage: (userId: string, orgId: string, after: CreatedCursor | null, limit: number) =>
-      (s.keysOfUserPage.all({ user: userId, org: orgId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[]).map(apiKeyFromRow),
+      (s.keysOfUserPage.all({ user: userId, org: orgId, ...keysetAfterParams(after, limit) }) as ApiKeyRow[]).map(apiKeyFromRow),
     /** Every key of an organization (optionally one user's), oldest first, after `after`. */
     apiKeysOfOrganizationPage: (orgId: string, userId: string | null, after: CreatedCursor | null, limit: number) =>
-      (s.keysOfOrgPage.all({ org: orgId, user: userId, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as ApiKeyRow[]).map(apiKeyFromRow),
+      (s.keysOfOrgPage.all({ org: orgId, user: userId, ...keysetAfterParams(after, limit) }) as ApiKeyRow[]).map(apiKeyFromRow),
     /** Records a use at `now` unless one at or after `notBefore` is already recorded (one write a minute per key). */
     touchApiKey: (id: string, now: number, notBefore: number): boolean => s.touchKey.run(now, id, notBefore).changes > 0,
     insertUserToken: (token: UserToken): void => void s.insertToken.run(tokenToRow(token)),

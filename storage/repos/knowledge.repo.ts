@@ -1,6 +1,8 @@
 // Knowledge bases, articles (published text kept in the FTS5 index), modules and their article memberships.
 import type { SqliteDatabase } from '../database.js';
 import type { KnowledgeBase, KnowledgeModule } from '../records/knowledge.js';
+import type { CreatedCursor } from '../records/paging.js';
+import { keysetAfter, keysetAfterParams } from './keyset.js';
 import { mapOptional } from '../row-mapping.js';
 import {
   articleFromRow, articleToRow, baseFromRow, baseToRow, moduleArticleFromRow, moduleFromRow, moduleToRow, scoredArticleFromRow,
@@ -30,7 +32,7 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
     unpublish: db.prepare('UPDATE articles SET published_body = NULL, published_at = NULL, updated_at = ? WHERE id = ? AND published_at IS NOT NULL'),
     articlesOfBasePage: db.prepare(
       `SELECT * FROM articles WHERE base_id = @base AND (@published IS NULL OR (published_at IS NOT NULL) = @published)
-         AND (created_at, id) > (@after_at, @after_id) ORDER BY created_at, id LIMIT @limit`,
+         AND ${keysetAfter()}`,
     ),
     removeMember: db.prepare('DELETE FROM module_articles WHERE module_id = ? AND article_id = ?'),
     deleteModule: db.prepare('DELETE FROM knowledge_modules WHERE id = ?'),
@@ -105,13 +107,11 @@ export function createKnowledgeRepo(db: SqliteDatabase) {
     /** Takes the article out of search (index entry removed); memberships stay. False when it was not published. */
     unpublishArticle: (id: string, now: number): boolean => unpublishArticle(id, now),
     /** One page of a base's articles, oldest first, after `after`; `published` filters when not null. */
-    articlesOfBasePage: (baseId: string, published: boolean | null, after: { createdAt: number; id: string } | null, limit: number) =>
+    articlesOfBasePage: (baseId: string, published: boolean | null, after: CreatedCursor | null, limit: number) =>
       (s.articlesOfBasePage.all({
         base: baseId,
         published: published === null ? null : Number(published),
-        after_at: after?.createdAt ?? -1,
-        after_id: after?.id ?? '',
-        limit,
+        ...keysetAfterParams(after, limit),
       }) as ArticleRow[]).map(articleFromRow),
     removeModuleArticle: (moduleId: string, articleId: string): boolean => s.removeMember.run(moduleId, articleId).changes > 0,
     /** Deletes the module and its memberships, and drops it from every agent's module selection. */

@@ -6,12 +6,8 @@ import { connectionFromRow } from '../rows/integrations.js';
 import { supportGrantFromRow } from '../rows/support-grants.js';
 import { managementRows, type MemberRow } from '../rows/management.js';
 import { sqliteCodec } from '../row-codec.js';
-
-/** Keyset position: rows strictly after (created_at, id). */
-export interface PageAfter {
-  createdAt: number;
-  id: string;
-}
+import type { CreatedCursor } from '../records/paging.js';
+import { keysetAfter, keysetAfterParams } from './keyset.js';
 
 const { memberFromRow } = managementRows(sqliteCodec);
 const { organizationFromRow } = tenancyRows(sqliteCodec);
@@ -20,16 +16,14 @@ export function createManagementRepo(db: SqliteDatabase) {
   const s = {
     customers: db.prepare(
       `SELECT * FROM organizations WHERE partner_id = @partner
-         AND (@afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
-       ORDER BY created_at, id LIMIT @limit`,
+         AND ${keysetAfter()}`,
     ),
     setSuspended: db.prepare('UPDATE organizations SET suspended_at = ? WHERE id = ?'),
     members: db.prepare(
       `SELECT m.user_id, u.email, u.name, m.role, m.created_at, m.disabled_at,
               (u.password_hash IS NOT NULL) AS has_password, u.disabled AS user_disabled
          FROM org_memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.org_id = @org AND (@afterAt IS NULL OR m.created_at > @afterAt OR (m.created_at = @afterAt AND m.user_id > @afterId))
-        ORDER BY m.created_at, m.user_id LIMIT @limit`,
+        WHERE m.org_id = @org AND ${keysetAfter({ createdAt: 'm.created_at', id: 'm.user_id' })}`,
     ),
     member: db.prepare(
       `SELECT m.user_id, u.email, u.name, m.role, m.created_at, m.disabled_at,
@@ -45,18 +39,16 @@ export function createManagementRepo(db: SqliteDatabase) {
     connection: db.prepare('SELECT * FROM connections WHERE id = ?'),
     grantsOfOrg: db.prepare(
       `SELECT * FROM support_grants WHERE org_id = @org AND partner_id = @partner
-         AND (@afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
-       ORDER BY created_at, id LIMIT @limit`,
+         AND ${keysetAfter()}`,
     ),
   };
-  const page = (after: PageAfter | null, limit: number) => ({ afterAt: after?.createdAt ?? null, afterId: after?.id ?? null, limit });
   return {
     /** A partner's customers in creation order, `limit` rows after `after`. */
-    customers: (partnerId: string, after: PageAfter | null, limit: number) =>
-      (s.customers.all({ partner: partnerId, ...page(after, limit) }) as Parameters<typeof organizationFromRow>[0][]).map(organizationFromRow),
+    customers: (partnerId: string, after: CreatedCursor | null, limit: number) =>
+      (s.customers.all({ partner: partnerId, ...keysetAfterParams(after, limit) }) as Parameters<typeof organizationFromRow>[0][]).map(organizationFromRow),
     setSuspended: (orgId: string, at: number | null): void => void s.setSuspended.run(at, orgId),
-    members: (orgId: string, after: PageAfter | null, limit: number) =>
-      (s.members.all({ org: orgId, ...page(after, limit) }) as MemberRow[]).map(memberFromRow),
+    members: (orgId: string, after: CreatedCursor | null, limit: number) =>
+      (s.members.all({ org: orgId, ...keysetAfterParams(after, limit) }) as MemberRow[]).map(memberFromRow),
     member: (orgId: string, userId: string) => mapOptional(s.member.get(orgId, userId), memberFromRow),
     setMemberDisabled: (orgId: string, userId: string, at: number | null): void => void s.setMemberDisabled.run(at, orgId, userId),
     activeOwnerCount: (orgId: string): number => (s.activeOwners.get(orgId) as { n: number }).n,
@@ -66,8 +58,8 @@ export function createManagementRepo(db: SqliteDatabase) {
     connection: (id: string) => mapOptional(s.connection.get(id), connectionFromRow),
     rotateConnection: (id: string, sealed: Buffer, at: number): void => void s.rotateConnection.run(sealed, at, id),
     deleteConnection: (id: string): void => void s.deleteConnection.run(id),
-    supportGrantsOf: (orgId: string, partnerId: string, after: PageAfter | null, limit: number) =>
-      (s.grantsOfOrg.all({ org: orgId, partner: partnerId, ...page(after, limit) }) as Parameters<typeof supportGrantFromRow>[0][]).map(supportGrantFromRow),
+    supportGrantsOf: (orgId: string, partnerId: string, after: CreatedCursor | null, limit: number) =>
+      (s.grantsOfOrg.all({ org: orgId, partner: partnerId, ...keysetAfterParams(after, limit) }) as Parameters<typeof supportGrantFromRow>[0][]).map(supportGrantFromRow),
   };
 }
 

@@ -1,20 +1,13 @@
 // Session list and lifecycle rows: keyset pages of sessions, messages and tool calls; title, outcome, archive, delete.
 import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
-import type { SessionOutcome } from '../records/sessions.js';
+import type { SessionListQuery, SessionOutcome } from '../records/sessions.js';
 import { pagedMessageFromRow, sessionFromRow, VISIBLE_MESSAGE_COLUMNS, type PagedMessageRow, type SessionRow } from '../rows/sessions.js';
 import { toolCallFromRow } from './executions.repo.js';
 
 type ToolCallRow = Parameters<typeof toolCallFromRow>[0];
 
-/** Filters and keyset bound of one list page; `before` is the last row of the previous page. */
-export interface SessionListQuery {
-  status: string | null;
-  createdFrom: number;
-  createdTo: number;
-  before: { createdAt: number; id: string } | null;
-  limit: number;
-}
+export type { SessionListQuery } from '../records/sessions.js';
 
 /** Newest first; rows strictly older than `before` ((created_at, id) order); optional status and created range. */
 const PAGE = `(@status IS NULL OR status = @status) AND created_at >= @from AND created_at < @to

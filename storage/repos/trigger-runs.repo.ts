@@ -2,12 +2,13 @@
 import type { SqliteDatabase } from '../database.js';
 import { sqliteCodec } from '../row-codec.js';
 import { mapOptional } from '../row-mapping.js';
-import type { NewTriggerRun, PendingRun, RunCursor, SubscriberResultView, TriggerRun } from '../records/trigger-runs.js';
+import type { CreatedCursor } from '../records/paging.js';
+import type { NewTriggerRun, PendingRun, SubscriberResultView, TriggerRun } from '../records/trigger-runs.js';
 import {
   resultViewFromRow, triggerRunRows, type PendingRunRow, type SubscriberResultViewRow, type TriggerRunRow,
 } from '../rows/trigger-runs.js';
 
-export type { RunSource, RunOutcome, SubscriberStatus, RunCursor } from '../records/trigger-runs.js';
+export type { RunSource, RunOutcome, SubscriberStatus } from '../records/trigger-runs.js';
 
 const { fromRow: runFromRow, toRow: runToRow, pendingFromRow: pendingRunFromRow } = triggerRunRows(sqliteCodec);
 
@@ -45,7 +46,7 @@ export function createTriggerRunsRepo(db: SqliteDatabase) {
     insertRun: (run: NewTriggerRun): void => void s.insertRun.run(runToRow(run)),
     run: (id: string): TriggerRun | undefined => mapOptional(s.run.get(id), runFromRow),
     /** Newest first; `before` continues after the last run of the previous page. */
-    page(triggerId: string, before: RunCursor | null, limit: number): TriggerRun[] {
+    page(triggerId: string, before: CreatedCursor | null, limit: number): TriggerRun[] {
       const rows = before === null
         ? s.firstPage.all(triggerId, limit)
         : s.nextPage.all({ trigger_id: triggerId, created_at: before.createdAt, id: before.id, limit });

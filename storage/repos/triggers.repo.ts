@@ -2,7 +2,9 @@
 import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
 import { sqliteCodec } from '../row-codec.js';
-import type { Subscription, Trigger, TriggerType, TriggerUpdate } from '../records/triggers.js';
+import type { CreatedCursor } from '../records/paging.js';
+import type { Subscription, Trigger, TriggerPageFilter, TriggerType, TriggerUpdate } from '../records/triggers.js';
+import { keysetAfter, keysetAfterParams } from './keyset.js';
 import { subscriptionFromRow, triggerRows, type SubscriptionRow, type TriggerRow } from '../rows/triggers.js';
 
 export type { TriggerType } from '../records/triggers.js';
@@ -25,7 +27,7 @@ export function createTriggersRepo(db: SqliteDatabase) {
     ofOrgPage: db.prepare(
       `SELECT * FROM triggers WHERE org_id = @org AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = @user)
          AND (@domain IS NULL OR domain_id = @domain) AND (@type IS NULL OR type = @type)
-         AND (created_at, id) > (@after_at, @after_id) ORDER BY created_at, id LIMIT @limit`,
+         AND ${keysetAfter()}`,
     ),
     deleteTrigger: db.prepare('DELETE FROM triggers WHERE id = ?'),
     subscribedTo: db.prepare('SELECT * FROM subscriptions WHERE automation_id = ? ORDER BY trigger_id'),
@@ -46,11 +48,11 @@ export function createTriggersRepo(db: SqliteDatabase) {
     triggersOfOrganizationPage: (
       orgId: string,
       userId: string,
-      filter: { domainId: string | null; type: TriggerType | null },
-      after: { createdAt: number; id: string } | null,
+      filter: TriggerPageFilter,
+      after: CreatedCursor | null,
       limit: number,
     ): Trigger[] =>
-      (s.ofOrgPage.all({ org: orgId, user: userId, domain: filter.domainId, type: filter.type, after_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }) as TriggerRow[]).map(triggerFromRow),
+      (s.ofOrgPage.all({ org: orgId, user: userId, domain: filter.domainId, type: filter.type, ...keysetAfterParams(after, limit) }) as TriggerRow[]).map(triggerFromRow),
     /** Deletes the trigger; its subscriptions, runs and event deliveries cascade. */
     deleteTrigger: (id: string): boolean => s.deleteTrigger.run(id).changes > 0,
     /** The triggers an automation is subscribed to. */

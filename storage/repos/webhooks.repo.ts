@@ -3,6 +3,7 @@ import type { SqliteDatabase } from '../database.js';
 import type {
   OrganizationWithEndpoints, RunSubscriberState, WebhookAttempt, WebhookDelivery, WebhookDeliveryOutcome, WebhookDeliveryStatus, WebhookEndpoint,
 } from '../records/webhooks.js';
+import type { CreatedCursor } from '../records/paging.js';
 import { sqliteCodec } from '../row-codec.js';
 import { mapOptional } from '../row-mapping.js';
 import {
@@ -11,11 +12,6 @@ import {
 } from '../rows/webhooks.js';
 
 export type { WebhookDeliveryStatus } from '../records/webhooks.js';
-
-export interface DeliveryCursor {
-  createdAt: number;
-  id: string;
-}
 
 // SQLite reads its 0/1 and JSON text through the codec.
 const { endpointFromRow: toEndpoint, endpointToRow } = endpointRows(sqliteCodec);
@@ -92,7 +88,7 @@ export function createWebhooksRepo(db: SqliteDatabase) {
       s.insertAttempt.run(attemptToRow(attempt));
     },
     /** Newest first; `before` continues after the last row of the previous page. */
-    deliveriesPage(endpointId: string, before: DeliveryCursor | null, limit: number): WebhookDelivery[] {
+    deliveriesPage(endpointId: string, before: CreatedCursor | null, limit: number): WebhookDelivery[] {
       const rows = before === null
         ? s.firstPage.all(endpointId, limit)
         : s.nextPage.all({ endpoint_id: endpointId, created_at: before.createdAt, id: before.id, limit });

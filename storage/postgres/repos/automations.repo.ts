@@ -1,11 +1,12 @@
 // Automations on PostgreSQL (storage/repos/automations.repo.ts's functions, async): agents, revisions, flows, versions, knowledge selection.
 import type {
-  AgentBinding, AgentDraft, AgentRevision, Automation, AutomationKind, AutomationUpdate, FlowVersion, KnowledgeSelection,
+  AgentBinding, AgentDraft, AgentRevision, Automation, AutomationPageFilter, AutomationUpdate, FlowVersion, KnowledgeSelection,
 } from '../../records/automations.js';
+import type { CreatedCursor } from '../../records/paging.js';
 import { postgresCodec } from '../../row-codec.js';
 import { automationRows, bindingFromRow, flowVersionSummaryFromRow, revisionSummaryFromRow } from '../../rows/automations.js';
 import { replaceMembers } from './replace-members.js';
-import { insert, many, one, run, upsert, write, type Queryable } from './sql.js';
+import { insert, keysetPage, keysetValues, many, one, run, upsert, write, type Queryable } from './sql.js';
 
 const rows = automationRows(postgresCodec);
 
@@ -52,8 +53,8 @@ export function createPostgresAutomationsRepo(q: Queryable) {
     automationsOfOrganizationPage: (
       orgId: string,
       userId: string,
-      filter: { kind: AutomationKind | null; domainId: string | null; archived: boolean | null },
-      after: { createdAt: number; id: string } | null,
+      filter: AutomationPageFilter,
+      after: CreatedCursor | null,
       limit: number,
     ) =>
       many(
@@ -61,8 +62,8 @@ export function createPostgresAutomationsRepo(q: Queryable) {
         `SELECT * FROM automations WHERE org_id = $1 AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = $2)
            AND ($3::text IS NULL OR kind = $3) AND ($4::text IS NULL OR domain_id = $4)
            AND ($5::boolean IS NULL OR (archived_at IS NOT NULL) = $5)
-           AND (created_at > $6 OR (created_at = $6 AND id COLLATE "C" > $7)) ${CREATION_ORDER} LIMIT $8`,
-        [orgId, userId, filter.kind, filter.domainId, filter.archived, after?.createdAt ?? -1, after?.id ?? '', limit],
+           AND ${keysetPage(6)}`,
+        [orgId, userId, filter.kind, filter.domainId, filter.archived, ...keysetValues(after, limit)],
         rows.automationFromRow,
       ),
     /** An agent's revisions (without their setup), newest first, below `before`. */

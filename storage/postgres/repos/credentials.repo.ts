@@ -4,18 +4,9 @@
  * which names the constraint but not the bytes.
  */
 import type { ConsoleSession, NewApiKey, UserToken } from '../../records/credentials.js';
-import type { CreatedCursor } from '../../repos/credentials.repo.js';
+import type { CreatedCursor } from '../../records/paging.js';
 import { apiKeyFromRow, apiKeyToRow, consoleSessionFromRow, tokenToRow, userTokenFromRow } from '../../rows/credentials.js';
-import { insert, many, one, run, write, type Queryable } from './sql.js';
-
-/**
- * Oldest first, strictly after `after` ($n: created_at, $n+1: id, $n+2: limit). The id compares and sorts in byte
- * order (COLLATE "C"), as SQLite's row comparison `(created_at, id) > (…)` does whatever the database's collation.
- */
-const createdAfter = (n: number) =>
-  `(created_at > $${n} OR (created_at = $${n} AND id COLLATE "C" > $${n + 1})) ORDER BY created_at, id COLLATE "C" LIMIT $${n + 2}`;
-
-const cursor = (after: CreatedCursor | null, limit: number) => [after?.createdAt ?? -1, after?.id ?? '', limit];
+import { insert, keysetPage, keysetValues, many, one, run, write, type Queryable } from './sql.js';
 
 export function createPostgresCredentialsRepo(q: Queryable) {
   return {
@@ -40,13 +31,13 @@ export function createPostgresCredentialsRepo(q: Queryable) {
     apiKey: (id: string) => one(q, 'SELECT * FROM api_keys WHERE id = $1', [id], apiKeyFromRow),
     /** A user's keys in one organization (revoked ones included), oldest first, after `after`. */
     apiKeysOfUserPage: (userId: string, orgId: string, after: CreatedCursor | null, limit: number) =>
-      many(q, `SELECT * FROM api_keys WHERE user_id = $1 AND org_id = $2 AND ${createdAfter(3)}`, [userId, orgId, ...cursor(after, limit)], apiKeyFromRow),
+      many(q, `SELECT * FROM api_keys WHERE user_id = $1 AND org_id = $2 AND ${keysetPage(3)}`, [userId, orgId, ...keysetValues(after, limit)], apiKeyFromRow),
     /** Every key of an organization (optionally one user's), oldest first, after `after`. */
     apiKeysOfOrganizationPage: (orgId: string, userId: string | null, after: CreatedCursor | null, limit: number) =>
       many(
         q,
-        `SELECT * FROM api_keys WHERE org_id = $1 AND ($2::text IS NULL OR user_id = $2) AND ${createdAfter(3)}`,
-        [orgId, userId, ...cursor(after, limit)],
+        `SELECT * FROM api_keys WHERE org_id = $1 AND ($2::text IS NULL OR user_id = $2) AND ${keysetPage(3)}`,
+        [orgId, userId, ...keysetValues(after, limit)],
         apiKeyFromRow,
       ),
     /** Records a use at `now` unless one at or after `notBefore` is already recorded (one write a minute per key). */

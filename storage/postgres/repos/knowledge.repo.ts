@@ -7,10 +7,11 @@
  * way: a quoted term is that term, OR is any-of. Ranking is ts_rank, not bm25 (docs/decisions.md).
  */
 import type { KnowledgeBase, KnowledgeModule } from '../../records/knowledge.js';
+import type { CreatedCursor } from '../../records/paging.js';
 import {
   articleFromRow, articleToRow, baseFromRow, baseToRow, moduleArticleFromRow, moduleFromRow, moduleToRow, scoredArticleFromRow, type NewArticle,
 } from '../../rows/knowledge.js';
-import { insert, many, one, run, write, type Queryable } from './sql.js';
+import { insert, keysetPage, keysetValues, many, one, run, write, type Queryable } from './sql.js';
 
 /** Every article column but the search vector, which no record carries. */
 const ARTICLE = 'id, base_id, org_id, title, draft_body, published_body, published_at, created_by, created_at, updated_at';
@@ -34,12 +35,12 @@ export function createPostgresKnowledgeRepo(q: Queryable) {
         [now, id],
       )) > 0,
     /** One page of a base's articles, oldest first, after `after`; `published` filters when not null. */
-    articlesOfBasePage: (baseId: string, published: boolean | null, after: { createdAt: number; id: string } | null, limit: number) =>
+    articlesOfBasePage: (baseId: string, published: boolean | null, after: CreatedCursor | null, limit: number) =>
       many(
         q,
         `SELECT ${ARTICLE} FROM articles WHERE base_id = $1 AND ($2::boolean IS NULL OR (published_at IS NOT NULL) = $2)
-           AND (created_at > $3 OR (created_at = $3 AND id COLLATE "C" > $4)) ${BY_CREATION} LIMIT $5`,
-        [baseId, published, after?.createdAt ?? -1, after?.id ?? '', limit],
+           AND ${keysetPage(3)}`,
+        [baseId, published, ...keysetValues(after, limit)],
         articleFromRow,
       ),
     removeModuleArticle: async (moduleId: string, articleId: string): Promise<boolean> =>

@@ -1,21 +1,11 @@
 // Management reads and writes on PostgreSQL (storage/repos/management.repo.ts's functions, async): pages, members, domains, connections.
-import type { PageAfter } from '../../repos/management.repo.js';
+import type { CreatedCursor } from '../../records/paging.js';
 import { connectionFromRow } from '../../rows/integrations.js';
 import { supportGrantFromRow } from '../../rows/support-grants.js';
 import { tenancyRows } from '../../rows/tenancy.js';
-import { many, one, scalar, write, type Queryable } from './sql.js';
+import { keysetPage, keysetValues, many, one, scalar, write, type Queryable } from './sql.js';
 import { managementRows } from '../../rows/management.js';
 import { postgresCodec } from '../../row-codec.js';
-
-/**
- * Keyset paging on (created_at, key), strictly after `after`; `$n` is the position parameter, `$n+1` the key. The key
- * compares and sorts in byte order (COLLATE "C") so pages follow SQLite's order whatever the database's collation.
- */
-const after = (createdAt: string, key: string, n: number) =>
-  `($${n}::bigint IS NULL OR ${createdAt} > $${n} OR (${createdAt} = $${n} AND ${key} COLLATE "C" > $${n + 1}))
-   ORDER BY ${createdAt}, ${key} COLLATE "C" LIMIT $${n + 2}`;
-
-const page = (position: PageAfter | null, limit: number) => [position?.createdAt ?? null, position?.id ?? null, limit];
 
 const MEMBER_COLUMNS = `m.user_id, u.email, u.name, m.role, m.created_at, m.disabled_at,
   (u.password_hash IS NOT NULL) AS has_password, u.disabled AS user_disabled
@@ -27,11 +17,11 @@ const { organizationFromRow } = tenancyRows(postgresCodec);
 export function createPostgresManagementRepo(q: Queryable) {
   return {
     /** A partner's customers in creation order, `limit` rows after `after`. */
-    customers: (partnerId: string, position: PageAfter | null, limit: number) =>
-      many(q, `SELECT * FROM organizations WHERE partner_id = $1 AND ${after('created_at', 'id', 2)}`, [partnerId, ...page(position, limit)], organizationFromRow),
+    customers: (partnerId: string, position: CreatedCursor | null, limit: number) =>
+      many(q, `SELECT * FROM organizations WHERE partner_id = $1 AND ${keysetPage(2)}`, [partnerId, ...keysetValues(position, limit)], organizationFromRow),
     setSuspended: (orgId: string, at: number | null): Promise<void> => write(q, 'UPDATE organizations SET suspended_at = $1 WHERE id = $2', [at, orgId]),
-    members: (orgId: string, position: PageAfter | null, limit: number) =>
-      many(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND ${after('m.created_at', 'm.user_id', 2)}`, [orgId, ...page(position, limit)], memberFromRow),
+    members: (orgId: string, position: CreatedCursor | null, limit: number) =>
+      many(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND ${keysetPage(2, 'asc', { createdAt: 'm.created_at', id: 'm.user_id' })}`, [orgId, ...keysetValues(position, limit)], memberFromRow),
     member: (orgId: string, userId: string) => one(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND m.user_id = $2`, [orgId, userId], memberFromRow),
     setMemberDisabled: (orgId: string, userId: string, at: number | null): Promise<void> =>
       write(q, 'UPDATE org_memberships SET disabled_at = $1 WHERE org_id = $2 AND user_id = $3', [at, orgId, userId]),
@@ -46,11 +36,11 @@ export function createPostgresManagementRepo(q: Queryable) {
     rotateConnection: (id: string, sealed: Buffer, at: number): Promise<void> =>
       write(q, 'UPDATE connections SET secret_sealed = $1, rotated_at = $2 WHERE id = $3', [sealed, at, id]),
     deleteConnection: (id: string): Promise<void> => write(q, 'DELETE FROM connections WHERE id = $1', [id]),
-    supportGrantsOf: (orgId: string, partnerId: string, position: PageAfter | null, limit: number) =>
+    supportGrantsOf: (orgId: string, partnerId: string, position: CreatedCursor | null, limit: number) =>
       many(
         q,
-        `SELECT * FROM support_grants WHERE org_id = $1 AND partner_id = $2 AND ${after('created_at', 'id', 3)}`,
-        [orgId, partnerId, ...page(position, limit)],
+        `SELECT * FROM support_grants WHERE org_id = $1 AND partner_id = $2 AND ${keysetPage(3)}`,
+        [orgId, partnerId, ...keysetValues(position, limit)],
         supportGrantFromRow,
       ),
   };

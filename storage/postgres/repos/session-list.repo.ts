@@ -1,28 +1,22 @@
 // Session list and lifecycle rows on PostgreSQL (storage/repos/session-list.repo.ts's functions, async): the same keyset pages.
-import type { Session, SessionOutcome } from '../../records/sessions.js';
-import type { SessionListQuery } from '../../repos/session-list.repo.js';
+import type { CreatedCursor } from '../../records/paging.js';
+import type { Session, SessionListQuery, SessionOutcome } from '../../records/sessions.js';
 import { pagedMessageFromRow, sessionFromRow, VISIBLE_MESSAGE_COLUMNS } from '../../rows/sessions.js';
 import { TOOL_CALL_COLUMNS, toolCallFromRow } from './executions.repo.js';
 import { SESSION_COLUMNS } from './sessions.repo.js';
-import { many, one, scalar, write, type Queryable } from './sql.js';
+import { keysetPage, keysetValues, many, one, scalar, write, type Queryable } from './sql.js';
 
 /*
- * Newest first; rows strictly older than `before` in (created_at, id) order, ids compared and sorted in byte order
- * (COLLATE "C", as SQLite compares text) so a page ends where SQLite's would whatever the database's collation.
+ * Newest first; rows strictly older than `before` in (created_at, id) order (keysetPage).
  * Parameters: $1 source, $2 status, $3 from, $4 to, $5 before_at, $6 before_id, $7 limit; the query's own from $8.
  */
-const PAGE = `($2::text IS NULL OR status = $2) AND created_at >= $3 AND created_at < $4
-  AND created_at <= $5 AND (created_at < $5 OR id COLLATE "C" < $6)
-  ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $7`;
+const PAGE = `($2::text IS NULL OR status = $2) AND created_at >= $3 AND created_at < $4 AND ${keysetPage(5, 'desc')}`;
 
 /** The people-facing messages of the session view (sessions.repo.ts visibleMessages), in their display order. */
 const MESSAGE_ORDER = 'COALESCE(e.position, 0)';
 
-/** No cursor: a bound past every row (ids are lower-case hex UUIDs, all below '~' in byte order). */
-const NO_ID = '~';
-
 function bind(source: string, q: SessionListQuery, ...extra: unknown[]): unknown[] {
-  return [source, q.status, q.createdFrom, q.createdTo, q.before?.createdAt ?? Number.MAX_SAFE_INTEGER, q.before?.id ?? NO_ID, q.limit, ...extra];
+  return [source, q.status, q.createdFrom, q.createdTo, ...keysetValues(q.before, q.limit), ...extra];
 }
 
 export function createPostgresSessionListRepo(q: Queryable) {
@@ -68,12 +62,11 @@ export function createPostgresSessionListRepo(q: Queryable) {
         [sessionId, before?.turn ?? Number.MAX_SAFE_INTEGER, before?.position ?? Number.MAX_SAFE_INTEGER, limit],
         pagedMessageFromRow,
       ),
-    toolCallsPage: (sessionId: string, before: { createdAt: number; id: string } | null, limit: number) =>
+    toolCallsPage: (sessionId: string, before: CreatedCursor | null, limit: number) =>
       many(
         q,
-        `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = $1 AND created_at <= $2 AND (created_at < $2 OR id COLLATE "C" < $3)
-         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $4`,
-        [sessionId, before?.createdAt ?? Number.MAX_SAFE_INTEGER, before?.id ?? NO_ID, limit],
+        `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = $1 AND ${keysetPage(2, 'desc')}`,
+        [sessionId, ...keysetValues(before, limit)],
         toolCallFromRow,
       ),
     setTitle: (id: string, title: string | null, now: number): Promise<void> => write(q, 'UPDATE sessions SET title = $1, updated_at = $2 WHERE id = $3', [title, now, id]),

@@ -1,5 +1,7 @@
 // What every PostgreSQL repository shares: run a statement, map its rows, write JSON, name constraint failures.
 import { ConstraintViolationError, POSTGRES_KINDS } from '../../port/errors.js';
+import type { CreatedCursor } from '../../records/paging.js';
+import { CREATED_COLUMNS, type KeysetColumns } from '../../repos/keyset.js';
 import type { Queryable } from '../queryable.js';
 
 export type { Queryable };
@@ -84,3 +86,19 @@ export function jsonObject(value: unknown): Record<string, unknown> {
 export function jsonArray<T>(value: unknown): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
+
+/**
+ * Keyset paging on (created_at, id): rows strictly past the position `$n` (created_at) and `$n+1` (id), at most
+ * `$n+2`, in `order` ('asc': oldest first, 'desc': newest first); a null position (keysetValues) is the first page.
+ * The id compares and sorts in byte order (COLLATE "C", as SQLite compares text), so a page ends where SQLite's
+ * would whatever the database's collation. Ends the statement (ORDER BY, LIMIT): put it last in the WHERE.
+ */
+export function keysetPage(n: number, order: 'asc' | 'desc' = 'asc', columns: KeysetColumns = CREATED_COLUMNS): string {
+  const [past, direction] = order === 'asc' ? ['>', ''] : ['<', ' DESC'];
+  const { createdAt, id } = columns;
+  return `($${n}::bigint IS NULL OR ${createdAt} ${past} $${n} OR (${createdAt} = $${n} AND ${id} COLLATE "C" ${past} $${n + 1}))
+   ORDER BY ${createdAt}${direction}, ${id} COLLATE "C"${direction} LIMIT $${n + 2}`;
+}
+
+/** keysetPage's three parameters: the position (null: the first page) and the limit. */
+export const keysetValues = (position: CreatedCursor | null, limit: number): unknown[] => [position?.createdAt ?? null, position?.id ?? null, limit];

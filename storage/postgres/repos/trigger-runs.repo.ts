@@ -1,13 +1,11 @@
 // Run history on PostgreSQL (storage/repos/trigger-runs.repo.ts's functions, async): one trigger_runs row per firing.
-import type { NewTriggerRun, RunCursor } from '../../records/trigger-runs.js';
+import type { CreatedCursor } from '../../records/paging.js';
+import type { NewTriggerRun } from '../../records/trigger-runs.js';
 import { postgresCodec } from '../../row-codec.js';
 import { resultViewFromRow, triggerRunRows } from '../../rows/trigger-runs.js';
-import { insert, many, one, run, scalar, type Queryable } from './sql.js';
+import { insert, keysetPage, keysetValues, many, one, run, scalar, type Queryable } from './sql.js';
 
 const { fromRow, toRow, pendingFromRow } = triggerRunRows(postgresCodec);
-
-/** Newest first, ties by id in byte order (SQLite's BINARY): served by trigger_runs_trigger (trigger_id, created_at DESC, id DESC). */
-const NEWEST_FIRST = 'ORDER BY created_at DESC, id COLLATE "C" DESC';
 
 export function createPostgresTriggerRunsRepo(q: Queryable) {
   return {
@@ -17,17 +15,9 @@ export function createPostgresTriggerRunsRepo(q: Queryable) {
      */
     insertRun: (r: NewTriggerRun): Promise<void> => insert(q, 'trigger_runs', toRow(r)),
     run: (id: string) => one(q, 'SELECT * FROM trigger_runs WHERE id = $1', [id], fromRow),
-    /** Newest first; `before` continues after the last run of the previous page. */
-    page: (triggerId: string, before: RunCursor | null, limit: number) =>
-      before === null
-        ? many(q, `SELECT * FROM trigger_runs WHERE trigger_id = $1 ${NEWEST_FIRST} LIMIT $2`, [triggerId, limit], fromRow)
-        : many(
-            q,
-            `SELECT * FROM trigger_runs WHERE trigger_id = $1 AND (created_at < $2 OR (created_at = $2 AND id COLLATE "C" < $3))
-             ${NEWEST_FIRST} LIMIT $4`,
-            [triggerId, before.createdAt, before.id, limit],
-            fromRow,
-          ),
+    /** Newest first (served by trigger_runs_trigger); `before` continues after the last run of the previous page. */
+    page: (triggerId: string, before: CreatedCursor | null, limit: number) =>
+      many(q, `SELECT * FROM trigger_runs WHERE trigger_id = $1 AND ${keysetPage(2, 'desc')}`, [triggerId, ...keysetValues(before, limit)], fromRow),
     /**
      * Results of several runs in one query, each run's in firing order (the stored array's order). `->>` answers
      * text on PostgreSQL, so the position is cast back to the integer SQLite's `->>` gives.

@@ -1,9 +1,10 @@
 // Triggers and their ordered subscriptions on PostgreSQL (storage/repos/triggers.repo.ts's functions, async).
 import { postgresCodec } from '../../row-codec.js';
-import type { Subscription, TriggerType, TriggerUpdate, Trigger } from '../../records/triggers.js';
+import type { CreatedCursor } from '../../records/paging.js';
+import type { Subscription, TriggerPageFilter, TriggerType, TriggerUpdate, Trigger } from '../../records/triggers.js';
 import { subscriptionFromRow, triggerRows } from '../../rows/triggers.js';
 import { replaceMembers } from './replace-members.js';
-import { insert, many, one, run, write, type Queryable } from './sql.js';
+import { insert, keysetPage, keysetValues, many, one, run, write, type Queryable } from './sql.js';
 
 const { fromRow, toRow, updateToRow } = triggerRows(postgresCodec);
 
@@ -28,16 +29,16 @@ export function createPostgresTriggersRepo(q: Queryable) {
     triggersOfOrganizationPage: (
       orgId: string,
       userId: string,
-      filter: { domainId: string | null; type: TriggerType | null },
-      after: { createdAt: number; id: string } | null,
+      filter: TriggerPageFilter,
+      after: CreatedCursor | null,
       limit: number,
     ) =>
       many(
         q,
         `SELECT * FROM triggers WHERE org_id = $1 AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = $2)
            AND ($3::text IS NULL OR domain_id = $3) AND ($4::text IS NULL OR type = $4)
-           AND (created_at > $5 OR (created_at = $5 AND id COLLATE "C" > $6)) ${CREATION_ORDER} LIMIT $7`,
-        [orgId, userId, filter.domainId, filter.type, after?.createdAt ?? -1, after?.id ?? '', limit],
+           AND ${keysetPage(5)}`,
+        [orgId, userId, filter.domainId, filter.type, ...keysetValues(after, limit)],
         fromRow,
       ),
     /** Deletes the trigger; its subscriptions, runs and event deliveries cascade. */

@@ -1,17 +1,16 @@
 // Outbound webhooks on PostgreSQL: endpoints, deliveries with their attempt log, run notices (storage/repos/webhooks.repo.ts, async).
 import type { OrganizationWithEndpoints, WebhookAttempt, WebhookDelivery, WebhookDeliveryOutcome, WebhookEndpoint } from '../../records/webhooks.js';
-import type { DeliveryCursor } from '../../repos/webhooks.repo.js';
+import type { CreatedCursor } from '../../records/paging.js';
 import { postgresCodec } from '../../row-codec.js';
 import {
   attemptFromRow, attemptToRow, deliveryFromRow, deliveryToRow, endpointRows, outcomeToRow, runStateFromRow,
 } from '../../rows/webhooks.js';
-import { insert, insertUnlessConflict, many, one, run, type Queryable } from './sql.js';
+import { insert, insertUnlessConflict, keysetPage, keysetValues, many, one, run, type Queryable } from './sql.js';
 
 const { endpointFromRow: toEndpoint, endpointToRow } = endpointRows(postgresCodec);
 
 /** Ids compare and sort in byte order (COLLATE "C"), as SQLite's BINARY, whatever the database's collation. */
 const BY_CREATION = 'ORDER BY created_at, id COLLATE "C"';
-const NEWEST_FIRST = 'ORDER BY created_at DESC, id COLLATE "C" DESC';
 
 const pluck = (r: { id: string }) => r.id;
 
@@ -53,16 +52,8 @@ export function createPostgresWebhooksRepo(q: Queryable) {
       );
     },
     /** Newest first; `before` continues after the last row of the previous page. */
-    deliveriesPage: (endpointId: string, before: DeliveryCursor | null, limit: number): Promise<WebhookDelivery[]> =>
-      before === null
-        ? many(q, `SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 ${NEWEST_FIRST} LIMIT $2`, [endpointId, limit], deliveryFromRow)
-        : many(
-            q,
-            `SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND (created_at < $2 OR (created_at = $2 AND id COLLATE "C" < $3))
-             ${NEWEST_FIRST} LIMIT $4`,
-            [endpointId, before.createdAt, before.id, limit],
-            deliveryFromRow,
-          ),
+    deliveriesPage: (endpointId: string, before: CreatedCursor | null, limit: number): Promise<WebhookDelivery[]> =>
+      many(q, `SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ${keysetPage(2, 'desc')}`, [endpointId, ...keysetValues(before, limit)], deliveryFromRow),
     attemptsOf: (deliveryIds: readonly string[]) =>
       many(
         q,
