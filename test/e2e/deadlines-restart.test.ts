@@ -8,14 +8,13 @@
  * approvalId gets 409. No process was alive when either deadline passed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { openStore } from '../../storage/store.js';
-import { createChildPool, send, type LiveChild } from '../helpers/crash-harness.js';
-import { startRecordingUpstream } from '../runtime/tools/recording-upstream.js';
-import { conversationWorkspace, crmCredentials, crmResponder } from '../http/sessions/conversation-fixture.js';
+import type { LiveChild } from '../helpers/crash-harness.js';
+import { useServiceChildren } from '../helpers/service-children.js';
+import { crmCredentials } from '../http/sessions/conversation-fixture.js';
 
 const T0 = Date.UTC(2026, 10, 22, 10, 0);
 const MINUTE = 60_000;
@@ -27,33 +26,23 @@ t.test('approval expiry and custody timers fire after a SIGKILL, at the next boo
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-deadlines-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const dbPath = join(dir, 'deadlines.db');
-  const upstream = await startRecordingUpstream();
-  t.teardown(() => upstream.close());
-  upstream.respond(crmResponder);
-  const pool = createChildPool();
+  const children = await useServiceChildren(t);
+  const { upstream } = children;
   let live: LiveChild | null = null;
-  t.teardown(async () => {
-    await live?.stop();
-    await pool.close();
-  });
-  const agent = new Agent({ keepAlive: false });
-  let refs: Record<string, string> = {};
   const boot = async (at: number, options: { first?: boolean; last?: boolean } = {}) => {
-    const manifest = options.first ? conversationWorkspace(upstream.baseUrl) : undefined;
-    live = await pool.boot(() => ({ dbPath, clockOffsetMs: at - Date.now(), manifest }), { last: options.last });
-    if (options.first) refs = live.refs;
+    const manifest = options.first ? children.workspace() : undefined;
+    live = await children.boot(() => ({ dbPath, clockOffsetMs: at - Date.now(), manifest }), { last: options.last });
     await live.idle();
     return live;
   };
-  const api = (method: string, path: string, body?: unknown) =>
-    send(agent, live!.port, method, `/api/v1${path}`, { authorization: `Bearer ${refs['ada-key']}` }, body);
+  const api = (method: string, path: string, body?: unknown) => children.api(live!, method, path, body);
   const view = async (sessionId: string) => (await api('GET', `/agents/sessions/${sessionId}`)).json;
 
   // Boot 1: two turns park on their approvals, each holding ada's crm grant.
   await boot(T0, { first: true });
   const parked: Array<{ sessionId: string; approvalId: string }> = [];
   for (let i = 0; i < 2; i++) {
-    const opened = await api('POST', `/agents/${refs.upgrader}/sessions`, { message: UPGRADE, callerCredentials: crmCredentials() });
+    const opened = await api('POST', `/agents/${children.refs.upgrader}/sessions`, { message: UPGRADE, callerCredentials: crmCredentials() });
     t.equal(opened.status, 202);
     await live!.idle();
     const seen = await view(opened.json.sessionId);

@@ -7,12 +7,11 @@
  */
 import { Agent } from 'node:http';
 import t from 'tap';
-import { createChildPool, send, type LiveChild } from '../helpers/crash-harness.js';
+import type { LiveChild } from '../helpers/crash-harness.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { useSharedMasterKeys } from '../helpers/shared-master-keys.js';
+import { useServiceChildren } from '../helpers/service-children.js';
 import { followSession } from '../helpers/session-stream.js';
-import { startRecordingUpstream } from '../runtime/tools/recording-upstream.js';
-import { conversationWorkspace, crmCredentials, crmResponder } from '../http/sessions/conversation-fixture.js';
+import { crmCredentials } from '../http/sessions/conversation-fixture.js';
 
 t.setTimeout(120_000);
 const pg = await usePostgres(t);
@@ -20,8 +19,7 @@ const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 const DAY = 86_400_000;
 
 /** The conversation workspace plus a yearly schedule trigger whose subscriber needs no caller. */
-function workspace(baseUrl: string): any {
-  const manifest = conversationWorkspace(baseUrl);
+function workspace(manifest: any): any {
   const acme = manifest.organizations[0];
   acme.triggers = [...(acme.triggers ?? []), { ref: 'new-year', type: 'schedule', domain: 'sales', name: 'New year', cron: '0 0 1 1 *', input: { id: 'c-7' }, subscribers: ['exporter'] }];
   return manifest;
@@ -29,29 +27,13 @@ function workspace(baseUrl: string): any {
 
 t.test('three nodes on one PostgreSQL: replay, a stream across nodes, takeover after SIGKILL, 1,000 duplicate fires, a schedule fired once', { skip: pg.skip }, async (t) => {
   const databaseUrl = await pg.database(t);
-  useSharedMasterKeys(t);
-  const upstream = await startRecordingUpstream();
-  t.teardown(() => upstream.close());
-  upstream.respond(crmResponder);
-  const pool = createChildPool();
-  const nodes: LiveChild[] = [];
-  t.teardown(async () => {
-    await Promise.all(nodes.map((node) => node.stop()));
-    await pool.close();
-  });
-  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-  t.teardown(() => agent.destroy());
-
-  const boot = async (clockOffsetMs: number, manifest?: unknown, last = false): Promise<LiveChild> => {
-    const node = await pool.boot(() => ({ dbPath: 'unused.db', databaseUrl, clockOffsetMs, ...(manifest === undefined ? {} : { manifest }) }), { last });
-    nodes.push(node);
-    return node;
-  };
-  const a = await boot(0, workspace(upstream.baseUrl));
+  const children = await useServiceChildren(t, { sharedMasterKeys: true, agent: new Agent({ keepAlive: true, maxSockets: 32 }) });
+  const { upstream, api } = children;
+  const boot = (clockOffsetMs: number, manifest?: unknown, last = false): Promise<LiveChild> =>
+    children.boot(() => ({ dbPath: 'unused.db', databaseUrl, clockOffsetMs, ...(manifest === undefined ? {} : { manifest }) }), { last });
+  const a = await boot(0, workspace(children.workspace()));
   const refs = a.refs;
   const [b, c] = [await boot(0), await boot(0)];
-  const api = (node: LiveChild, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    send(agent, node.port, method, `/api/v1${path}`, { authorization: `Bearer ${refs['ada-key']}`, ...headers }, body);
   const patches = () => upstream.received.filter((r) => r.method === 'PATCH').length;
   const runsOf = async (node: LiveChild, triggerId: string) => ((await api(node, 'GET', `/triggers/${triggerId}/runs?limit=100`)).json.runs as unknown[]).length;
 
@@ -79,7 +61,6 @@ t.test('three nodes on one PostgreSQL: replay, a stream across nodes, takeover a
 
   // 3. SIGKILL A, which ran the turn; approved on C, the gated call runs once and B's stream sees the rest.
   await a.kill();
-  nodes.splice(nodes.indexOf(a), 1);
   const approved = await api(c, 'POST', `/agents/sessions/${sessionId}/turn-approval`, { decision: 'approved', approvalId: parked.pendingApprovalId });
   t.equal(approved.status, 200, approved.text);
   await stream.until((f) => f.some((frame) => frame.type === 'turn.completed'));
@@ -117,7 +98,6 @@ t.test('three nodes on one PostgreSQL: replay, a stream across nodes, takeover a
   // 5. The new-year tick falls due while A is down and B is stopped: two nodes 40 days ahead race for it, one fires.
   t.equal(await runsOf(b, refs['new-year']!), 0, 'not due on today\'s clock');
   await b.stop();
-  nodes.splice(nodes.indexOf(b), 1);
   const ahead = 40 * DAY;
   const [d, e] = await Promise.all([boot(ahead), boot(ahead, undefined, true)]);
   await Promise.all([c.idle(), d.idle(), e.idle()]);

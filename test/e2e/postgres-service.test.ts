@@ -4,16 +4,13 @@
  * is a loopback server here. The second test runs `switchyard start` itself with a bad or unreachable URL.
  */
 import { spawnSync } from 'node:child_process';
-import { Agent } from 'node:http';
 import { join } from 'node:path';
 import t from 'tap';
 import { REPO_ROOT } from '../../bench/children.js';
-import { createChildPool, send, type LiveChild } from '../helpers/crash-harness.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { useSharedMasterKeys } from '../helpers/shared-master-keys.js';
+import { useServiceChildren } from '../helpers/service-children.js';
 import { followSession as follow } from '../helpers/session-stream.js';
-import { startRecordingUpstream } from '../runtime/tools/recording-upstream.js';
-import { conversationWorkspace, crmCredentials, crmResponder } from '../http/sessions/conversation-fixture.js';
+import { crmCredentials } from '../http/sessions/conversation-fixture.js';
 
 t.setTimeout(180_000);
 const pg = await usePostgres(t);
@@ -21,23 +18,11 @@ const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 
 t.test('on PostgreSQL: keyed fire replayed byte for byte, a turn streamed in order, an approved write run once, a SIGKILL loses nothing', { skip: pg.skip }, async (t) => {
   const databaseUrl = await pg.database(t);
-  const upstream = await startRecordingUpstream();
-  t.teardown(() => upstream.close());
-  upstream.respond(crmResponder);
-  const pool = createChildPool();
-  let live: LiveChild | null = null;
-  t.teardown(async () => {
-    await live?.stop();
-    await pool.close();
-  });
-  const agent = new Agent({ keepAlive: false });
-  let refs: Record<string, string> = {};
-  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    send(agent, live!.port, method, `/api/v1${path}`, { authorization: `Bearer ${refs['ada-key']}`, ...headers }, body);
-
-  useSharedMasterKeys(t);
-  live = await pool.boot(() => ({ dbPath: 'unused.db', databaseUrl, clockOffsetMs: 0, manifest: conversationWorkspace(upstream.baseUrl) }));
-  refs = live.refs;
+  const children = await useServiceChildren(t, { sharedMasterKeys: true });
+  const { upstream } = children;
+  let live = await children.boot(() => ({ dbPath: 'unused.db', databaseUrl, clockOffsetMs: 0, manifest: children.workspace() }));
+  const { refs } = children;
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => children.api(live, method, path, body, headers);
 
   // A keyed fire: its 202, then the same bytes again for the same key.
   const fire = { triggerId: refs['new-lead'], input: { email: 'lead@example.com' } };
@@ -63,7 +48,7 @@ t.test('on PostgreSQL: keyed fire replayed byte for byte, a turn streamed in ord
   // SIGKILL, then a new process on the same database: the answered 202s are all there, the approval still waits.
   stream.close();
   await live.kill();
-  live = await pool.boot(() => ({ dbPath: 'unused.db', databaseUrl, clockOffsetMs: 0 }), { last: true });
+  live = await children.boot(() => ({ dbPath: 'unused.db', databaseUrl, clockOffsetMs: 0 }), { last: true });
   await live.idle();
   const again = await api('POST', '/triggers/fire', fire, { 'idempotency-key': 'pg-fire-1' });
   t.equal(again.text, first.text, 'the fire answered before the crash replays after it');
