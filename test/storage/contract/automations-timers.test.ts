@@ -1,33 +1,16 @@
 // Storage contract, both drivers: automations (agents, setups, bindings, revisions, flows, versions, knowledge selections) and durable timers.
 import t from 'tap';
 import { constraintKind, isUniqueViolation } from '../../../storage/port/errors.js';
-import type { Automation } from '../../../storage/records/automations.js';
 import { contract, useStorageDrivers, type DriverUnderTest } from '../../helpers/storage-drivers.js';
-import { allPages, FAR_FUTURE, organization, user } from './seed.js';
+import { allPages, automation, FAR_FUTURE, seedOrganizations } from './seed.js';
 
 const drivers = await useStorageDrivers(t);
-
-const automation = (id: string, over: Partial<Automation> = {}): Automation => ({
-  id, orgId: 'org-1', domainId: 'dom-1', kind: 'agent', name: `Agent ${id}`, description: null, publishedRevision: null,
-  entitledByDefault: true, createdBy: null, createdAt: 1_000, updatedAt: 1_000, archivedAt: null, archivedRevision: null, ...over,
-});
 
 /** Keys out of alphabetical order, nested, with a NUL and a non-ASCII letter: what a user's JSON may hold. */
 const userJson = { zeta: 'Zoë \u0000', properties: { b: { type: 'string' }, a: { type: 'number' } }, list: [3, { y: null, x: true }] };
 
-/** org-1 with domains dom-1, dom-2 (u-1 a member of dom-1 only) and org-2 (dom-9). */
-async function seed({ repos }: DriverUnderTest): Promise<void> {
-  await repos.tenancy.insertOrganization(organization('org-1'));
-  await repos.tenancy.insertOrganization(organization('org-2'));
-  for (const [id, orgId] of [['dom-1', 'org-1'], ['dom-2', 'org-1'], ['dom-9', 'org-2']] as const) {
-    await repos.tenancy.insertDomain({ id, orgId, name: id, approvalPolicy: {}, createdAt: 1_000 });
-  }
-  await repos.tenancy.insertUser(user('u-1'));
-  await repos.tenancy.setDomainRole('dom-1', 'u-1', 'editor', 1_000);
-}
-
 contract(t, drivers, 'automations: fields round-trip, edits, publish, archive and unarchive, unique id, not found', async (t, db) => {
-  await seed(db);
+  await seedOrganizations(db);
   const { automations } = db.repos;
   // Archive columns are ignored on insert: a new automation is never archived.
   const a = automation('a-1', { kind: 'flow', description: 'Does things', publishedRevision: 3, entitledByDefault: false, createdBy: 'u-1', createdAt: FAR_FUTURE, updatedAt: FAR_FUTURE });
@@ -57,7 +40,7 @@ contract(t, drivers, 'automations: fields round-trip, edits, publish, archive an
 });
 
 contract(t, drivers, 'automations: lists in creation then byte order; pages filter by kind, domain, archive state and membership', async (t, db) => {
-  await seed(db);
+  await seedOrganizations(db);
   const { automations } = db.repos;
   await automations.insertAutomation(automation('a-a', { createdAt: 5 }));
   await automations.insertAutomation(automation('a-B', { createdAt: 5, kind: 'flow' }));
@@ -81,7 +64,7 @@ contract(t, drivers, 'automations: lists in creation then byte order; pages filt
 });
 
 contract(t, drivers, 'agent setups, bindings and knowledge selections: upserted, replaced exactly, lists of strings only', async (t, db) => {
-  await seed(db);
+  await seedOrganizations(db);
   const { automations } = db.repos;
   await automations.insertAutomation(automation('a-1'));
   t.equal(await automations.agentSetup('a-1'), undefined);
@@ -119,7 +102,7 @@ contract(t, drivers, 'agent setups, bindings and knowledge selections: upserted,
 });
 
 contract(t, drivers, 'agent revisions and flow versions: stored JSON keeps key order and text, newest first, pages below a number', async (t, db) => {
-  await seed(db);
+  await seedOrganizations(db);
   const { automations } = db.repos;
   await automations.insertAutomation(automation('a-1'));
   await automations.insertAutomation(automation('f-1', { kind: 'flow' }));

@@ -5,7 +5,7 @@ import { isUniqueViolation, constraintKind } from '../../../storage/port/errors.
 import type { NewApiKey } from '../../../storage/records/credentials.js';
 import type { Connection, Integration } from '../../../storage/records/integrations.js';
 import { contract, useStorageDrivers, type DriverUnderTest } from '../../helpers/storage-drivers.js';
-import { FAR_FUTURE, allPages, organization, seedWorkspace, user } from './seed.js';
+import { FAR_FUTURE, allPages, seedWorkspace, user } from './seed.js';
 
 const drivers = await useStorageDrivers(t);
 const hash = (text: string) => createHash('sha256').update(text).digest();
@@ -24,8 +24,7 @@ const apiKey = (id: string, over: Partial<NewApiKey> = {}): NewApiKey => ({
 
 /** org-1 (domain dom-1) with u-1 as its owner, and org-2 with u-1 as a member too. */
 async function seedMembers(db: DriverUnderTest): Promise<void> {
-  await seedWorkspace(db);
-  await db.repos.tenancy.insertOrganization(organization('org-2'));
+  await seedWorkspace(db, { otherOrganization: true });
   await db.repos.tenancy.setOrgRole('org-1', 'u-1', 'owner', 1);
   await db.repos.tenancy.setOrgRole('org-2', 'u-1', 'member', 1);
 }
@@ -141,8 +140,7 @@ const integration = (id: string, over: Partial<Integration> = {}): Integration =
 });
 
 contract(t, drivers, 'integrations: the definition as applied (key order kept), upsert overwrites, global and visible lists in byte order', async (t, db) => {
-  await seedWorkspace(db);
-  await db.repos.tenancy.insertOrganization(organization('org-2'));
+  await seedWorkspace(db, { otherOrganization: true });
   const { integrations } = db.repos;
   // Keys out of alphabetical and length order: a jsonb column would reorder them.
   const definition = { zeta: 1, baseUrl: 'https://api.example.com', a: { y: [3, 1, 2], b: null }, text: 'é \u2028 "quoted"' };

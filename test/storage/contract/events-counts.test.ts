@@ -3,7 +3,7 @@ import t from 'tap';
 import { isUniqueViolation } from '../../../storage/port/errors.js';
 import type { EventDelivery } from '../../../storage/records/event-deliveries.js';
 import { contract, useStorageDrivers, type DriverUnderTest } from '../../helpers/storage-drivers.js';
-import { FAR_FUTURE, organization, seedWorkspace } from './seed.js';
+import { domain, FAR_FUTURE, seedWorkspace } from './seed.js';
 
 const drivers = await useStorageDrivers(t);
 
@@ -28,9 +28,8 @@ contract(t, drivers, 'event deliveries: recorded once per (trigger, webhook-id);
 
 /** Executions, approvals, runs, webhook deliveries and timers in org-1 and org-2, written in SQL both engines accept. */
 async function seedActivity(db: DriverUnderTest): Promise<void> {
-  await seedWorkspace(db);
-  await db.repos.tenancy.insertOrganization(organization('org-2'));
-  await db.repos.tenancy.insertDomain({ id: 'dom-2', orgId: 'org-2', name: 'Other', approvalPolicy: {}, createdAt: 1 });
+  await seedWorkspace(db, { otherOrganization: true });
+  await db.repos.tenancy.insertDomain(domain('dom-2', 'org-2', { name: 'Other', createdAt: 1 }));
   const execution = (id: string, session: string, position: number, status: string) =>
     `INSERT INTO executions (id, session_id, position, status, created_at, updated_at) VALUES ('${id}', '${session}', ${position}, '${status}', 1, 1);`;
   const approval = (id: string, org: string, session: string, execution: string, status: string) =>

@@ -3,15 +3,14 @@ import t from 'tap';
 import { constraintKind, isUniqueViolation } from '../../../storage/port/errors.js';
 import { ftsQuery, searchTerms } from '../../../runtime/knowledge/search-terms.js';
 import { contract, useStorageDrivers, type DriverUnderTest } from '../../helpers/storage-drivers.js';
-import { FAR_FUTURE, organization, seedWorkspace } from './seed.js';
+import { FAR_FUTURE, seedWorkspace } from './seed.js';
 
 const drivers = await useStorageDrivers(t);
 
 /** org-1 base kb-1 with modules mod-1 and mod-2, org-2 base kb-2 with module mod-9. */
 async function seedKnowledge(db: DriverUnderTest): Promise<void> {
-  await seedWorkspace(db);
-  const { tenancy, knowledge } = db.repos;
-  await tenancy.insertOrganization(organization('org-2'));
+  await seedWorkspace(db, { otherOrganization: true });
+  const { knowledge } = db.repos;
   await knowledge.insertBase({ id: 'kb-1', orgId: 'org-1', domainId: 'dom-1', name: 'Help', createdAt: 1 });
   await knowledge.insertBase({ id: 'kb-2', orgId: 'org-2', domainId: null, name: 'Other', createdAt: 1 });
   await knowledge.insertModule({ id: 'mod-1', orgId: 'org-1', kind: 'org', domainId: null, name: 'Billing', description: null, createdAt: 1 });

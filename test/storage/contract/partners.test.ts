@@ -86,7 +86,7 @@ contract(t, drivers, 'sealed service keys: insert once (a second insert is refus
 
 contract(t, drivers, 'provisioning: claims upserted by (key, idempotency key), found by actor; onboarding runs; single-use invitations', async (t, db) => {
   const { partners, provisioning, tenancy } = db.repos;
-  await seedWorkspace(db, true);
+  await seedWorkspace(db, { partner: true });
   await partners.insertPartnerKey({ id: 'pk-1', partnerId: 'p-1', keyHash: hash('k'), hint: 'k', provisioningEnabled: true, createdAt: 1, revokedAt: null });
   const claim: ProvisioningClaim = {
     partnerKeyId: 'pk-1', key: 'idem-1', actorId: 'prov:1', fingerprint: hash('body'), state: 'in_progress',
@@ -134,7 +134,7 @@ contract(t, drivers, 'provisioning: claims upserted by (key, idempotency key), f
 
 contract(t, drivers, 'partner leases and worker mappings: by hash, sweep, ended with their mapping; one active mapping per subject', async (t, db) => {
   const { leases, workers, tenancy } = db.repos;
-  await seedWorkspace(db, true);
+  await seedWorkspace(db, { partner: true });
   const lease: Lease = {
     id: 'l-1', partnerId: 'p-1', orgId: 'org-1', appId: 'app-1', kind: 'worker', partnerSubject: 'agent-7', mappingId: 'wm-1',
     tokenHash: hash('svt_1'), createdAt: 1, expiresAt: Number.MAX_SAFE_INTEGER,
@@ -177,7 +177,7 @@ contract(t, drivers, 'partner leases and worker mappings: by hash, sweep, ended 
 
 contract(t, drivers, 'support grants and entitlement overrides: insert, read, revoke once; set, replace, clear', async (t, db) => {
   const { supportGrants, entitlements } = db.repos;
-  await seedWorkspace(db, true);
+  await seedWorkspace(db, { partner: true });
   const grant = { id: 'g-1', orgId: 'org-1', partnerId: 'p-1', sessionId: 'ses-1', createdBy: 'u-1', createdAt: 1, expiresAt: FAR_FUTURE, revokedAt: null };
   await supportGrants.insert(grant);
   t.strictSame(await supportGrants.grant('g-1'), grant);

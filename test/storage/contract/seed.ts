@@ -1,5 +1,8 @@
 // Records and rows the storage contract tests start from, written the same way on both drivers.
-import type { Organization, User } from '../../../storage/records/tenancy.js';
+import type { Automation } from '../../../storage/records/automations.js';
+import type { NewSession } from '../../../storage/records/sessions.js';
+import type { Domain, Organization, User } from '../../../storage/records/tenancy.js';
+import type { Trigger } from '../../../storage/records/triggers.js';
 import type { Partner } from '../../../storage/records/partners.js';
 import type { DriverUnderTest } from '../../helpers/storage-drivers.js';
 
@@ -40,23 +43,64 @@ export const partner = (id: string, over: Partial<Partner> = {}): Partner => ({
   ...over,
 });
 
+/** A domain without an approval policy. */
+export const domain = (id: string, orgId: string, over: Partial<Domain> = {}): Domain => ({ id, orgId, name: id, approvalPolicy: {}, createdAt: 1_000, ...over });
+
+/** An agent of org-1 / dom-1. */
+export const automation = (id: string, over: Partial<Automation> = {}): Automation => ({
+  id, orgId: 'org-1', domainId: 'dom-1', kind: 'agent', name: `Agent ${id}`, description: null, publishedRevision: null,
+  entitledByDefault: true, createdBy: null, createdAt: 1_000, updatedAt: 1_000, archivedAt: null, archivedRevision: null, ...over,
+});
+
+/** An active API trigger of org-1 / dom-1. */
+export const trigger = (id: string, over: Partial<Trigger> = {}): Trigger => ({
+  id, orgId: 'org-1', domainId: 'dom-1', type: 'api', name: `Trigger ${id}`, active: true, config: {}, endpointSecretSealed: null,
+  createdBy: null, createdAt: 1_000, ...over,
+});
+
+/** A domain session of agent auto-1 in org-1 / dom-1, opened by u-1. */
+export const newSession = (id: string, over: Partial<NewSession> = {}): NewSession => ({
+  id,
+  orgId: 'org-1',
+  domainId: 'dom-1',
+  automationId: 'auto-1',
+  revision: null,
+  visibility: 'domain',
+  createdBy: 'u-1',
+  origin: 'api',
+  triggerRunId: null,
+  status: 'active',
+  title: null,
+  createdAt: 1_000,
+  updatedAt: 1_000,
+  ...over,
+});
+
+/** org-1 with domains dom-1, dom-2 (u-1 an editor of dom-1 only) and org-2 (dom-9), through the repos. */
+export async function seedOrganizations({ repos }: DriverUnderTest): Promise<void> {
+  await repos.tenancy.insertOrganization(organization('org-1'));
+  await repos.tenancy.insertOrganization(organization('org-2'));
+  for (const [id, orgId] of [['dom-1', 'org-1'], ['dom-2', 'org-1'], ['dom-9', 'org-2']] as const) await repos.tenancy.insertDomain(domain(id, orgId));
+  await repos.tenancy.insertUser(user('u-1'));
+  await repos.tenancy.setDomainRole('dom-1', 'u-1', 'editor', 1_000);
+}
+
 /**
- * org-1 with domain dom-1 and user u-1 (through the ported repos), and through SQL, for the repositories not ported
- * yet: agent auto-1, session ses-1 and API trigger trg-1, all in org-1. With `withPartner`, partner p-1 (app app-1)
- * owns org-1.
+ * org-1 with domain dom-1, user u-1, agent auto-1, session ses-1 (no creator) and API trigger trg-1, all in org-1,
+ * through the repos. `partner`: partner p-1 (app app-1) owns org-1. `otherOrganization`: org-2 too (no domain).
  */
-export async function seedWorkspace(db: DriverUnderTest, withPartner = false): Promise<void> {
-  if (withPartner) {
-    await db.repos.partners.insertPartner(partner('p-1'));
-    await db.repos.partners.insertPartnerApp({ id: 'app-1', partnerId: 'p-1', name: 'App', createdAt: 1_000 });
+export async function seedWorkspace({ repos }: DriverUnderTest, options: { partner?: boolean; otherOrganization?: boolean } = {}): Promise<void> {
+  if (options.partner) {
+    await repos.partners.insertPartner(partner('p-1'));
+    await repos.partners.insertPartnerApp({ id: 'app-1', partnerId: 'p-1', name: 'App', createdAt: 1_000 });
   }
-  await db.repos.tenancy.insertOrganization(organization('org-1', { partnerId: withPartner ? 'p-1' : null }));
-  await db.repos.tenancy.insertDomain({ id: 'dom-1', orgId: 'org-1', name: 'Support', approvalPolicy: {}, createdAt: 1_000 });
-  await db.repos.tenancy.insertUser(user('u-1'));
-  await db.exec(`
-    INSERT INTO automations (id, org_id, domain_id, kind, name, created_at, updated_at) VALUES ('auto-1', 'org-1', 'dom-1', 'agent', 'Agent', 1, 1);
-    INSERT INTO sessions (id, org_id, domain_id, automation_id, visibility, created_at, updated_at) VALUES ('ses-1', 'org-1', 'dom-1', 'auto-1', 'domain', 1, 1);
-    INSERT INTO triggers (id, org_id, domain_id, type, name, created_at) VALUES ('trg-1', 'org-1', 'dom-1', 'api', 'Fire', 1);`);
+  await repos.tenancy.insertOrganization(organization('org-1', { partnerId: options.partner ? 'p-1' : null }));
+  await repos.tenancy.insertDomain(domain('dom-1', 'org-1', { name: 'Support' }));
+  await repos.tenancy.insertUser(user('u-1'));
+  await repos.automations.insertAutomation(automation('auto-1', { name: 'Agent', createdAt: 1, updatedAt: 1 }));
+  await repos.sessions.insertSession(newSession('ses-1', { createdBy: null, createdAt: 1, updatedAt: 1 }));
+  await repos.triggers.insertTrigger(trigger('trg-1', { name: 'Fire', createdAt: 1 }));
+  if (options.otherOrganization) await repos.tenancy.insertOrganization(organization('org-2'));
 }
 
 /** Collects every page of a keyset-paged list, `size` rows at a time, as the HTTP layer walks a cursor. */

@@ -1,26 +1,10 @@
 // Records the session-trail contract tests start from (sessions, executions, tool calls), the same on both drivers.
 import type { NewExecution, NewToolCall } from '../../../storage/records/executions.js';
-import type { NewMessage, NewSession } from '../../../storage/records/sessions.js';
+import type { NewMessage } from '../../../storage/records/sessions.js';
 import type { DriverUnderTest } from '../../helpers/storage-drivers.js';
-import { seedWorkspace } from './seed.js';
+import { newSession, seedWorkspace } from './seed.js';
 
-/** A domain session of agent auto-1 in org-1 / dom-1, opened by u-1. */
-export const newSession = (id: string, over: Partial<NewSession> = {}): NewSession => ({
-  id,
-  orgId: 'org-1',
-  domainId: 'dom-1',
-  automationId: 'auto-1',
-  revision: null,
-  visibility: 'domain',
-  createdBy: 'u-1',
-  origin: 'api',
-  triggerRunId: null,
-  status: 'active',
-  title: null,
-  createdAt: 1_000,
-  updatedAt: 1_000,
-  ...over,
-});
+export { newSession } from './seed.js';
 
 export const newExecution = (id: string, sessionId: string, over: Partial<NewExecution> = {}): NewExecution => ({
   id,

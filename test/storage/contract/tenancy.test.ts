@@ -2,7 +2,7 @@
 import t from 'tap';
 import { constraintKind, ConstraintViolationError, isUniqueViolation } from '../../../storage/port/errors.js';
 import { contract, useStorageDrivers } from '../../helpers/storage-drivers.js';
-import { allPages, FAR_FUTURE, organization, seedWorkspace, user } from './seed.js';
+import { allPages, domain, FAR_FUTURE, organization, seedWorkspace, user } from './seed.js';
 
 const drivers = await useStorageDrivers(t);
 
@@ -94,9 +94,9 @@ contract(t, drivers, 'domains and domain roles: policy JSON, order by creation t
   const policy = { approvers: ['u-2', 'u-1'], mode: 'any' };
   // Same creation time: ids in byte order ("dom-B" before "dom-a"), as SQLite sorts them.
   await tenancy.insertDomain({ id: 'dom-a', orgId: 'org-1', name: 'A', approvalPolicy: policy, createdAt: 5 });
-  await tenancy.insertDomain({ id: 'dom-B', orgId: 'org-1', name: 'B', approvalPolicy: {}, createdAt: 5 });
-  await tenancy.insertDomain({ id: 'dom-0', orgId: 'org-1', name: 'Old', approvalPolicy: {}, createdAt: 1 });
-  await tenancy.insertDomain({ id: 'dom-x', orgId: 'org-2', name: 'X', approvalPolicy: {}, createdAt: 1 });
+  await tenancy.insertDomain(domain('dom-B', 'org-1', { name: 'B', createdAt: 5 }));
+  await tenancy.insertDomain(domain('dom-0', 'org-1', { name: 'Old', createdAt: 1 }));
+  await tenancy.insertDomain(domain('dom-x', 'org-2', { name: 'X', createdAt: 1 }));
   t.strictSame(await tenancy.domain('dom-a'), { id: 'dom-a', orgId: 'org-1', name: 'A', approvalPolicy: policy, createdAt: 5 });
   t.strictSame((await tenancy.domainsOfOrganization('org-1')).map((d) => d.id), ['dom-0', 'dom-B', 'dom-a']);
   await tenancy.updateDomain('dom-a', 'A2', { approvers: [] });
@@ -131,7 +131,7 @@ contract(t, drivers, 'manifest refs and the empty-database check', async (t, { r
 
 contract(t, drivers, 'management: customers and members page by (created_at, id) in byte order; member flags; owners', async (t, db) => {
   const { tenancy, management } = db.repos;
-  await seedWorkspace(db, true);
+  await seedWorkspace(db, { partner: true });
   // Ties on created_at, ids whose byte order differs from a linguistic one.
   for (const [id, at] of [['c-b', 20], ['c-A', 20], ['c-a', 20], ['c-Z', 10], ['c-0', 30]] as const) {
     await tenancy.insertOrganization(organization(id, { partnerId: 'p-1', createdAt: at }));
@@ -162,7 +162,7 @@ contract(t, drivers, 'management: customers and members page by (created_at, id)
 
 contract(t, drivers, 'management: domains renamed and found by name case-insensitively; support grants paged per partner', async (t, db) => {
   const { management, tenancy, supportGrants } = db.repos;
-  await seedWorkspace(db, true);
+  await seedWorkspace(db, { partner: true });
   await management.renameDomain('dom-1', 'Billing Team');
   t.equal((await tenancy.domain('dom-1'))!.name, 'Billing Team');
   t.equal(await management.domainNamed('org-1', 'billing team'), 'dom-1');

@@ -2,23 +2,11 @@
 import t from 'tap';
 import { constraintKind, isUniqueViolation } from '../../../storage/port/errors.js';
 import type { NewTriggerRun } from '../../../storage/records/trigger-runs.js';
-import type { Trigger } from '../../../storage/records/triggers.js';
-import type { Automation } from '../../../storage/records/automations.js';
 import { isClaimConflict } from '../../../storage/port/errors.js';
 import { contract, useStorageDrivers, type DriverUnderTest } from '../../helpers/storage-drivers.js';
-import { allPages, FAR_FUTURE, organization, user } from './seed.js';
+import { allPages, automation, FAR_FUTURE, seedOrganizations, trigger } from './seed.js';
 
 const drivers = await useStorageDrivers(t);
-
-const automation = (id: string, over: Partial<Automation> = {}): Automation => ({
-  id, orgId: 'org-1', domainId: 'dom-1', kind: 'agent', name: `Agent ${id}`, description: null, publishedRevision: null,
-  entitledByDefault: true, createdBy: null, createdAt: 1_000, updatedAt: 1_000, archivedAt: null, archivedRevision: null, ...over,
-});
-
-const trigger = (id: string, over: Partial<Trigger> = {}): Trigger => ({
-  id, orgId: 'org-1', domainId: 'dom-1', type: 'api', name: `Trigger ${id}`, active: true, config: {}, endpointSecretSealed: null,
-  createdBy: null, createdAt: 1_000, ...over,
-});
 
 const run = (id: string, over: Partial<NewTriggerRun> = {}): NewTriggerRun => ({
   id, triggerId: 'trg-1', orgId: 'org-1', source: 'api', firedBy: null, outcome: 'accepted', unusedCredentialIntegrations: [],
@@ -26,14 +14,9 @@ const run = (id: string, over: Partial<NewTriggerRun> = {}): NewTriggerRun => ({
 });
 
 /** org-1 (domains dom-1, dom-2; u-1 a member of dom-1 only), org-2 (dom-9), agents a-1..a-3 and trigger trg-1 through the repos. */
-async function seed({ repos }: DriverUnderTest): Promise<void> {
-  await repos.tenancy.insertOrganization(organization('org-1'));
-  await repos.tenancy.insertOrganization(organization('org-2'));
-  for (const [id, orgId] of [['dom-1', 'org-1'], ['dom-2', 'org-1'], ['dom-9', 'org-2']] as const) {
-    await repos.tenancy.insertDomain({ id, orgId, name: id, approvalPolicy: {}, createdAt: 1_000 });
-  }
-  await repos.tenancy.insertUser(user('u-1'));
-  await repos.tenancy.setDomainRole('dom-1', 'u-1', 'editor', 1_000);
+async function seed(db: DriverUnderTest): Promise<void> {
+  await seedOrganizations(db);
+  const { repos } = db;
   for (const id of ['a-1', 'a-2', 'a-3']) await repos.automations.insertAutomation(automation(id));
   await repos.triggers.insertTrigger(trigger('trg-1'));
 }

@@ -3,7 +3,7 @@ import t from 'tap';
 import { constraintKind, isUniqueViolation } from '../../../storage/port/errors.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../../../storage/records/webhooks.js';
 import { contract, useStorageDrivers, type DriverUnderTest } from '../../helpers/storage-drivers.js';
-import { FAR_FUTURE, organization, seedWorkspace } from './seed.js';
+import { FAR_FUTURE, seedWorkspace } from './seed.js';
 
 const drivers = await useStorageDrivers(t);
 
@@ -36,8 +36,7 @@ const delivery = (id: string, over: Partial<WebhookDelivery> = {}): WebhookDeliv
 });
 
 contract(t, drivers, 'webhook endpoints: every field back (sealed bytes, events in order, booleans), active lists, organizations with endpoints', async (t, db) => {
-  await seedWorkspace(db);
-  await db.repos.tenancy.insertOrganization(organization('org-2'));
+  await seedWorkspace(db, { otherOrganization: true });
   const { webhooks } = db.repos;
   t.equal(await webhooks.hasActiveEndpoints('org-1'), false);
   const first = endpoint('ep-B', { events: ['session.completed', 'approval.requested', 'a'], createdAt: FAR_FUTURE, createdBy: null });
