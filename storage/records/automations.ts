@@ -1,4 +1,5 @@
 // Domain records for automations: agents (draft setup, bindings, revisions, knowledge selection) and flows (versions).
+import type { CreatedCursor } from './paging.js';
 
 export type AutomationKind = 'agent' | 'flow';
 
@@ -8,6 +9,10 @@ export interface AutomationPageFilter {
   domainId: string | null;
   archived: boolean | null;
 }
+
+/** One page of an organization's automations as `userId` may see them (the repositories' argument list, both engines). */
+export type AutomationPageArgs = [orgId: string, userId: string, filter: AutomationPageFilter, after: CreatedCursor | null, limit: number];
+
 export type BindingPolicy = 'service' | 'caller_preferred' | 'caller_required';
 export type KnowledgeMode = 'none' | 'org' | 'domain' | 'modules';
 

@@ -1,4 +1,5 @@
 // Domain records for triggers and their subscriptions (storage/repos/triggers.repo.ts maps them).
+import type { CreatedCursor } from './paging.js';
 
 export type TriggerType = 'schedule' | 'api' | 'event';
 
@@ -7,6 +8,9 @@ export interface TriggerPageFilter {
   domainId: string | null;
   type: TriggerType | null;
 }
+
+/** One page of an organization's triggers as `userId` may see them (the repositories' argument list, both engines). */
+export type TriggerPageArgs = [orgId: string, userId: string, filter: TriggerPageFilter, after: CreatedCursor | null, limit: number];
 
 export interface Trigger {
   id: string;

@@ -3,10 +3,9 @@ import type { SqliteDatabase } from '../database.js';
 import { sqliteCodec } from '../row-codec.js';
 import { mapOptional } from '../row-mapping.js';
 import type {
-  AgentBinding, AgentDraft, AgentRevision, AgentRevisionSummary, Automation, AutomationPageFilter, AutomationUpdate, FlowVersion, FlowVersionSummary,
+  AgentBinding, AgentDraft, AgentRevision, AgentRevisionSummary, Automation, AutomationPageArgs, AutomationUpdate, FlowVersion, FlowVersionSummary,
   KnowledgeSelection,
 } from '../records/automations.js';
-import type { CreatedCursor } from '../records/paging.js';
 import { keysetAfter, keysetAfterParams } from './keyset.js';
 import {
   automationRows, bindingFromRow, flowVersionSummaryFromRow, revisionSummaryFromRow, type AgentBindingRow, type AgentRevisionRow,
@@ -104,13 +103,7 @@ export function createAutomationsRepo(db: SqliteDatabase) {
     unarchiveAutomation: (id: string, now: number): boolean => s.unarchive.run({ id, now }).changes > 0,
     renameAutomation: (id: string, name: string, description: string | null, now: number): void => void s.rename.run({ id, name, description, now }),
     /** One page of the automations of an organization's domains `userId` is a member of, oldest first, after `after`. */
-    automationsOfOrganizationPage: (
-      orgId: string,
-      userId: string,
-      filter: AutomationPageFilter,
-      after: CreatedCursor | null,
-      limit: number,
-    ): Automation[] =>
+    automationsOfOrganizationPage: (...[orgId, userId, filter, after, limit]: AutomationPageArgs): Automation[] =>
       (s.ofOrgPage.all({
         org: orgId,
         user: userId,

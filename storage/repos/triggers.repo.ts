@@ -2,8 +2,7 @@
 import type { SqliteDatabase } from '../database.js';
 import { mapOptional } from '../row-mapping.js';
 import { sqliteCodec } from '../row-codec.js';
-import type { CreatedCursor } from '../records/paging.js';
-import type { Subscription, Trigger, TriggerPageFilter, TriggerType, TriggerUpdate } from '../records/triggers.js';
+import type { Subscription, Trigger, TriggerPageArgs, TriggerType, TriggerUpdate } from '../records/triggers.js';
 import { keysetAfter, keysetAfterParams } from './keyset.js';
 import { subscriptionFromRow, triggerRows, type SubscriptionRow, type TriggerRow } from '../rows/triggers.js';
 
@@ -45,13 +44,7 @@ export function createTriggersRepo(db: SqliteDatabase) {
     insertTrigger: (trigger: Trigger): void => void s.insert.run(triggerToRow(trigger)),
     updateTrigger: (t: TriggerUpdate): void => void s.update.run(updateToRow(t)),
     /** One page of the triggers of an organization's domains `userId` is a member of, oldest first, after `after`. */
-    triggersOfOrganizationPage: (
-      orgId: string,
-      userId: string,
-      filter: TriggerPageFilter,
-      after: CreatedCursor | null,
-      limit: number,
-    ): Trigger[] =>
+    triggersOfOrganizationPage: (...[orgId, userId, filter, after, limit]: TriggerPageArgs): Trigger[] =>
       (s.ofOrgPage.all({ org: orgId, user: userId, domain: filter.domainId, type: filter.type, ...keysetAfterParams(after, limit) }) as TriggerRow[]).map(triggerFromRow),
     /** Deletes the trigger; its subscriptions, runs and event deliveries cascade. */
     deleteTrigger: (id: string): boolean => s.deleteTrigger.run(id).changes > 0,

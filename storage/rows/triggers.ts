@@ -39,19 +39,6 @@ export function triggerRows(codec: RowCodec) {
     createdAt: r.created_at,
   });
 
-  const toRow = (t: Trigger) => ({
-    id: t.id,
-    org_id: t.orgId,
-    domain_id: t.domainId,
-    type: t.type,
-    name: t.name,
-    active: codec.toBool(t.active),
-    config: codec.toJson(t.config),
-    endpoint_secret_sealed: t.endpointSecretSealed,
-    created_by: t.createdBy,
-    created_at: t.createdAt,
-  });
-
   /** The columns an edit writes (owner, creator and creation time stay). */
   const updateToRow = (t: TriggerUpdate) => ({
     id: t.id,
@@ -62,6 +49,9 @@ export function triggerRows(codec: RowCodec) {
     config: codec.toJson(t.config),
     endpoint_secret_sealed: t.endpointSecretSealed,
   });
+
+  /** Every column: an edit's, plus what an edit never changes. */
+  const toRow = (t: Trigger) => ({ ...updateToRow(t), org_id: t.orgId, created_by: t.createdBy, created_at: t.createdAt });
 
   return { fromRow, toRow, updateToRow };
 }

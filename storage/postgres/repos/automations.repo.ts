@@ -1,17 +1,13 @@
 // Automations on PostgreSQL (storage/repos/automations.repo.ts's functions, async): agents, revisions, flows, versions, knowledge selection.
 import type {
-  AgentBinding, AgentDraft, AgentRevision, Automation, AutomationPageFilter, AutomationUpdate, FlowVersion, KnowledgeSelection,
+  AgentBinding, AgentDraft, AgentRevision, Automation, AutomationPageArgs, AutomationUpdate, FlowVersion, KnowledgeSelection,
 } from '../../records/automations.js';
-import type { CreatedCursor } from '../../records/paging.js';
 import { postgresCodec } from '../../row-codec.js';
 import { automationRows, bindingFromRow, flowVersionSummaryFromRow, revisionSummaryFromRow } from '../../rows/automations.js';
 import { replaceMembers } from './replace-members.js';
-import { insert, keysetPage, keysetValues, many, one, run, upsert, write, type Queryable } from './sql.js';
+import { CREATION_ORDER, insert, keysetClause, keysetValues, many, one, run, upsert, write, type Queryable } from './sql.js';
 
 const rows = automationRows(postgresCodec);
-
-/** Oldest first; ties by id in byte order, as SQLite's BINARY collation sorts them. */
-const CREATION_ORDER = 'ORDER BY created_at, id COLLATE "C"';
 
 const BINDINGS = {
   parent: 'automations', table: 'agent_bindings', parentColumn: 'automation_id', memberColumn: 'integration_id',
@@ -50,19 +46,13 @@ export function createPostgresAutomationsRepo(q: Queryable) {
     renameAutomation: (id: string, name: string, description: string | null, now: number): Promise<void> =>
       write(q, 'UPDATE automations SET name = $1, description = $2, updated_at = $3 WHERE id = $4', [name, description, now, id]),
     /** One page of the automations of an organization's domains `userId` is a member of, oldest first, after `after`. */
-    automationsOfOrganizationPage: (
-      orgId: string,
-      userId: string,
-      filter: AutomationPageFilter,
-      after: CreatedCursor | null,
-      limit: number,
-    ) =>
+    automationsOfOrganizationPage: (...[orgId, userId, filter, after, limit]: AutomationPageArgs) =>
       many(
         q,
         `SELECT * FROM automations WHERE org_id = $1 AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = $2)
            AND ($3::text IS NULL OR kind = $3) AND ($4::text IS NULL OR domain_id = $4)
            AND ($5::boolean IS NULL OR (archived_at IS NOT NULL) = $5)
-           AND ${keysetPage(6)}`,
+           AND ${keysetClause(6)}`,
         [orgId, userId, filter.kind, filter.domainId, filter.archived, ...keysetValues(after, limit)],
         rows.automationFromRow,
       ),

@@ -6,7 +6,7 @@
 import type { ConsoleSession, NewApiKey, UserToken } from '../../records/credentials.js';
 import type { CreatedCursor } from '../../records/paging.js';
 import { apiKeyFromRow, apiKeyToRow, consoleSessionFromRow, tokenToRow, userTokenFromRow } from '../../rows/credentials.js';
-import { insert, keysetPage, keysetValues, many, one, run, write, type Queryable } from './sql.js';
+import { insert, keysetClause, keysetValues, many, one, run, write, type Queryable } from './sql.js';
 
 export function createPostgresCredentialsRepo(q: Queryable) {
   return {
@@ -31,12 +31,12 @@ export function createPostgresCredentialsRepo(q: Queryable) {
     apiKey: (id: string) => one(q, 'SELECT * FROM api_keys WHERE id = $1', [id], apiKeyFromRow),
     /** A user's keys in one organization (revoked ones included), oldest first, after `after`. */
     apiKeysOfUserPage: (userId: string, orgId: string, after: CreatedCursor | null, limit: number) =>
-      many(q, `SELECT * FROM api_keys WHERE user_id = $1 AND org_id = $2 AND ${keysetPage(3)}`, [userId, orgId, ...keysetValues(after, limit)], apiKeyFromRow),
+      many(q, `SELECT * FROM api_keys WHERE user_id = $1 AND org_id = $2 AND ${keysetClause(3)}`, [userId, orgId, ...keysetValues(after, limit)], apiKeyFromRow),
     /** Every key of an organization (optionally one user's), oldest first, after `after`. */
     apiKeysOfOrganizationPage: (orgId: string, userId: string | null, after: CreatedCursor | null, limit: number) =>
       many(
         q,
-        `SELECT * FROM api_keys WHERE org_id = $1 AND ($2::text IS NULL OR user_id = $2) AND ${keysetPage(3)}`,
+        `SELECT * FROM api_keys WHERE org_id = $1 AND ($2::text IS NULL OR user_id = $2) AND ${keysetClause(3)}`,
         [orgId, userId, ...keysetValues(after, limit)],
         apiKeyFromRow,
       ),

@@ -6,13 +6,12 @@
 import type { Connection, Integration } from '../../records/integrations.js';
 import { postgresCodec } from '../../row-codec.js';
 import { connectionFromRow, connectionToRow, integrationRows } from '../../rows/integrations.js';
-import { insert, many, one, upsert, write, type Queryable } from './sql.js';
+import { CREATION_ORDER, insert, many, one, upsert, write, type Queryable } from './sql.js';
 
 const { integrationFromRow: toIntegration, integrationToRow } = integrationRows(postgresCodec);
 
 /** Catalog ids sort in byte order (COLLATE "C"), as SQLite's BINARY, whatever the database's collation. */
 const BY_ID = 'ORDER BY id COLLATE "C"';
-const BY_CREATION = 'ORDER BY created_at, id COLLATE "C"';
 
 export function createPostgresIntegrationsRepo(q: Queryable) {
   return {
@@ -33,8 +32,8 @@ export function createPostgresIntegrationsRepo(q: Queryable) {
         connection.id,
       ]),
     connection: (id: string) => one(q, 'SELECT * FROM connections WHERE id = $1', [id], connectionFromRow),
-    connectionsOfOrganization: (orgId: string) => many(q, `SELECT * FROM connections WHERE org_id = $1 ${BY_CREATION}`, [orgId], connectionFromRow),
+    connectionsOfOrganization: (orgId: string) => many(q, `SELECT * FROM connections WHERE org_id = $1 ${CREATION_ORDER}`, [orgId], connectionFromRow),
     connectionsFor: (orgId: string, integrationId: string) =>
-      many(q, `SELECT * FROM connections WHERE org_id = $1 AND integration_id = $2 ${BY_CREATION}`, [orgId, integrationId], connectionFromRow),
+      many(q, `SELECT * FROM connections WHERE org_id = $1 AND integration_id = $2 ${CREATION_ORDER}`, [orgId, integrationId], connectionFromRow),
   };
 }

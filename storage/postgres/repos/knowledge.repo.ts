@@ -11,11 +11,10 @@ import type { CreatedCursor } from '../../records/paging.js';
 import {
   articleFromRow, articleToRow, baseFromRow, baseToRow, moduleArticleFromRow, moduleFromRow, moduleToRow, scoredArticleFromRow, type NewArticle,
 } from '../../rows/knowledge.js';
-import { insert, keysetPage, keysetValues, many, one, run, write, type Queryable } from './sql.js';
+import { CREATION_ORDER, insert, keysetClause, keysetValues, many, one, run, write, type Queryable } from './sql.js';
 
 /** Every article column but the search vector, which no record carries. */
 const ARTICLE = 'id, base_id, org_id, title, draft_body, published_body, published_at, created_by, created_at, updated_at';
-const BY_CREATION = 'ORDER BY created_at, id COLLATE "C"';
 
 /** The query parameter `$n` as a tsquery; 'english' stems as FTS5's porter tokenizer does (and drops stop words, which FTS5 keeps). */
 const matching = (n: number) => `websearch_to_tsquery('english', $${n})`;
@@ -39,7 +38,7 @@ export function createPostgresKnowledgeRepo(q: Queryable) {
       many(
         q,
         `SELECT ${ARTICLE} FROM articles WHERE base_id = $1 AND ($2::boolean IS NULL OR (published_at IS NOT NULL) = $2)
-           AND ${keysetPage(3)}`,
+           AND ${keysetClause(3)}`,
         [baseId, published, ...keysetValues(after, limit)],
         articleFromRow,
       ),
@@ -62,7 +61,7 @@ export function createPostgresKnowledgeRepo(q: Queryable) {
     updateBase: (id: string, name: string, domainId: string | null): Promise<void> =>
       write(q, 'UPDATE knowledge_bases SET domain_id = $1, name = $2 WHERE id = $3', [domainId, name, id]),
     base: (id: string) => one(q, 'SELECT * FROM knowledge_bases WHERE id = $1', [id], baseFromRow),
-    basesOfOrganization: (orgId: string) => many(q, `SELECT * FROM knowledge_bases WHERE org_id = $1 ${BY_CREATION}`, [orgId], baseFromRow),
+    basesOfOrganization: (orgId: string) => many(q, `SELECT * FROM knowledge_bases WHERE org_id = $1 ${CREATION_ORDER}`, [orgId], baseFromRow),
     /** Inserts an unpublished draft (published fields are ignored: use publishArticle). */
     insertArticle: (article: NewArticle): Promise<void> => insert(q, 'articles', articleToRow(article)),
     /** Changes the draft only; readers and the search vector keep seeing the published text. */
@@ -78,7 +77,7 @@ export function createPostgresKnowledgeRepo(q: Queryable) {
         [now, id],
       )) > 0,
     article: (id: string) => one(q, `SELECT ${ARTICLE} FROM articles WHERE id = $1`, [id], articleFromRow),
-    articlesOfBase: (baseId: string) => many(q, `SELECT ${ARTICLE} FROM articles WHERE base_id = $1 ${BY_CREATION}`, [baseId], articleFromRow),
+    articlesOfBase: (baseId: string) => many(q, `SELECT ${ARTICLE} FROM articles WHERE base_id = $1 ${CREATION_ORDER}`, [baseId], articleFromRow),
     /** Deletes the article; its search vector is a column of its row and goes with it. */
     deleteArticle: async (id: string): Promise<boolean> => (await run(q, 'DELETE FROM articles WHERE id = $1', [id])) > 0,
     /** Published articles of an organization matching the query (search-terms.ts syntax), best first, ties by id. */
@@ -100,7 +99,7 @@ export function createPostgresKnowledgeRepo(q: Queryable) {
         module.id,
       ]),
     module: (id: string) => one(q, 'SELECT * FROM knowledge_modules WHERE id = $1', [id], moduleFromRow),
-    modulesOfOrganization: (orgId: string) => many(q, `SELECT * FROM knowledge_modules WHERE org_id = $1 ${BY_CREATION}`, [orgId], moduleFromRow),
+    modulesOfOrganization: (orgId: string) => many(q, `SELECT * FROM knowledge_modules WHERE org_id = $1 ${CREATION_ORDER}`, [orgId], moduleFromRow),
     /** Idempotent: adding an existing membership changes nothing; true when a row was added. */
     addModuleArticle: async (moduleId: string, articleId: string, now: number): Promise<boolean> =>
       (await run(

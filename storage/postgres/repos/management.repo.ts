@@ -3,7 +3,7 @@ import type { CreatedCursor } from '../../records/paging.js';
 import { connectionFromRow } from '../../rows/integrations.js';
 import { supportGrantFromRow } from '../../rows/support-grants.js';
 import { tenancyRows } from '../../rows/tenancy.js';
-import { keysetPage, keysetValues, many, one, scalar, write, type Queryable } from './sql.js';
+import { keysetClause, keysetValues, many, one, scalar, write, type Queryable } from './sql.js';
 import { managementRows } from '../../rows/management.js';
 import { postgresCodec } from '../../row-codec.js';
 
@@ -18,10 +18,10 @@ export function createPostgresManagementRepo(q: Queryable) {
   return {
     /** A partner's customers in creation order, `limit` rows after `after`. */
     customers: (partnerId: string, position: CreatedCursor | null, limit: number) =>
-      many(q, `SELECT * FROM organizations WHERE partner_id = $1 AND ${keysetPage(2)}`, [partnerId, ...keysetValues(position, limit)], organizationFromRow),
+      many(q, `SELECT * FROM organizations WHERE partner_id = $1 AND ${keysetClause(2)}`, [partnerId, ...keysetValues(position, limit)], organizationFromRow),
     setSuspended: (orgId: string, at: number | null): Promise<void> => write(q, 'UPDATE organizations SET suspended_at = $1 WHERE id = $2', [at, orgId]),
     members: (orgId: string, position: CreatedCursor | null, limit: number) =>
-      many(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND ${keysetPage(2, 'asc', { createdAt: 'm.created_at', id: 'm.user_id' })}`, [orgId, ...keysetValues(position, limit)], memberFromRow),
+      many(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND ${keysetClause(2, 'asc', { createdAt: 'm.created_at', id: 'm.user_id' })}`, [orgId, ...keysetValues(position, limit)], memberFromRow),
     member: (orgId: string, userId: string) => one(q, `SELECT ${MEMBER_COLUMNS} WHERE m.org_id = $1 AND m.user_id = $2`, [orgId, userId], memberFromRow),
     setMemberDisabled: (orgId: string, userId: string, at: number | null): Promise<void> =>
       write(q, 'UPDATE org_memberships SET disabled_at = $1 WHERE org_id = $2 AND user_id = $3', [at, orgId, userId]),
@@ -39,7 +39,7 @@ export function createPostgresManagementRepo(q: Queryable) {
     supportGrantsOf: (orgId: string, partnerId: string, position: CreatedCursor | null, limit: number) =>
       many(
         q,
-        `SELECT * FROM support_grants WHERE org_id = $1 AND partner_id = $2 AND ${keysetPage(3)}`,
+        `SELECT * FROM support_grants WHERE org_id = $1 AND partner_id = $2 AND ${keysetClause(3)}`,
         [orgId, partnerId, ...keysetValues(position, limit)],
         supportGrantFromRow,
       ),

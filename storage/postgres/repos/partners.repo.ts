@@ -1,11 +1,8 @@
 // Partner platforms, their `svp_` keys, apps and templates on PostgreSQL (storage/repos/partners.repo.ts's functions, async).
 import type { Partner, PartnerApp, PartnerKey, PartnerTemplate } from '../../records/partners.js';
-import { insert, json, many, one, run, write, type Queryable } from './sql.js';
+import { CREATION_ORDER, insert, json, many, one, run, write, type Queryable } from './sql.js';
 import { partnerRows } from '../../rows/partners.js';
 import { postgresCodec } from '../../row-codec.js';
-
-/** Oldest first; ties by id in byte order, as SQLite's BINARY collation sorts them. */
-const CREATION_ORDER = 'ORDER BY created_at, id COLLATE "C"';
 
 const { partnerFromRow, partnerToRow, keyFromRow, keyToRow, appFromRow, appToRow, templateFromRow, templateToRow } = partnerRows(postgresCodec);
 

@@ -4,13 +4,13 @@ import type { Session, SessionListQuery, SessionOutcome } from '../../records/se
 import { pagedMessageFromRow, sessionFromRow, VISIBLE_MESSAGE_COLUMNS } from '../../rows/sessions.js';
 import { TOOL_CALL_COLUMNS, toolCallFromRow } from './executions.repo.js';
 import { SESSION_COLUMNS } from './sessions.repo.js';
-import { keysetPage, keysetValues, many, one, scalar, write, type Queryable } from './sql.js';
+import { keysetClause, keysetValues, many, one, scalar, write, type Queryable } from './sql.js';
 
 /*
- * Newest first; rows strictly older than `before` in (created_at, id) order (keysetPage).
+ * Newest first; rows strictly older than `before` in (created_at, id) order (keysetClause).
  * Parameters: $1 source, $2 status, $3 from, $4 to, $5 before_at, $6 before_id, $7 limit; the query's own from $8.
  */
-const PAGE = `($2::text IS NULL OR status = $2) AND created_at >= $3 AND created_at < $4 AND ${keysetPage(5, 'desc')}`;
+const PAGE = `($2::text IS NULL OR status = $2) AND created_at >= $3 AND created_at < $4 AND ${keysetClause(5, 'desc')}`;
 
 /** The people-facing messages of the session view (sessions.repo.ts visibleMessages), in their display order. */
 const MESSAGE_ORDER = 'COALESCE(e.position, 0)';
@@ -65,7 +65,7 @@ export function createPostgresSessionListRepo(q: Queryable) {
     toolCallsPage: (sessionId: string, before: CreatedCursor | null, limit: number) =>
       many(
         q,
-        `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = $1 AND ${keysetPage(2, 'desc')}`,
+        `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = $1 AND ${keysetClause(2, 'desc')}`,
         [sessionId, ...keysetValues(before, limit)],
         toolCallFromRow,
       ),

@@ -87,18 +87,21 @@ export function jsonArray<T>(value: unknown): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
 
+/** Oldest first; ties by id in byte order (COLLATE "C"), as SQLite's BINARY collation sorts them, whatever the database's. */
+export const CREATION_ORDER = 'ORDER BY created_at, id COLLATE "C"';
+
 /**
  * Keyset paging on (created_at, id): rows strictly past the position `$n` (created_at) and `$n+1` (id), at most
  * `$n+2`, in `order` ('asc': oldest first, 'desc': newest first); a null position (keysetValues) is the first page.
  * The id compares and sorts in byte order (COLLATE "C", as SQLite compares text), so a page ends where SQLite's
  * would whatever the database's collation. Ends the statement (ORDER BY, LIMIT): put it last in the WHERE.
  */
-export function keysetPage(n: number, order: 'asc' | 'desc' = 'asc', columns: KeysetColumns = CREATED_COLUMNS): string {
+export function keysetClause(n: number, order: 'asc' | 'desc' = 'asc', columns: KeysetColumns = CREATED_COLUMNS): string {
   const [past, direction] = order === 'asc' ? ['>', ''] : ['<', ' DESC'];
   const { createdAt, id } = columns;
   return `($${n}::bigint IS NULL OR ${createdAt} ${past} $${n} OR (${createdAt} = $${n} AND ${id} COLLATE "C" ${past} $${n + 1}))
    ORDER BY ${createdAt}${direction}, ${id} COLLATE "C"${direction} LIMIT $${n + 2}`;
 }
 
-/** keysetPage's three parameters: the position (null: the first page) and the limit. */
+/** keysetClause's three parameters: the position (null: the first page) and the limit. */
 export const keysetValues = (position: CreatedCursor | null, limit: number): unknown[] => [position?.createdAt ?? null, position?.id ?? null, limit];

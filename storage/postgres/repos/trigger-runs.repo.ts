@@ -3,7 +3,7 @@ import type { CreatedCursor } from '../../records/paging.js';
 import type { NewTriggerRun } from '../../records/trigger-runs.js';
 import { postgresCodec } from '../../row-codec.js';
 import { resultViewFromRow, triggerRunRows } from '../../rows/trigger-runs.js';
-import { insert, keysetPage, keysetValues, many, one, run, scalar, type Queryable } from './sql.js';
+import { insert, keysetClause, keysetValues, many, one, run, scalar, type Queryable } from './sql.js';
 
 const { fromRow, toRow, pendingFromRow } = triggerRunRows(postgresCodec);
 
@@ -17,7 +17,7 @@ export function createPostgresTriggerRunsRepo(q: Queryable) {
     run: (id: string) => one(q, 'SELECT * FROM trigger_runs WHERE id = $1', [id], fromRow),
     /** Newest first (served by trigger_runs_trigger); `before` continues after the last run of the previous page. */
     page: (triggerId: string, before: CreatedCursor | null, limit: number) =>
-      many(q, `SELECT * FROM trigger_runs WHERE trigger_id = $1 AND ${keysetPage(2, 'desc')}`, [triggerId, ...keysetValues(before, limit)], fromRow),
+      many(q, `SELECT * FROM trigger_runs WHERE trigger_id = $1 AND ${keysetClause(2, 'desc')}`, [triggerId, ...keysetValues(before, limit)], fromRow),
     /**
      * Results of several runs in one query, each run's in firing order (the stored array's order). `->>` answers
      * text on PostgreSQL, so the position is cast back to the integer SQLite's `->>` gives.

@@ -1,15 +1,11 @@
 // Triggers and their ordered subscriptions on PostgreSQL (storage/repos/triggers.repo.ts's functions, async).
 import { postgresCodec } from '../../row-codec.js';
-import type { CreatedCursor } from '../../records/paging.js';
-import type { Subscription, TriggerPageFilter, TriggerType, TriggerUpdate, Trigger } from '../../records/triggers.js';
+import type { Subscription, TriggerPageArgs, TriggerType, TriggerUpdate, Trigger } from '../../records/triggers.js';
 import { subscriptionFromRow, triggerRows } from '../../rows/triggers.js';
 import { replaceMembers } from './replace-members.js';
-import { insert, keysetPage, keysetValues, many, one, run, write, type Queryable } from './sql.js';
+import { CREATION_ORDER, insert, keysetClause, keysetValues, many, one, run, write, type Queryable } from './sql.js';
 
 const { fromRow, toRow, updateToRow } = triggerRows(postgresCodec);
-
-/** Oldest first; ties by id in byte order, as SQLite's BINARY collation sorts them. */
-const CREATION_ORDER = 'ORDER BY created_at, id COLLATE "C"';
 
 const SUBSCRIBERS = {
   parent: 'triggers', table: 'subscriptions', parentColumn: 'trigger_id', memberColumn: 'automation_id',
@@ -26,18 +22,12 @@ export function createPostgresTriggersRepo(q: Queryable) {
       ]);
     },
     /** One page of the triggers of an organization's domains `userId` is a member of, oldest first, after `after`. */
-    triggersOfOrganizationPage: (
-      orgId: string,
-      userId: string,
-      filter: TriggerPageFilter,
-      after: CreatedCursor | null,
-      limit: number,
-    ) =>
+    triggersOfOrganizationPage: (...[orgId, userId, filter, after, limit]: TriggerPageArgs) =>
       many(
         q,
         `SELECT * FROM triggers WHERE org_id = $1 AND domain_id IN (SELECT domain_id FROM domain_memberships WHERE user_id = $2)
            AND ($3::text IS NULL OR domain_id = $3) AND ($4::text IS NULL OR type = $4)
-           AND ${keysetPage(5)}`,
+           AND ${keysetClause(5)}`,
         [orgId, userId, filter.domainId, filter.type, ...keysetValues(after, limit)],
         fromRow,
       ),

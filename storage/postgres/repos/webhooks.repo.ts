@@ -5,12 +5,9 @@ import { postgresCodec } from '../../row-codec.js';
 import {
   attemptFromRow, attemptToRow, deliveryFromRow, deliveryToRow, endpointRows, outcomeToRow, runStateFromRow,
 } from '../../rows/webhooks.js';
-import { insert, insertUnlessConflict, keysetPage, keysetValues, many, one, run, type Queryable } from './sql.js';
+import { CREATION_ORDER, insert, insertUnlessConflict, keysetClause, keysetValues, many, one, run, type Queryable } from './sql.js';
 
 const { endpointFromRow: toEndpoint, endpointToRow } = endpointRows(postgresCodec);
-
-/** Ids compare and sort in byte order (COLLATE "C"), as SQLite's BINARY, whatever the database's collation. */
-const BY_CREATION = 'ORDER BY created_at, id COLLATE "C"';
 
 const pluck = (r: { id: string }) => r.id;
 
@@ -18,8 +15,8 @@ export function createPostgresWebhooksRepo(q: Queryable) {
   return {
     insertEndpoint: (endpoint: WebhookEndpoint): Promise<void> => insert(q, 'webhook_endpoints', endpointToRow(endpoint)),
     endpoint: (id: string) => one(q, 'SELECT * FROM webhook_endpoints WHERE id = $1', [id], toEndpoint),
-    endpointsOfOrganization: (orgId: string) => many(q, `SELECT * FROM webhook_endpoints WHERE org_id = $1 ${BY_CREATION}`, [orgId], toEndpoint),
-    activeEndpoints: (orgId: string) => many(q, `SELECT * FROM webhook_endpoints WHERE org_id = $1 AND active ${BY_CREATION}`, [orgId], toEndpoint),
+    endpointsOfOrganization: (orgId: string) => many(q, `SELECT * FROM webhook_endpoints WHERE org_id = $1 ${CREATION_ORDER}`, [orgId], toEndpoint),
+    activeEndpoints: (orgId: string) => many(q, `SELECT * FROM webhook_endpoints WHERE org_id = $1 AND active ${CREATION_ORDER}`, [orgId], toEndpoint),
     /** Cheap guard on hot paths: most organizations have no endpoint, and then nothing is tracked. */
     hasActiveEndpoints: async (orgId: string): Promise<boolean> =>
       (await one(q, 'SELECT 1 AS found FROM webhook_endpoints WHERE org_id = $1 AND active LIMIT 1', [orgId], () => true)) === true,
@@ -53,7 +50,7 @@ export function createPostgresWebhooksRepo(q: Queryable) {
     },
     /** Newest first; `before` continues after the last row of the previous page. */
     deliveriesPage: (endpointId: string, before: CreatedCursor | null, limit: number): Promise<WebhookDelivery[]> =>
-      many(q, `SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ${keysetPage(2, 'desc')}`, [endpointId, ...keysetValues(before, limit)], deliveryFromRow),
+      many(q, `SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ${keysetClause(2, 'desc')}`, [endpointId, ...keysetValues(before, limit)], deliveryFromRow),
     attemptsOf: (deliveryIds: readonly string[]) =>
       many(
         q,
