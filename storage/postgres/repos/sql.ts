@@ -94,12 +94,14 @@ export const CREATION_ORDER = 'ORDER BY created_at, id COLLATE "C"';
  * Keyset paging on (created_at, id): rows strictly past the position `$n` (created_at) and `$n+1` (id), at most
  * `$n+2`, in `order` ('asc': oldest first, 'desc': newest first); a null position (keysetValues) is the first page.
  * The id compares and sorts in byte order (COLLATE "C", as SQLite compares text), so a page ends where SQLite's
- * would whatever the database's collation. Ends the statement (ORDER BY, LIMIT): put it last in the WHERE.
+ * would whatever the database's collation. The `<=`/`>=` term gives the index scan its start: pg plans an unnamed
+ * statement with its values, so the `IS NULL` folds away and a deep page does not filter every newer row first.
+ * Ends the statement (ORDER BY, LIMIT): put it last in the WHERE.
  */
 export function keysetClause(n: number, order: 'asc' | 'desc' = 'asc', columns: KeysetColumns = CREATED_COLUMNS): string {
   const [past, direction] = order === 'asc' ? ['>', ''] : ['<', ' DESC'];
   const { createdAt, id } = columns;
-  return `($${n}::bigint IS NULL OR ${createdAt} ${past} $${n} OR (${createdAt} = $${n} AND ${id} COLLATE "C" ${past} $${n + 1}))
+  return `($${n}::bigint IS NULL OR (${createdAt} ${past}= $${n} AND (${createdAt} ${past} $${n} OR ${id} COLLATE "C" ${past} $${n + 1})))
    ORDER BY ${createdAt}${direction}, ${id} COLLATE "C"${direction} LIMIT $${n + 2}`;
 }
 
