@@ -211,3 +211,36 @@ t.test('a renewal that finds the lease taken aborts the run on the node that los
   t.type(world.lateWrites[0], StaleLeaseError, 'and what it still wrote was refused');
   await claim!.release();
 });
+
+t.test('a cancel on another node seizes a live session: the owner is fenced at once, and told by `revoked` without waiting for a renewal', { skip: pg.skip }, async (t) => {
+  const { a, b } = await twoNodes(t, { lease: false });
+  // A lease far longer than the test: nothing here may come from a renewal or an expiry.
+  const own = (node: Node, name: string) => createPostgresSessionOwnership({ pool: node.store.pool, node: name, now: Date.now, ttlMs: 600_000 });
+  const [ownA, ownB] = [own(a, 'own-a'), own(b, 'own-b')];
+  t.teardown(async () => {
+    await ownA.close?.();
+    await ownB.close?.();
+  });
+  const note = (store: PostgresStorage, content: string) => store.writer.submit((tx) => tx.repos.sessions.insertMessage(newMessage(`m-${content}`, 's-1', { content })));
+
+  const claimA = (await ownA.claim('s-1'))!;
+  t.equal(await ownB.claim('s-1'), null, 'B cannot claim a session A runs');
+  await claimA.run(() => note(a.store, 'A before'));
+  const claimB = await ownB.seize!('s-1');
+  t.type(await claimA.run(() => note(a.store, 'A after')).catch((e: unknown) => e), StaleLeaseError, "A's next unit is refused");
+  await claimB.run(() => note(b.store, 'B cancels'));
+  t.notOk(claimA.lost.aborted, 'A has not renewed yet');
+  const lost = new Promise((resolve) => claimA.lost.addEventListener('abort', resolve));
+  ownA.revoked!('s-1');
+  await lost;
+  t.pass("told, A's claim is lost at once (its run is aborted by the dispatcher)");
+
+  const again = await ownB.seize!('s-1');
+  await again.run(() => note(b.store, 'B again'));
+  await again.release();
+  const holder = async () => (await a.store.pool.query(`SELECT holder FROM resource_leases WHERE resource = 'session:s-1'`)).rows[0].holder;
+  t.equal(await holder(), 'own-b', "seizing a session B already runs shares B's claim; its release leaves it held");
+  await claimB.release();
+  t.equal(await holder(), null, 'released after the cancel: the next dispatch on any node takes it');
+  t.same(await contents(a), ['A before', 'B cancels', 'B again'], 'only the writes of the live holder stand');
+});
