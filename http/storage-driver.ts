@@ -63,7 +63,7 @@ export async function openStorageDriver(config: ServiceConfig, logger: Logger, c
     });
     // Unique per process even when two share an application name: a restarted node must not pass for the old one.
     const node = `${applicationName}-${randomBytes(4).toString('hex')}`;
-    const ownership = createPostgresSessionOwnership({ pool: storage.pool, node, now: () => clock.now() });
+    const ownership = createPostgresSessionOwnership({ pool: storage.pool, node, now: () => clock.now(), ttlMs: config.pgSessionLeaseMs });
     return {
       engine: 'postgres',
       storage,

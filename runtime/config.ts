@@ -16,6 +16,11 @@ export interface ServiceConfig {
   pgStatementTimeoutMs: number;
   /** Shown in pg_stat_activity; null means `switchyard-<hostname>-<pid>`, so each node's connections stand apart. */
   pgApplicationName: string | null;
+  /**
+   * How long a node's claim on a running session lasts unrenewed (renewed every third of it): a dead node's turns
+   * resume elsewhere after about this long. Keep it well above the nodes' clock skew and longest event-loop stall.
+   */
+  pgSessionLeaseMs: number;
   logLevel: string;
   bodyLimitBytes: number;
   /** Deepest nesting of arrays/objects a JSON body may have (400 VALIDATION past it): deep values overflow the stack. */
@@ -69,6 +74,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   pgPoolSize: 10,
   pgStatementTimeoutMs: 30_000,
   pgApplicationName: null,
+  pgSessionLeaseMs: 15_000,
   logLevel: 'info',
   bodyLimitBytes: 1024 * 1024,
   jsonMaxDepth: 64,
@@ -153,6 +159,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     pgPoolSize: Math.max(2, intFrom(env.SWITCHYARD_PG_POOL_SIZE, 'SWITCHYARD_PG_POOL_SIZE', base.pgPoolSize)),
     pgStatementTimeoutMs: intFrom(env.SWITCHYARD_PG_STATEMENT_TIMEOUT_MS, 'SWITCHYARD_PG_STATEMENT_TIMEOUT_MS', base.pgStatementTimeoutMs),
     pgApplicationName: env.SWITCHYARD_PG_APPLICATION_NAME || base.pgApplicationName,
+    // Below a second a busy event loop could miss its own renewals and hand its sessions over while alive.
+    pgSessionLeaseMs: Math.max(1_000, intFrom(env.SWITCHYARD_PG_SESSION_LEASE_MS, 'SWITCHYARD_PG_SESSION_LEASE_MS', base.pgSessionLeaseMs)),
     logLevel: env.SWITCHYARD_LOG_LEVEL || base.logLevel,
     bodyLimitBytes: intFrom(env.SWITCHYARD_BODY_LIMIT_BYTES, 'SWITCHYARD_BODY_LIMIT_BYTES', base.bodyLimitBytes),
     jsonMaxDepth: Math.max(1, intFrom(env.SWITCHYARD_JSON_MAX_DEPTH, 'SWITCHYARD_JSON_MAX_DEPTH', base.jsonMaxDepth)),

@@ -71,8 +71,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     repo: store.repos.sessionEvents,
     writer: store.writer,
     clock,
-    // Present on PostgreSQL: streams here also carry events committed by other nodes.
-    signals: store.signals,
+    // Present on PostgreSQL: streams here also carry events committed by other nodes, and the same connection hears
+    // that another node seized a session this one runs (a cancel there), so the run here stops at once.
+    signals: store.signals && { listen: (handlers) => store.signals!.listen({ ...handlers, onSeized: (sessionId) => deps.ownership?.revoked?.(sessionId) }) },
     onError: (error, context) => logger.error({ ...context, err: error instanceof Error ? error.message : String(error) }, 'session event delivery failed'),
   });
   const actors = createActorRegistry({ store, clock, logger, residentSnapshots: deps.ownership === undefined });

@@ -39,6 +39,11 @@ export interface Admission {
   release(n: number): void;
   /** Executions the execution side picked up (queued -> running). */
   started(n: number): void;
+  /**
+   * N nodes: `total` executions are queued in the whole database, so this node's own cannot be more. Lowers a count
+   * left high by work this node accepted and another node started (docs/postgresql.md "What is per process").
+   */
+  bound(total: number): void;
   stats(): AdmissionStats;
 }
 
@@ -97,6 +102,9 @@ export function createAdmission(config: AdmissionConfig, now: () => number = () 
       queued = Math.max(0, queued - n);
       windowStarted += n;
       startedTotal += n;
+    },
+    bound(total) {
+      queued = Math.max(0, Math.min(queued, total));
     },
     stats: () => ({ queued, ratePerSecond: Math.round(rate), limit: limit(), limitSeconds: config.queueLimitSeconds, refused, startedTotal }),
   };

@@ -41,7 +41,7 @@ export interface DispatcherDeps {
   /** Executions running at once across all sessions (default 256); the rest wait their turn, queued in SQLite. */
   maxConcurrentRuns?: number;
   /** Told when a queued execution is picked up, so the accept side knows the queue's depth. */
-  admission?: Pick<Admission, 'started' | 'enqueued'>;
+  admission?: Pick<Admission, 'started' | 'enqueued' | 'bound'>;
   /** Yields to I/O between executions once a time slice is used up (health and reads stay fast under load). */
   pacer?: Pacer;
   /** Accepted work not yet handed over (the materializer): `idle()` waits for it too. */
@@ -216,10 +216,14 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
       return true;
     },
     async recover() {
-      deps.admission?.enqueued(await repos.executions.countQueued());
+      // One process: every queued execution is this node's to start. N nodes: a booting node has accepted none of it,
+      // and the admission counts what this node accepted (work it takes over only lowers its count, never below 0).
+      if (ownership === soleOwnership) deps.admission?.enqueued(await repos.executions.countQueued());
       const sessions = await repos.executions.sessionsWithRunnableWork();
       for (const sessionId of sessions) dispatch(sessionId);
-      stopTakeover ??= startTakeoverScan(ownership, dispatch, deps.logger);
+      // Each scan also bounds this node's count by the database's total: work it accepted that another node started.
+      const boundAdmission = async () => deps.admission?.bound(await repos.executions.countQueued());
+      stopTakeover ??= startTakeoverScan(ownership, dispatch, deps.logger, boundAdmission);
       return sessions.length;
     },
     async stop() {

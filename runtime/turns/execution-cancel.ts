@@ -4,8 +4,11 @@
  * turn.completed `cancelled` stored), then the in-flight run is aborted. A crash in between leaves a settled
  * execution that boot recovery skips; the aborted engine records nothing (it treats the signal as a stop), and
  * any step it still tries is refused by the turn machine, which is final. Idempotency: docs/decisions.md.
+ * With N nodes the run may be on another node: the cancel first seizes the session's lease (storage/port/ownership.ts),
+ * which fences off every later unit of that run and tells its node to abort it. Decision "Cancel across nodes".
  */
 import { CANCELLED } from '../../machines/session-turn.machine.js';
+import type { SessionOwnership } from '../../storage/port/ownership.js';
 import type { AutomationKind } from '../../storage/records/automations.js';
 import type { Execution } from '../../storage/records/executions.js';
 import { AppError } from '../errors.js';
@@ -15,6 +18,8 @@ import { createTurnMover, type TurnMoverDeps } from './turn-mover.js';
 
 export interface ExecutionCancelDeps extends TurnMoverDeps {
   dispatcher: Pick<SessionDispatcher, 'abort' | 'dispatch'>;
+  /** N nodes (PostgreSQL): whose lease the cancel takes; absent on one process. */
+  ownership?: Pick<SessionOwnership, 'seize'>;
 }
 
 const CLOSED_BY = { code: CANCELLED, approvalComment: 'Closed without a decision: the turn was cancelled.' } as const;
@@ -48,10 +53,29 @@ export function createExecutionCancel(deps: ExecutionCancelDeps) {
     if (out === null) throw await settled(executionId);
   }
 
+  /**
+   * Only the session's oldest unsettled execution can be running somewhere (the queue runs in order); a later one is
+   * settled without disturbing the run ahead of it.
+   */
+  async function runsNow(sessionId: string, executionId: string): Promise<boolean> {
+    return deps.ownership?.seize !== undefined && (await repos.executions.firstUnsettled(sessionId))?.id === executionId;
+  }
+
+  /** Settles as the session's owner: the run on another node can no longer write, so its last step and ours never cross. */
+  async function asOwner(sessionId: string, settle: () => Promise<void>): Promise<void> {
+    const claim = await deps.ownership!.seize!(sessionId);
+    try {
+      await claim.run(settle);
+    } finally {
+      await claim.release();
+    }
+  }
+
   return {
     /** Throws `alreadySettled` when the execution finished first (nothing written). */
     async cancel(kind: AutomationKind | undefined, sessionId: string, executionId: string): Promise<void> {
-      await (kind === 'flow' ? cancelRun(sessionId, executionId) : cancelTurn(sessionId, executionId));
+      const settle = () => (kind === 'flow' ? cancelRun(sessionId, executionId) : cancelTurn(sessionId, executionId));
+      await ((await runsNow(sessionId, executionId)) ? asOwner(sessionId, settle) : settle());
       // The in-flight model or tool call sees its signal abort; the session's queue then moves on to the next execution.
       void deps.dispatcher.abort(executionId);
       deps.dispatcher.dispatch(sessionId);

@@ -9,7 +9,13 @@ const TAKEOVER_PAGE = 256;
  * Starts the scan when the ownership has one (not on one process); returns what stops it. A scan never overlaps the
  * previous one, and dispatching a session another node took meanwhile is harmless (its claim fails).
  */
-export function startTakeoverScan(ownership: SessionOwnership, dispatch: (sessionId: string) => void, logger: Pick<Logger, 'warn'>): () => void {
+export function startTakeoverScan(
+  ownership: SessionOwnership,
+  dispatch: (sessionId: string) => void,
+  logger: Pick<Logger, 'warn'>,
+  /** Runs with every scan (the admission's bound by the database's queued total). */
+  alsoEachScan: () => Promise<void> = () => Promise.resolve(),
+): () => void {
   const { orphans, scanEveryMs } = ownership;
   if (orphans === undefined) return () => {};
   let scanning = false;
@@ -19,6 +25,7 @@ export function startTakeoverScan(ownership: SessionOwnership, dispatch: (sessio
     orphans
       .call(ownership, TAKEOVER_PAGE)
       .then((sessions) => sessions.forEach((sessionId) => dispatch(sessionId)))
+      .then(alsoEachScan)
       .catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'takeover scan failed'))
       .finally(() => (scanning = false));
   }, scanEveryMs ?? 5_000);

@@ -128,7 +128,7 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
     grants,
     tools,
     decisions: createTurnApprovals({ ...moving, validator, catalogFor }),
-    cancels: createExecutionCancel(moving),
+    cancels: createExecutionCancel({ ...moving, ownership: deps.ownership }),
     engineDeps: { store, clock, logger, bus, grants, deadlines, keyRing, providers: tools, http, validator, catalogFor },
     catalogFor,
   };

@@ -22,6 +22,14 @@ export interface SessionOwnership {
   /** The session's claim when it is free, expired or already ours; null while another node holds it. */
   claim(sessionId: string): Promise<SessionClaim | null>;
   /**
+   * Takes the session even from a live owner on another node (a cancel arriving here for a turn running there): the
+   * old owner's later units are refused and it is told at once (`revoked` on that node). Already held here: this
+   * node's claim, whose release() then leaves it held. Absent on one process (actor locks order a cancel there).
+   */
+  seize?(sessionId: string): Promise<SessionClaim>;
+  /** Another node seized the session: a claim held here checks its lease now and, finding it gone, is lost. */
+  revoked?(sessionId: string): void;
+  /**
    * Sessions with runnable work whose owner is gone (no lease, or an expired one), at most `limit`: the takeover
    * scan dispatches them. Absent on one process (boot recovery covers it).
    */

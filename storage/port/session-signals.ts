@@ -15,6 +15,11 @@ export interface SessionSignalHandlers {
   onSignal(signal: SessionSignal): void;
   /** Signals may have been lost (the listening connection came back): re-read every session this node streams. */
   onResync(): void;
+  /**
+   * Another node took this session from its live owner (a cancel arriving there): if a run of it is in flight here,
+   * its claim is lost; check now rather than at the next renewal. A lost notice costs only that wait.
+   */
+  onSeized?(sessionId: string): void;
   /** The connection broke or a reconnect failed; it keeps trying. Never carries a password. */
   onConnectionError?(error: Error): void;
 }

@@ -51,6 +51,27 @@ export function createLeases(db: Queryable) {
       return rows[0] ? toLease(rows[0]) : null;
     },
 
+    /**
+     * Takes the resource even from a live holder (a cancel on another node stopping the owner's run): a new token,
+     * so every later unit of the old holder is refused; waits for its fenced unit in flight (FOR SHARE) to commit.
+     * Already this holder's and live: the same lease. `channel` is told the resource at commit, so the old holder
+     * need not wait for its next renewal to notice.
+     */
+    async seize(resource: string, holder: string, ttlMs: number, now: number, channel: string): Promise<Lease> {
+      const { rows } = await db.query<LeaseRow>(
+        `WITH taken AS (
+           INSERT INTO resource_leases AS l (resource, holder, token, expires_at) VALUES ($1, $2, 1, $3::bigint + $4::bigint)
+           ON CONFLICT (resource) DO UPDATE SET
+             holder = EXCLUDED.holder,
+             token = l.token + CASE WHEN l.holder = EXCLUDED.holder AND l.expires_at > $3 THEN 0 ELSE 1 END,
+             expires_at = EXCLUDED.expires_at
+           RETURNING resource, holder, token, expires_at)
+         SELECT taken.*, pg_notify($5, taken.resource) FROM taken`,
+        [resource, holder, now, ttlMs, channel],
+      );
+      return toLease(rows[0]!);
+    },
+
     /** Extends a lease still held under its token (even past expiry, if nobody took it meanwhile); null when lost. */
     async renew(lease: Lease, ttlMs: number, now: number): Promise<Lease | null> {
       const { rows } = await db.query<LeaseRow>(

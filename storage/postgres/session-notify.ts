@@ -9,6 +9,10 @@ import { describeTarget, PostgresUnreachableError, redacted } from './connection
  */
 export const SESSION_EVENTS_CHANNEL = 'switchyard_session_events';
 
+/** A node took a session's lease from its live owner (a cancel); payload: the lease's resource, `session:<id>`. */
+export const SESSION_SEIZED_CHANNEL = 'switchyard_session_seized';
+const SEIZED_PREFIX = 'session:';
+
 export type { SessionSignal };
 
 interface Queryable {
@@ -44,6 +48,8 @@ export interface SessionSignalListenerOptions {
    * streams must be read again from the last seq it delivered. Not called for the first connection.
    */
   onResync(): void;
+  /** Another node took this session's lease (storage/postgres/leases.ts `seize`): a run of it here must stop. */
+  onSeized?(sessionId: string): void;
   /** The connection broke, or a reconnect attempt failed (it keeps trying). */
   onConnectionError?(error: Error): void;
   /** A silently dead connection (a failover without a reset) is noticed by this query's failure. Default 10 s. */
@@ -84,7 +90,12 @@ export async function listenForSessionSignals(options: SessionSignalListenerOpti
       keepAlive: true,
     });
     next.on('notification', (message) => {
-      if (message.channel !== SESSION_EVENTS_CHANNEL || message.payload === undefined) return;
+      if (message.payload === undefined) return;
+      if (message.channel === SESSION_SEIZED_CHANNEL) {
+        if (message.payload.startsWith(SEIZED_PREFIX)) options.onSeized?.(message.payload.slice(SEIZED_PREFIX.length));
+        return;
+      }
+      if (message.channel !== SESSION_EVENTS_CHANNEL) return;
       const signal = decodeSignal(message.payload);
       if (signal !== null) options.onSignal(signal);
     });
@@ -93,7 +104,7 @@ export async function listenForSessionSignals(options: SessionSignalListenerOpti
     next.on('end', () => lost(next, new Error('the listening connection ended')));
     try {
       await next.connect();
-      await next.query(`LISTEN ${SESSION_EVENTS_CHANNEL}`);
+      await next.query(`LISTEN ${SESSION_EVENTS_CHANNEL}; LISTEN ${SESSION_SEIZED_CHANNEL}`);
     } catch (error) {
       next.removeAllListeners('end');
       await next.end().catch(() => {});

@@ -11,6 +11,7 @@ import type { SessionClaim, SessionOwnership } from '../port/ownership.js';
 import type { PostgresPool } from './connection.js';
 import { runFenced, type Fence } from './fence.js';
 import { createLeases, type Lease } from './leases.js';
+import { SESSION_SEIZED_CHANNEL } from './session-notify.js';
 
 export interface PostgresSessionOwnershipOptions {
   pool: PostgresPool;
@@ -31,44 +32,65 @@ export function createPostgresSessionOwnership(options: PostgresSessionOwnership
   const ttlMs = options.ttlMs ?? 15_000;
   const leases = createLeases(pool);
   const heartbeats = new Set<NodeJS.Timeout>();
+  /** Claims held by this node, by session: a seize notice checks one at once, a local seize shares it. */
+  const holding = new Map<string, { claim: SessionClaim; fence: Fence; check(): void }>();
 
-  function held(lease: Lease): SessionClaim {
+  function held(sessionId: string, lease: Lease): SessionClaim {
     let current = lease;
     const fence: Fence = { resource: lease.resource, token: lease.token, active: true };
     const lost = new AbortController();
-    // The fence stays active: what the stale run still submits must reach the token check and be refused.
-    const lose = (): void => {
+    const forget = (): void => {
       clearInterval(heartbeat);
       heartbeats.delete(heartbeat);
+      if (holding.get(sessionId)?.claim === claim) holding.delete(sessionId);
+    };
+    // The fence stays active: what the stale run still submits must reach the token check and be refused.
+    const lose = (): void => {
+      forget();
       lost.abort();
     };
-    const heartbeat = setInterval(() => {
+    const check = (): void => {
       leases.renew(current, ttlMs, now()).then(
         (renewed) => (renewed === null ? lose() : (current = renewed)),
         // A failed round trip is not a lost lease: the next beat tries again well before expiry.
         () => {},
       );
-    }, Math.max(1, Math.floor(ttlMs / 3)));
+    };
+    const heartbeat = setInterval(check, Math.max(1, Math.floor(ttlMs / 3)));
     heartbeat.unref();
     heartbeats.add(heartbeat);
-    return {
+    const claim: SessionClaim = {
       run: (work) => runFenced(fence, work),
       lost: lost.signal,
       async release() {
         fence.active = false;
         if (lost.signal.aborted) return;
-        clearInterval(heartbeat);
-        heartbeats.delete(heartbeat);
+        forget();
         await leases.release(current, now()).catch(() => false);
       },
     };
+    holding.set(sessionId, { claim, fence, check });
+    return claim;
+  }
+
+  /** The session is already run here: work under its claim's fence, and leave the claim to its holder. */
+  function shared(entry: { claim: SessionClaim; fence: Fence }): SessionClaim {
+    return { run: (work) => runFenced(entry.fence, work), lost: entry.claim.lost, release: () => Promise.resolve() };
   }
 
   return {
     scanEveryMs: options.scanEveryMs ?? Math.max(1, Math.floor(ttlMs / 3)),
     async claim(sessionId) {
       const lease = await leases.take(sessionResource(sessionId), node, ttlMs, now());
-      return lease === null ? null : held(lease);
+      return lease === null ? null : held(sessionId, lease);
+    },
+    async seize(sessionId) {
+      const mine = holding.get(sessionId);
+      if (mine !== undefined && !mine.claim.lost.aborted) return shared(mine);
+      return held(sessionId, await leases.seize(sessionResource(sessionId), node, ttlMs, now(), SESSION_SEIZED_CHANNEL));
+    },
+    revoked(sessionId) {
+      holding.get(sessionId)?.check();
     },
     async orphans(limit) {
       // Executions by status (the partial index executions_unsettled) joined to their session's lease by primary key.
@@ -84,6 +106,7 @@ export function createPostgresSessionOwnership(options: PostgresSessionOwnership
     async close() {
       for (const heartbeat of heartbeats) clearInterval(heartbeat);
       heartbeats.clear();
+      holding.clear();
     },
   };
 }

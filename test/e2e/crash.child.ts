@@ -39,7 +39,12 @@ service = await createService({
   ...(order.databaseUrl === undefined ? {} : { databaseUrl: order.databaseUrl }),
   clock: { now: () => Date.now() + offset },
   logger: createLogger('warn', pino.destination(2)),
-  config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, httpAdapter: testHttpAdapter() },
+  config: {
+    keyRateLimit: { ratePerSecond: 0, burst: 0 },
+    ipRateLimit: { ratePerSecond: 0, burst: 0 },
+    httpAdapter: testHttpAdapter(),
+    ...(order.sessionLeaseMs === undefined ? {} : { pgSessionLeaseMs: order.sessionLeaseMs }),
+  },
 });
 // Applied on the first boot only: a key's secret is printed once, when it is created.
 const refs = order.manifest === undefined ? {} : (await service.applyManifest(order.manifest)).refs;

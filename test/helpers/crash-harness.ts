@@ -55,6 +55,8 @@ export interface BootOrder {
   clockOffsetMs: number;
   /** A workspace manifest to apply once booted (first boot only: key secrets are printed when created). */
   manifest?: unknown;
+  /** How long this node's session leases last (PostgreSQL): a short one makes a takeover after SIGKILL quick to test. */
+  sessionLeaseMs?: number;
 }
 
 export interface LiveChild {

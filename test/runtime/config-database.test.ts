@@ -7,7 +7,7 @@ t.test('without SWITCHYARD_DATABASE_URL the service stays on SQLite with the Pos
   const config = configFromEnv({});
   t.equal(config.databaseUrl, null);
   t.equal(config.dbPath, DEFAULT_CONFIG.dbPath);
-  t.match(config, { pgPoolSize: 10, pgStatementTimeoutMs: 30_000, pgApplicationName: null });
+  t.match(config, { pgPoolSize: 10, pgStatementTimeoutMs: 30_000, pgApplicationName: null, pgSessionLeaseMs: 15_000 });
 });
 
 t.test('a PostgreSQL URL (TCP or socket) and the pool settings are taken as given', async (t) => {
@@ -21,6 +21,8 @@ t.test('a PostgreSQL URL (TCP or socket) and the pool settings are taken as give
   t.equal(configFromEnv({ SWITCHYARD_DATABASE_URL: 'postgres:///switchyard?host=/run/postgresql' }).databaseUrl, 'postgres:///switchyard?host=/run/postgresql');
   t.equal(configFromEnv({ SWITCHYARD_DATABASE_URL: '' }).databaseUrl, null, 'an empty variable counts as unset');
   t.equal(configFromEnv({ SWITCHYARD_PG_POOL_SIZE: '1' }).pgPoolSize, 2, 'a pool keeps one connection beside the writer');
+  t.equal(configFromEnv({ SWITCHYARD_PG_SESSION_LEASE_MS: '3000' }).pgSessionLeaseMs, 3_000);
+  t.equal(configFromEnv({ SWITCHYARD_PG_SESSION_LEASE_MS: '10' }).pgSessionLeaseMs, 1_000, 'a session lease lasts at least a second');
 });
 
 t.test('a bad URL or pool size is refused with the rule it breaks, never the URL (it carries the password)', async (t) => {

@@ -53,3 +53,14 @@ t.test('the hard cap holds whatever the rate; release gives back what did not co
   t.equal(admission.stats().queued, 0, 'never negative');
   t.equal(admission.stats().limit, 5);
 });
+
+t.test('bound: a count above the database\'s queued total is lowered to it, never raised', async (t) => {
+  const admission = createAdmission({ queueLimitSeconds: 10, queueMaxExecutions: 100, initialRatePerSecond: 5 });
+  admission.admit(3);
+  admission.bound(5);
+  t.equal(admission.stats().queued, 3, 'a higher total raises nothing');
+  admission.bound(1);
+  t.equal(admission.stats().queued, 1, 'two of the three were started by another node');
+  admission.bound(0);
+  t.equal(admission.stats().queued, 0);
+});

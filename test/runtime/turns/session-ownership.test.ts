@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createSessionDispatcher, type SessionDispatcher } from '../../../runtime/turns/dispatcher.js';
 import type { QueuedExecution, SessionEngine } from '../../../runtime/turns/engine.js';
 import { createLogger } from '../../../runtime/logger.js';
+import { createAdmission, type Admission } from '../../../runtime/execution/admission.js';
 import { openPostgresStorage, type PostgresStorage } from '../../../storage/postgres/storage.js';
 import { createPostgresSessionOwnership } from '../../../storage/postgres/session-ownership.js';
 import { StaleLeaseError } from '../../../storage/postgres/leases.js';
@@ -21,6 +22,7 @@ const TTL = 400;
 
 interface Node {
   name: string;
+  admission: Admission;
   store: PostgresStorage;
   ownership: SessionOwnership;
   dispatcher: SessionDispatcher;
@@ -88,7 +90,8 @@ async function twoNodes(t: Test, options: { lease?: boolean } = {}): Promise<{ a
   const open = async (name: string): Promise<Node> => {
     const store = await openPostgresStorage({ url, applicationName: name });
     const ownership = options.lease === false ? soleOwnership : createPostgresSessionOwnership({ pool: store.pool, node: name, now: Date.now, ttlMs: TTL, scanEveryMs: 50 });
-    const node: Node = { name, store, ownership, dispatcher: createSessionDispatcher({ store, logger, ownership }) };
+    const admission = createAdmission({ queueLimitSeconds: 60, queueMaxExecutions: 1_000, initialRatePerSecond: 10 });
+    const node: Node = { name, store, ownership, admission, dispatcher: createSessionDispatcher({ store, logger, ownership, admission }) };
     node.dispatcher.registerEngine('agent', engineOf(() => node, world));
     return node;
   };
@@ -210,4 +213,63 @@ t.test('a renewal that finds the lease taken aborts the run on the node that los
   await a.dispatcher.idle();
   t.type(world.lateWrites[0], StaleLeaseError, 'and what it still wrote was refused');
   await claim!.release();
+});
+
+t.test('a cancel on another node seizes a live session: the owner is fenced at once, and told by `revoked` without waiting for a renewal', { skip: pg.skip }, async (t) => {
+  const { a, b } = await twoNodes(t, { lease: false });
+  // A lease far longer than the test: nothing here may come from a renewal or an expiry.
+  const own = (node: Node, name: string) => createPostgresSessionOwnership({ pool: node.store.pool, node: name, now: Date.now, ttlMs: 600_000 });
+  const [ownA, ownB] = [own(a, 'own-a'), own(b, 'own-b')];
+  t.teardown(async () => {
+    await ownA.close?.();
+    await ownB.close?.();
+  });
+  const note = (store: PostgresStorage, content: string) => store.writer.submit((tx) => tx.repos.sessions.insertMessage(newMessage(`m-${content}`, 's-1', { content })));
+
+  const claimA = (await ownA.claim('s-1'))!;
+  t.equal(await ownB.claim('s-1'), null, 'B cannot claim a session A runs');
+  await claimA.run(() => note(a.store, 'A before'));
+  const claimB = await ownB.seize!('s-1');
+  t.type(await claimA.run(() => note(a.store, 'A after')).catch((e: unknown) => e), StaleLeaseError, "A's next unit is refused");
+  await claimB.run(() => note(b.store, 'B cancels'));
+  t.notOk(claimA.lost.aborted, 'A has not renewed yet');
+  const lost = new Promise((resolve) => claimA.lost.addEventListener('abort', resolve));
+  ownA.revoked!('s-1');
+  await lost;
+  t.pass("told, A's claim is lost at once (its run is aborted by the dispatcher)");
+
+  const again = await ownB.seize!('s-1');
+  await again.run(() => note(b.store, 'B again'));
+  await again.release();
+  const holder = async () => (await a.store.pool.query(`SELECT holder FROM resource_leases WHERE resource = 'session:s-1'`)).rows[0].holder;
+  t.equal(await holder(), 'own-b', "seizing a session B already runs shares B's claim; its release leaves it held");
+  await claimB.release();
+  t.equal(await holder(), null, 'released after the cancel: the next dispatch on any node takes it');
+  t.same(await contents(a), ['A before', 'B cancels', 'B again'], 'only the writes of the live holder stand');
+});
+
+t.test('admission per node: work accepted on A and started by B leaves A\'s count at the next takeover scan; a booting node counts none of the database\'s queue', { skip: pg.skip }, async (t) => {
+  const { a, b } = await twoNodes(t);
+  await a.store.repos.executions.insertExecution(newExecution('e-old', 's-1'));
+  // A third process runs the session for now (its lease outlives the test's waits).
+  const third = createPostgresSessionOwnership({ pool: b.store.pool, node: 'node-c', now: Date.now, ttlMs: 600_000 });
+  t.teardown(() => third.close?.());
+  const held = (await third.claim('s-1'))!;
+  await Promise.all([a.dispatcher.recover(), b.dispatcher.recover()]);
+  t.same([a.admission.stats().queued, b.admission.stats().queued], [0, 0], 'N nodes: boot recovery counts no other node\'s queued work');
+
+  // A accepts a message for the session B runs: counted on A, started by B.
+  a.admission.admit(1);
+  await a.store.repos.executions.insertExecution(newExecution('e-new', 's-1'));
+  a.dispatcher.dispatch('s-1');
+  await a.dispatcher.idle();
+  await sleep(200);
+  t.equal(a.admission.stats().queued, 1, 'while it waits in the queue, A counts it (scans bound A by the 2 queued)');
+  // B takes the session from the third process (as a cancel would), so A's takeover scan never sees it free.
+  await b.ownership.seize!('s-1');
+  b.dispatcher.dispatch('s-1');
+  await settled(b, 2);
+  t.same([a.admission.stats().startedTotal, b.admission.stats().startedTotal], [0, 2], 'B started both');
+  for (let i = 0; i < 100 && a.admission.stats().queued > 0; i += 1) await sleep(20);
+  t.same([a.admission.stats().queued, b.admission.stats().queued], [0, 0], 'A\'s count fell once nothing was queued in the database; B\'s never went below 0');
 });

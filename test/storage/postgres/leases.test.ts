@@ -95,3 +95,38 @@ t.test('a takeover waits for a fenced write in flight, then gets the next token'
   t.match(await takeover, { holder: 'B', token: 2 });
   t.same((await a.query('SELECT written_by FROM turns')).rows, [{ written_by: 'A' }], "A's write, made while it held the lease, stands");
 });
+
+t.test('seize (a cancel on another node): takes a live lease with the next token, after the fenced write in flight; the old holder is fenced and told at commit', { skip: pg.skip }, async (t) => {
+  const [a, b] = await twoNodes(t);
+  const [nodeA, nodeB] = [createLeases(a), createLeases(b)];
+  const listener = await a.connect();
+  t.teardown(() => listener.release());
+  const heard: string[] = [];
+  listener.on('notification', (message) => heard.push(`${message.channel} ${message.payload}`));
+  await listener.query('LISTEN seized_here');
+
+  const held = await nodeA.take('session:s1', 'A', TTL, 0);
+  const writer = await a.connect();
+  await writer.query('BEGIN');
+  await assertFenced(writer, 'session:s1', held!.token);
+  const seizing = nodeB.seize('session:s1', 'B', TTL, 1_000, 'seized_here');
+  const giveUpAt = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await a.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'node-b' AND wait_event_type = 'Lock'");
+    if (rows[0].n === 1) break;
+    if (Date.now() > giveUpAt) throw new Error('the seize never waited on the fenced write');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await writer.query("INSERT INTO turns VALUES ('session:s1', 'A', $1)", [held!.token]);
+  await writer.query('COMMIT');
+  writer.release();
+  const seized = await seizing;
+  t.match(seized, { holder: 'B', token: 2, expiresAt: 1_000 + TTL }, 'taken while A\'s lease still ran, with a higher token');
+  t.type(await fencedWrite(a, 'session:s1', held!.token, 'A').catch((e: unknown) => e), StaleLeaseError, 'A\'s later writes are refused');
+  t.equal(await nodeA.renew(held!, TTL, 1_001), null, 'A\'s next renewal learns it lost the lease');
+  while (heard.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.same(heard, ['seized_here session:s1'], 'the channel is told the resource once, after the commit');
+
+  t.match(await nodeB.seize('session:s1', 'B', TTL, 2_000, 'seized_here'), { holder: 'B', token: 2 }, 'seizing a lease this holder already runs keeps its token');
+  t.same((await a.query('SELECT written_by, token FROM turns')).rows, [{ written_by: 'A', token: 1 }], 'only the write made under the live lease stands');
+});

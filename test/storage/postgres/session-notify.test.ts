@@ -6,9 +6,12 @@ import {
   encodeSignal,
   listenForSessionSignals,
   notifySessionEvents,
+  SESSION_SEIZED_CHANNEL,
   type SessionSignal,
   type SessionSignalListener,
 } from '../../../storage/postgres/session-notify.js';
+import { createLeases } from '../../../storage/postgres/leases.js';
+import { migratePostgres } from '../../../storage/postgres/migrate.js';
 import { usePostgres } from '../../helpers/postgres.js';
 
 const pg = await usePostgres(t);
@@ -149,4 +152,20 @@ t.test('a server that cannot be reached at start is PostgresUnreachableError, wi
   t.type(error, PostgresUnreachableError);
   t.match((error as Error).message, /127\.0\.0\.1:1\/nowhere/);
   t.notMatch(String((error as Error).message) + String(((error as Error).cause as Error)?.message), /hunter2/);
+});
+
+t.test('a seized session lease is heard on the same connection as onSeized(sessionId), never as an event signal', { skip: pg.skip }, async (t) => {
+  const url = await pg.database(t);
+  const writer = await pool(t, url);
+  await migratePostgres(writer);
+  const seized: string[] = [];
+  const signals: SessionSignal[] = [];
+  let heard = () => {};
+  const listener = await listenForSessionSignals({ url, applicationName: 'seize-listener', onSignal: (s) => signals.push(s), onResync: () => {}, onSeized: (id) => (seized.push(id), heard()) });
+  t.teardown(() => listener.close());
+  const told = new Promise<void>((resolve) => (heard = resolve));
+  await createLeases(writer).seize('session:s-9', 'node-x', 10_000, 0, SESSION_SEIZED_CHANNEL);
+  await told;
+  t.same(seized, ['s-9']);
+  t.same(signals, [], 'no event signal');
 });
