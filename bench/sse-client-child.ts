@@ -1,5 +1,6 @@
 // Bench child: holds N raw-socket SSE streams (its own fd budget) and reports when every one saw a marker.
-// argv: <port> <path> <streams>. stdin lines: {"expect":"<marker>"}. stdout lines: JSON reports (see SseClientReport).
+// argv: <port> <path> <streams> [local address, e.g. 127.0.0.2: its own ephemeral ports]; env SWITCHYARD_BENCH_SSE_AUTH:
+// the Authorization header (env, not argv: argv shows in `ps`). stdin lines: {"expect":"<marker>"}. stdout lines: JSON reports (see SseClientReport).
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { announce, exitWithParent } from './child-lifecycle.js';
@@ -20,7 +21,9 @@ interface Stream {
   seen: boolean;
 }
 
-const [portArg, path, countArg] = process.argv.slice(2);
+const [portArg, path, countArg, localAddress] = process.argv.slice(2);
+const authorization = process.env.SWITCHYARD_BENCH_SSE_AUTH;
+const request = [`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Accept: text/event-stream', ...(authorization ? [`Authorization: ${authorization}`] : []), '', ''].join('\r\n');
 const port = Number(portArg);
 const total = Number(countArg);
 const streams: Stream[] = [];
@@ -55,12 +58,12 @@ function onData(stream: Stream, chunk: Buffer): void {
 /** Opens one stream; resolves once the snapshot frame arrived (the server has subscribed it). */
 function open(): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
     const stream: Stream = { socket, tail: '', seen: false };
     let ready = false;
     let head = '';
     socket.setNoDelay(true);
-    socket.on('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`));
+    socket.on('connect', () => socket.write(request));
     socket.on('data', (chunk) => {
       if (!ready) {
         head += chunk.toString('latin1');
