@@ -1,5 +1,5 @@
 // Runs the real `switchyard start [--workers N] --demo` for a bench (SQLite file or PostgreSQL), and reads its banner.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,15 @@ export function rssBytes(pid: number): number {
   try {
     const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb === undefined ? 0 : Number(kb) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Descriptors a live process holds (Linux /proc): sockets, files, pipes; 0 when it is gone. */
+export function openFds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
   } catch {
     return 0;
   }

@@ -10,14 +10,15 @@
  * SWITCHYARD_BENCH_SSE_STREAMS (default 50000) and SWITCHYARD_BENCH_SSE_WORKERS (default 3) override the size.
  */
 import { detectPinning, spawnTsNode, stopChild, type Child } from './children.js';
-import { rssBytes, startCliService, type CliService } from './cli-service.js';
+import { openFds, rssBytes, startCliService, type CliService } from './cli-service.js';
 import { startBenchCluster } from './pg-cluster.js';
 import { reports } from './sse-reports.js';
 import type { CustomScenario, Row } from './scenario.js';
 
 /** Streams per client process: under the descriptor limit with headroom, and under the ephemeral ports of one source address. */
 const CLIENT_STREAMS = 16_000;
-const OPEN_TIMEOUT_MS = 600_000;
+/** Each client stops opening after this long and reports what holds (SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS overrides). */
+const OPEN_BUDGET_MS = Number(process.env.SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS ?? 180_000);
 const ROUND_TIMEOUT_MS = 40_000;
 const TURN_COMPLETED = '"type":"turn.completed"';
 /** The first event of a turn: what every stream must receive once a message is posted to an idle session. */
@@ -113,6 +114,8 @@ export interface PgSseResult {
   /** RSS of each serving process before the streams opened and with them open. */
   rssBefore: number[];
   rssAfter: number[];
+  /** Descriptors each serving process held with the streams open (its hard limit: `ulimit -Hn`). */
+  fds: number[];
   facts: string;
 }
 
@@ -129,16 +132,17 @@ export async function runPgSse(streams: number, workers: number, rounds: number)
     const rssBefore = service.servingPids.map(rssBytes);
     const clients = Math.ceil(streams / CLIENT_STREAMS);
     const path = `/api/v1/agents/sessions/${sessionId}/stream`;
-    const env = { SWITCHYARD_BENCH_SSE_AUTH: `Bearer ${service.server.ready.apiKey}` };
+    const env = { SWITCHYARD_BENCH_SSE_AUTH: `Bearer ${service.server.ready.apiKey}`, SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS: String(OPEN_BUDGET_MS) };
     for (let i = 0; i < clients; i++) {
       const count = Math.min(CLIENT_STREAMS, streams - i * CLIENT_STREAMS);
       const args = [String(service.server.ready.port), path, String(count), `127.0.0.${2 + i}`];
       children.push(spawnTsNode('bench/sse-client-child.ts', args, detectPinning().clientCore, env));
     }
     const next = children.map(reports);
-    const ready = await Promise.all(next.map((n) => n('ready', OPEN_TIMEOUT_MS)));
+    const ready = await Promise.all(next.map((n) => n('ready', OPEN_BUDGET_MS + 60_000)));
     const opened = ready.reduce((sum, r) => sum + r.opened, 0);
     const rssAfter = service.servingPids.map(rssBytes);
+    const fds = service.servingPids.map(openFds);
 
     const deliverAllMs: number[] = [];
     const firstClientMs: number[] = [];
@@ -171,6 +175,7 @@ export async function runPgSse(streams: number, workers: number, rounds: number)
       missed,
       rssBefore,
       rssAfter,
+      fds,
       facts: cluster.facts,
     };
   } finally {
@@ -204,7 +209,7 @@ export const pgSseScenario: CustomScenario = {
         note:
           `from posting a message to its turn.started on every stream, ${r.deliverAllMs.length} rounds: p50 ${p50} ms, worst ${round1(Math.max(0, ...r.deliverAllMs))} ms ` +
           `(first stream after ${r.firstClientMs.length > 0 ? round1(median(r.firstClientMs)) : '-'} ms); opened in ${r.openSeconds} s, ${r.failed} failed to open, ${r.missed} missed an event; ` +
-          `RSS per worker with the streams open: ${r.rssAfter.map(mib).join(', ')} (${Math.round(perStream)} B per stream); ` +
+          `RSS per worker with the streams open: ${r.rssAfter.map(mib).join(', ')} (${Math.round(perStream)} B per stream); descriptors per worker: ${r.fds.join(', ')}; ` +
           `${r.clients} client processes (≤${CLIENT_STREAMS} streams each, own source address); ${r.facts}`,
       },
     ];

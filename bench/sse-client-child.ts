@@ -13,6 +13,10 @@ export type SseClientReport =
 /** Wall-clock ms with sub-ms precision, comparable across processes on one machine. */
 const wallNow = (): number => performance.timeOrigin + performance.now();
 const CONNECT_CONCURRENCY = 200;
+/** A stream not answered with its snapshot by then counts as failed (a server out of descriptors never accepts it). */
+const OPEN_TIMEOUT_MS = 20_000;
+/** Opening stops after this long (env SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS): the report then says what holds. */
+const OPEN_BUDGET_MS = Number(process.env.SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS ?? 600_000);
 const ROUND_DEADLINE_MS = 30_000;
 
 interface Stream {
@@ -62,6 +66,7 @@ function open(): Promise<boolean> {
     const stream: Stream = { socket, tail: '', seen: false };
     let ready = false;
     let head = '';
+    const timer = setTimeout(() => socket.destroy(), OPEN_TIMEOUT_MS);
     socket.setNoDelay(true);
     socket.on('connect', () => socket.write(request));
     socket.on('data', (chunk) => {
@@ -69,6 +74,7 @@ function open(): Promise<boolean> {
         head += chunk.toString('latin1');
         if (head.includes('"type":"snapshot"')) {
           ready = true;
+          clearTimeout(timer);
           head = '';
           streams.push(stream);
           resolve(true);
@@ -81,6 +87,7 @@ function open(): Promise<boolean> {
       if (!ready) resolve(false);
     });
     socket.on('close', () => {
+      clearTimeout(timer);
       if (!ready) resolve(false);
     });
   });
@@ -91,13 +98,14 @@ async function openAll(): Promise<void> {
   let next = 0;
   let failed = 0;
   const worker = async (): Promise<void> => {
-    while (next < total) {
+    while (next < total && wallNow() - started < OPEN_BUDGET_MS) {
       next += 1;
       if (!(await open())) failed += 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONNECT_CONCURRENCY, total) }, worker));
-  announce({ type: 'ready', opened: streams.length, failed, openMs: wallNow() - started } satisfies SseClientReport);
+  // Streams never tried (the budget ran out) count as failed too.
+  announce({ type: 'ready', opened: streams.length, failed: failed + (total - next), openMs: wallNow() - started } satisfies SseClientReport);
 }
 
 createInterface({ input: process.stdin }).on('line', (line) => {
