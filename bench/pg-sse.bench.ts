@@ -18,7 +18,7 @@ import type { CustomScenario, Row } from './scenario.js';
 /** Streams per client process: under the descriptor limit with headroom, and under the ephemeral ports of one source address. */
 const CLIENT_STREAMS = 16_000;
 /** Each client stops opening after this long and reports what holds (SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS overrides). */
-const OPEN_BUDGET_MS = Number(process.env.SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS ?? 180_000);
+const OPEN_BUDGET_MS = Number(process.env.SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS ?? 330_000);
 const ROUND_TIMEOUT_MS = 40_000;
 const TURN_COMPLETED = '"type":"turn.completed"';
 /** The first event of a turn: what every stream must receive once a message is posted to an idle session. */
