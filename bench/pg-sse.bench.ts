@@ -7,7 +7,8 @@
  * address pair has ~28,000 ephemeral ports. Each round waits until the session is idle, then posts a message through
  * the service: the new turn's first event (turn.started) is appended once, NOTIFY tells every worker, and each fans it
  * out to the streams it holds. The figure is the time from sending the message to the last stream receiving that event.
- * SWITCHYARD_BENCH_SSE_STREAMS (default 50000) and SWITCHYARD_BENCH_SSE_WORKERS (default 3) override the size.
+ * SWITCHYARD_BENCH_SSE_STREAMS (default 50000) and SWITCHYARD_BENCH_SSE_WORKERS (default 3) override the size,
+ * SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS (default 330 s) how long the clients keep opening.
  */
 import { detectPinning, spawnTsNode, stopChild, type Child } from './children.js';
 import { openFds, rssBytes, startCliService, type CliService } from './cli-service.js';
