@@ -39,17 +39,20 @@ export interface Child {
 
 const live = new Map<number, ChildProcess>();
 
-/** Runs `node --import tsx <script> ...args` from the repo root, on `core` when given (a taskset list such as '0,1' too). */
-export function spawnTsNode(script: string, args: string[], core: number | string | null): Child {
-  return spawnNode(['--import', 'tsx', script, ...args], core);
+/**
+ * Runs `node --import tsx <script> ...args` from the repo root, on `core` when given (a taskset list such as '0,1' too),
+ * with `extraEnv` over this process's environment (settings, or a secret that must not show in `ps`).
+ */
+export function spawnTsNode(script: string, args: string[], core: number | string | null, extraEnv: Record<string, string> = {}): Child {
+  return spawnNode(['--import', 'tsx', script, ...args], core, extraEnv);
 }
 
 /** Runs `node ...nodeArgs` from the repo root, on `core` when given (plain JavaScript needs no tsx loader). */
-export function spawnNode(nodeArgs: string[], core: number | string | null): Child {
+export function spawnNode(nodeArgs: string[], core: number | string | null, extraEnv: Record<string, string> = {}): Child {
   const line = [process.execPath, ...nodeArgs];
   const [command, ...commandArgs] = core === null ? line : ['taskset', '-c', String(core), ...line];
   // Test-runner hooks in NODE_OPTIONS (tap's process tracking) must not ride along into measured processes.
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', ...extraEnv };
   delete env.NODE_OPTIONS;
   // stdin stays an open pipe: the children exit when it closes, so even a SIGKILLed runner leaves no orphan.
   const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });

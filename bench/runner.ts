@@ -1,17 +1,27 @@
 // Runs the selected scenarios in order, one server at a time, and reports the table (stdout and RESULTS.md).
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseBenchArgs, USAGE, type BenchOptions } from './args.js';
 import { killChildrenOnExit, REPO_ROOT } from './children.js';
 import { loadServer } from './load.js';
 import { clientFacts, loadAtEnd, machineFacts } from './machine.js';
-import { commandLine, renderResults } from './results.js';
+import { commandLine, keptSections, renderResults, renderSection, replaceSection } from './results.js';
 import { startServer, stopServer } from './server-process.js';
 import type { BenchContext, HttpScenario, Row, RunningServer, Scenario } from './scenario.js';
 import { formatTable } from './table.js';
 
+/** A bench command that owns one section of the results file instead of the whole file (`npm run bench:pg`). */
+export interface SectionOptions {
+  /** The section's heading; also its marker in the file. */
+  title: string;
+  /** How to reproduce it and what the rows measure (markdown). */
+  intro: string;
+  /** The npm script name, for the command line recorded beside the figures. */
+  script: string;
+}
+
 /** Runs the benchmark; resolves with the process exit code (1 when any scenario failed). */
-export async function runBench(scenarios: Scenario[], argv: string[]): Promise<number> {
+export async function runBench(scenarios: Scenario[], argv: string[], section?: SectionOptions): Promise<number> {
   const options = parseBenchArgs(argv);
   if (options.help) {
     process.stdout.write(`${USAGE}\n\nScenarios: ${scenarios.map((s) => s.name).join(', ')}\n`);
@@ -62,17 +72,14 @@ export async function runBench(scenarios: Scenario[], argv: string[]): Promise<n
     }
   }
 
-  const report = renderResults({
-    command: commandLine(argv),
-    date,
-    facts: [...facts, ...loadAtEnd()],
-    servers,
-    table: formatTable(rows),
-    failures,
-  });
+  const run = { command: commandLine(argv, section?.script), date, facts: [...facts, ...loadAtEnd()], servers, table: formatTable(rows), failures };
+  const report = section ? renderSection(section.title, section.intro, run) : renderResults(run);
   process.stdout.write(report);
   if (options.out !== null) {
-    writeFileSync(resolve(REPO_ROOT, options.out), report);
+    const path = resolve(REPO_ROOT, options.out);
+    const existing = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    // Each command rewrites only what it measured: its own section, or everything but the other commands' sections.
+    writeFileSync(path, section ? replaceSection(existing, section.title, report) : `${report}${keptSections(existing)}`);
     process.stderr.write(`wrote ${options.out}\n`);
   }
   return failures.length > 0 || rows.length === 0 ? 1 : 0;

@@ -1,5 +1,6 @@
 // Bench child: holds N raw-socket SSE streams (its own fd budget) and reports when every one saw a marker.
-// argv: <port> <path> <streams>. stdin lines: {"expect":"<marker>"}. stdout lines: JSON reports (see SseClientReport).
+// argv: <port> <path> <streams> [local address, e.g. 127.0.0.2: its own ephemeral ports]; env SWITCHYARD_BENCH_SSE_AUTH:
+// the Authorization header (env, not argv: argv shows in `ps`). stdin lines: {"expect":"<marker>"}. stdout lines: JSON reports (see SseClientReport).
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { announce, exitWithParent } from './child-lifecycle.js';
@@ -12,6 +13,10 @@ export type SseClientReport =
 /** Wall-clock ms with sub-ms precision, comparable across processes on one machine. */
 const wallNow = (): number => performance.timeOrigin + performance.now();
 const CONNECT_CONCURRENCY = 200;
+/** A stream not answered with its snapshot by then counts as failed (a server out of descriptors never accepts it). */
+const OPEN_TIMEOUT_MS = 20_000;
+/** Opening stops after this long (env SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS): the report then says what holds. */
+const OPEN_BUDGET_MS = Number(process.env.SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS ?? 600_000);
 const ROUND_DEADLINE_MS = 30_000;
 
 interface Stream {
@@ -20,7 +25,9 @@ interface Stream {
   seen: boolean;
 }
 
-const [portArg, path, countArg] = process.argv.slice(2);
+const [portArg, path, countArg, localAddress] = process.argv.slice(2);
+const authorization = process.env.SWITCHYARD_BENCH_SSE_AUTH;
+const request = [`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Accept: text/event-stream', ...(authorization ? [`Authorization: ${authorization}`] : []), '', ''].join('\r\n');
 const port = Number(portArg);
 const total = Number(countArg);
 const streams: Stream[] = [];
@@ -55,17 +62,19 @@ function onData(stream: Stream, chunk: Buffer): void {
 /** Opens one stream; resolves once the snapshot frame arrived (the server has subscribed it). */
 function open(): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
     const stream: Stream = { socket, tail: '', seen: false };
     let ready = false;
     let head = '';
+    const timer = setTimeout(() => socket.destroy(), OPEN_TIMEOUT_MS);
     socket.setNoDelay(true);
-    socket.on('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`));
+    socket.on('connect', () => socket.write(request));
     socket.on('data', (chunk) => {
       if (!ready) {
         head += chunk.toString('latin1');
         if (head.includes('"type":"snapshot"')) {
           ready = true;
+          clearTimeout(timer);
           head = '';
           streams.push(stream);
           resolve(true);
@@ -78,6 +87,7 @@ function open(): Promise<boolean> {
       if (!ready) resolve(false);
     });
     socket.on('close', () => {
+      clearTimeout(timer);
       if (!ready) resolve(false);
     });
   });
@@ -88,13 +98,14 @@ async function openAll(): Promise<void> {
   let next = 0;
   let failed = 0;
   const worker = async (): Promise<void> => {
-    while (next < total) {
+    while (next < total && wallNow() - started < OPEN_BUDGET_MS) {
       next += 1;
       if (!(await open())) failed += 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONNECT_CONCURRENCY, total) }, worker));
-  announce({ type: 'ready', opened: streams.length, failed, openMs: wallNow() - started } satisfies SseClientReport);
+  // Streams never tried (the budget ran out) count as failed too.
+  announce({ type: 'ready', opened: streams.length, failed: failed + (total - next), openMs: wallNow() - started } satisfies SseClientReport);
 }
 
 createInterface({ input: process.stdin }).on('line', (line) => {

@@ -2,7 +2,6 @@
 // Standalone: `node --import tsx bench/sse.bench.ts [streams=10000] [rounds=5]`. Clients live in a child process:
 // the hard fd limit here is 20,000 per process (PERF-NOTES), so server and clients each get their own budget.
 import { spawnSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -21,7 +20,7 @@ import { newId } from '../runtime/ids.js';
 import { TokenBuckets } from '../runtime/rate-limit.js';
 import { openStore, type Store } from '../storage/store.js';
 import { detectPinning, killChildrenOnExit, spawnTsNode, stopChild, type Child } from './children.js';
-import type { SseClientReport } from './sse-client-child.js';
+import { reports } from './sse-reports.js';
 import type { CustomScenario, Row } from './scenario.js';
 
 export interface SseBenchOptions {
@@ -88,31 +87,6 @@ function pinSelf(core: number | null): { undo(): void; pinned: boolean } {
   const current = /list:\s*(\S+)/.exec(spawnSync('taskset', ['-cp', pid], { encoding: 'utf8' }).stdout ?? '')?.[1];
   if (!current || spawnSync('taskset', ['-a', '-cp', String(core), pid], { stdio: 'ignore' }).status !== 0) return none;
   return { undo: () => void spawnSync('taskset', ['-a', '-cp', current, pid], { stdio: 'ignore' }), pinned: true };
-}
-
-/** Reads the child's JSON report lines; `next(type)` waits for the next report of that type. */
-function reports(child: Child) {
-  const queue: SseClientReport[] = [];
-  const waiters: Array<() => void> = [];
-  createInterface({ input: child.process.stdout! }).on('line', (line) => {
-    queue.push(JSON.parse(line) as SseClientReport);
-    waiters.splice(0).forEach((wake) => wake());
-  });
-  return async function next<T extends SseClientReport['type']>(type: T, timeoutMs: number): Promise<Extract<SseClientReport, { type: T }>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = queue.findIndex((r) => r.type === type);
-      if (index >= 0) return queue.splice(index, 1)[0] as Extract<SseClientReport, { type: T }>;
-      if (Date.now() > deadline) throw new Error(`bench client sent no "${type}" report within ${timeoutMs} ms: ${child.stderrTail()}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
-        waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  };
 }
 
 export async function run(options: SseBenchOptions = {}): Promise<SseBenchRow[]> {
