@@ -44,7 +44,7 @@ export interface Pacer {
   /** Runs `work` later, in FIFO order with the execution side's other waiting work, one at a time. */
   run(work: () => void): void;
   /** Registers the work that opens each of the pacer's slices (here: one batch, within the budget it is given). */
-  openSlicesWith(first: (budgetMs: number) => void): void;
+  openSlicesWith(first: (budgetMs: number) => void | PromiseLike<void>): void;
   /** Asks for a slice on the next loop turn. */
   wake(): void;
 }
@@ -197,7 +197,8 @@ export function createGroupCommitWriter<R = unknown>(db: SqliteDatabase, options
     flush,
     paceWith(next) {
       pacer = next;
-      next.openSlicesWith((budgetMs) => void commit(false, budgetMs));
+      // A batch gone async hands its promise to the pacer, which releases nothing until it committed.
+      next.openSlicesWith((budgetMs) => commit(false, budgetMs));
       if (queue.length > 0) next.wake();
     },
     afterCommit(publish) {

@@ -21,9 +21,11 @@ export interface Pacer {
   /**
    * Registers the work that opens each slice (the group-commit writer's batch), given the slice's length as its
    * budget: it runs first in the pacer's turn of the loop, and the waiters get their slice after it, so commit and
-   * continuations add up to one bounded stretch.
+   * continuations add up to one bounded stretch. An opener that returns a promise (a batch of async units) holds
+   * the slice until it settles: nothing is released while its transaction is open, so no waiter's chunk runs between
+   * its units (they would eat its time budget and shrink the batch, issue 12).
    */
-  openSlicesWith(first: (budgetMs: number) => void): void;
+  openSlicesWith(first: (budgetMs: number) => void | PromiseLike<void>): void;
   /** Asks for that work on the next turn of the loop (the writer has units queued). */
   wake(): void;
 }
@@ -49,7 +51,7 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
   let scheduled = false;
   /** A release chain is running (microtask to microtask): one chain at a time, or waiters would go several per hop. */
   let releasing = false;
-  let opener: ((budgetMs: number) => void) | null = null;
+  let opener: ((budgetMs: number) => void | PromiseLike<void>) | null = null;
   let woken = false;
   /** The opener is running: what it queues is released in the slice that follows it. */
   let opening = false;
@@ -74,18 +76,30 @@ export function createPacer(sliceMs = 4, now: () => number = NOW): Pacer {
     setImmediate(() => {
       scheduled = false;
       slice = Math.min(MAX_SLICE_FACTOR * sliceMs, Math.max(sliceMs, now() - gaveBack));
+      let opened: void | PromiseLike<void> = undefined;
       if (woken) {
         woken = false;
         opening = true;
         try {
-          opener?.(slice);
+          opened = opener?.(slice);
         } finally {
-          opening = false;
+          if (opened === undefined) opening = false;
         }
       }
-      sliceStart = now();
-      if (!releasing) releaseNext();
+      if (opened === undefined) return startSlice();
+      // Settles within microtasks on SQLite (its units await no I/O): the slice opens in this same turn of the loop.
+      opened.then(sliceAfterOpener, sliceAfterOpener);
     });
+  }
+
+  function sliceAfterOpener(): void {
+    opening = false;
+    startSlice();
+  }
+
+  function startSlice(): void {
+    sliceStart = now();
+    if (!releasing) releaseNext();
   }
 
   function enqueue(waiter: () => void, queue = waiting): void {

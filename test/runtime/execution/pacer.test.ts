@@ -96,3 +96,23 @@ t.test('inside a fresh slice with nobody waiting, pace() does not yield to the l
   await pacer.pace();
   t.notOk(turned);
 });
+
+t.test('an opener that went async (a batch of async units) holds the slice: no waiter runs between its steps (issue 12)', async (t) => {
+  const time = manualTime();
+  const pacer = createPacer(4, time.now);
+  time.spend(10);
+  const log: string[] = [];
+  void pacer.pace().then(() => log.push('waiter'));
+  pacer.openSlicesWith(async () => {
+    for (const unit of ['unit 1', 'unit 2', 'unit 3']) {
+      log.push(unit);
+      await Promise.resolve(); // a unit's await: a microtask hop with the transaction open
+    }
+    log.push('commit');
+    pacer.run(() => log.push('resumed'));
+  });
+  pacer.wake();
+  await nextTurn();
+  await nextTurn();
+  t.same(log, ['unit 1', 'unit 2', 'unit 3', 'commit', 'resumed', 'waiter'], 'the batch runs as one stretch, then its callers, then the waiters');
+});
