@@ -5,6 +5,7 @@ import { buildConsole } from '../../../scripts/build-console.js';
 import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, crmResponder, startConversation, type Conversation } from '../../http/sessions/conversation-fixture.js';
 import { chromiumPath, fitsViewport, launch, pageErrors, screenshot, SKIP_REASON, waitUntil } from './browser.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 const executable = chromiumPath();
@@ -27,7 +28,7 @@ async function signIn(page: Page, url: string, email: string, password: string):
 }
 
 const approvalOf = (c: Conversation, sessionId: string) =>
-  c.server.service.store.db.prepare('SELECT status, comment, edited, edited_args FROM approvals WHERE session_id = ? ORDER BY created_at DESC LIMIT 1').get(sessionId) as Record<string, unknown>;
+  (await sqlReader(c.server.service).get('SELECT status, comment, edited, edited_args FROM approvals WHERE session_id = ? ORDER BY created_at DESC LIMIT 1', sessionId)) as Record<string, unknown>;
 
 t.test('approvals and session writes in Chromium', { skip: executable ? false : SKIP_REASON }, async (t) => {
   const browser: Browser = await launch(executable as string);

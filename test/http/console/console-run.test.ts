@@ -13,7 +13,7 @@ async function fixture(t: Parameters<typeof startConversation>[0]) {
     const id = c.refs[agentRef] ?? agentRef;
     return call(`${c.server.url}/api/v1/console/agents/${id}/run`, { method: 'POST', headers, json });
   };
-  return { c, run, sessions: () => c.count('SELECT count(*) AS n FROM sessions') };
+  return { c, run, sessions: () => await c.count('SELECT count(*) AS n FROM sessions') };
 }
 
 t.test('Run opens a domain session on the published revision, recorded as from the console, and its turn runs', async (t) => {

@@ -4,6 +4,7 @@ import t from 'tap';
 import { EventSource } from 'eventsource';
 import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, crmResponder, startConversation, type Conversation } from './conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 
@@ -45,7 +46,7 @@ function completions(c: Conversation, sessionId: string) {
 }
 
 const execution = (c: Conversation, id: string) =>
-  c.server.service.store.db.prepare('SELECT status, error_code, settled_at FROM executions WHERE id = ?').get(id) as { status: string; error_code: string | null; settled_at: number | null };
+  (await sqlReader(c.server.service).get('SELECT status, error_code, settled_at FROM executions WHERE id = ?', id)) as { status: string; error_code: string | null; settled_at: number | null };
 
 t.test('cancel a turn blocked in a slow tool call: the call is aborted, the grant deleted, turn.completed cancelled streamed, the next message runs', async (t) => {
   const c = await startConversation(t);
@@ -56,7 +57,7 @@ t.test('cancel a turn blocked in a slow tool call: the call is aborted, the gran
   t.teardown(() => stream.close());
   await c.upstream.nextRequest();
   t.equal(held.length, 1, 'the tool call is in flight');
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 1, 'the turn holds a caller grant');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 1, 'the turn holds a caller grant');
   const next = await c.post(`/agents/sessions/${sessionId}/messages`, 'ada', { message: UPGRADE, callerCredentials: crmCredentials('second-token') });
   t.equal(next.status, 200);
   t.equal(execution(c, next.json.executionId).status, 'queued', 'the next message waits behind the blocked turn');
@@ -68,7 +69,7 @@ t.test('cancel a turn blocked in a slow tool call: the call is aborted, the gran
   await closed;
   t.pass('the upstream saw the connection closed before it answered');
   t.match(execution(c, executionId), { status: 'failed', error_code: 'CANCELLED' });
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'the grant row is gone');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'the grant row is gone');
 
   const request = await secondCall;
   t.equal(request.headers.authorization, 'Bearer second-token', 'the next message runs, with its own grant');
@@ -91,7 +92,7 @@ t.test('cancel a queued turn by executionId: it never runs, the running one goes
   const answer = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', { executionId: second });
   t.same(answer.json, { executionId: second, status: 'cancelled' });
   t.match(execution(c, second), { status: 'failed', error_code: 'CANCELLED' });
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', second), 0, 'the queued turn\'s grant is deleted');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', second), 0, 'the queued turn\'s grant is deleted');
   t.equal(execution(c, executionId).status, 'running', 'the running turn is untouched');
   c.upstream.respond(crmResponder);
   crmResponder({ method: 'GET', pathname: '/contacts/c-1' } as never, held[0]!);
@@ -120,10 +121,10 @@ t.test('cancel a suspended turn: the approval closes (its approvalId then gets 4
   const after = await c.get(`/agents/sessions/${sessionId}`, 'ada');
   t.equal(after.json.pendingApproval, null);
   t.match(after.json.toolCalls[1], { toolName: 'crm.update_contact', status: 'failed', errorCode: 'CANCELLED' });
-  t.match(c.server.service.store.db.prepare('SELECT status, decided_by FROM approvals WHERE id = ?').get(approvalId), { status: 'rejected', decided_by: null });
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0);
+  t.match((await sqlReader(c.server.service).get('SELECT status, decided_by FROM approvals WHERE id = ?', approvalId)), { status: 'rejected', decided_by: null });
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0);
   t.same(c.upstream.received.map((r) => r.method), ['GET'], 'the gated write was never sent');
-  const snapshot = c.server.service.store.db.prepare('SELECT snapshot FROM actor_snapshots WHERE actor_id = ?').get(executionId) as { snapshot: string };
+  const snapshot = (await sqlReader(c.server.service).get('SELECT snapshot FROM actor_snapshots WHERE actor_id = ?', executionId)) as { snapshot: string };
   t.match(JSON.parse(snapshot.snapshot), { value: 'cancelled' }, 'the turn machine settled in cancelled');
 });
 
@@ -167,7 +168,7 @@ t.test('idempotency: a repeat answers 200 again; a finished execution or an idle
   t.same([first.status, second.status], [200, 200]);
   t.same(second.json, first.json);
   await c.settle();
-  const completedEvents = c.count(`SELECT count(*) AS n FROM session_events WHERE session_id = ? AND type = 'turn.completed' AND payload LIKE '%cancelled%'`, sessionId);
+  const completedEvents = await c.count(`SELECT count(*) AS n FROM session_events WHERE session_id = ? AND type = 'turn.completed' AND payload LIKE '%cancelled%'`, sessionId);
   t.equal(completedEvents, 1, 'one turn.completed for one cancel');
   t.equal(held.length, 1);
 });
@@ -187,9 +188,9 @@ t.test('cancel a flow run blocked in a tool call: same route, the call is aborte
   t.equal(answer.status, 200, 'no body: the default target');
   await closed;
   t.equal(held.filter((res) => res.destroyed).length, 1, 'only the flow\'s call was aborted; the agent in the same firing goes on');
-  const row = c.server.service.store.db.prepare('SELECT status, error_code FROM executions WHERE id = ?').get(answer.json.executionId);
+  const row = (await sqlReader(c.server.service).get('SELECT status, error_code FROM executions WHERE id = ?', answer.json.executionId));
   t.same(row, { status: 'failed', error_code: 'CANCELLED' });
-  const completed = c.server.service.store.db.prepare(`SELECT payload FROM session_events WHERE session_id = ? AND type = 'turn.completed'`).all(flowSession.sessionId) as Array<{ payload: string }>;
+  const completed = (await sqlReader(c.server.service).all(`SELECT payload FROM session_events WHERE session_id = ? AND type = 'turn.completed'`, flowSession.sessionId)) as Array<{ payload: string }>;
   t.match(completed.map((r) => JSON.parse(r.payload)), [{ outcome: 'cancelled', errorCode: 'CANCELLED' }]);
   for (const res of held) if (!res.destroyed) crmResponder({ method: 'GET', pathname: '/contacts/c-1' } as never, res);
   await c.settle();

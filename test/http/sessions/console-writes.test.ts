@@ -23,7 +23,7 @@ t.test('a cross-origin write with the cookie is refused with 403 FORBIDDEN and c
   const sessionId = opened.json.sessionId as string;
   const cookie = await signIn(c, 'ada@acme.test', 'ada-password-1');
   const api = `${c.server.url}/api/v1`;
-  const messages = () => c.count('SELECT count(*) AS n FROM messages WHERE session_id = ?', sessionId);
+  const messages = () => await c.count('SELECT count(*) AS n FROM messages WHERE session_id = ?', sessionId);
   const before = messages();
 
   for (const [label, headers] of CROSS_SITE) {

@@ -46,7 +46,7 @@ t.test('caller material is used upstream and leaves no trace anywhere else', asy
     t.ok(c.server.logs.some((line) => line.includes(`"msg":"${msg}"`)), `the lifecycle line "${msg}" is among the lines checked`);
   }
   t.ok(answers.join('').includes('[redacted]'), 'the echoed token was replaced');
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'grants deleted at settle');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'grants deleted at settle');
 
   const files = [dbPath, `${dbPath}-wal`].filter(existsSync);
   for (const file of files) {

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { bearer, call } from '../../helpers/http.js';
 import { startTriggerServer } from './trigger-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UNKNOWN = '01a20378-0000-7000-8000-000000000000';
 
@@ -148,7 +149,7 @@ t.test('atomic commit: a failing subscription insert leaves no trigger and no ti
   t.notOk(answer.text.includes('disk full'), 'the cause stays in the logs');
   t.equal(repos.triggers.triggersOfOrganization(orgId).length, before, 'no trigger row');
   t.notOk(repos.triggers.triggersOfOrganization(orgId).some((row) => row.name === 'Doomed'));
-  const ticks = f.server.service.store.db.prepare(`SELECT count(*) AS n FROM timers WHERE kind = 'schedule-tick' AND fired_at IS NULL`).get() as { n: number };
+  const ticks = (await sqlReader(f.server.service).get(`SELECT count(*) AS n FROM timers WHERE kind = 'schedule-tick' AND fired_at IS NULL`)) as { n: number };
   t.equal(ticks.n, 1, 'only the manifest\'s nightly tick is armed');
   repos.triggers.replaceSubscriptions = original;
   t.equal((await f.create('ada', { type: 'schedule', domainId: f.refs.sales, name: 'Fine', cron: '*/5 * * * *', subscribers: [f.refs.enrich] })).status, 201);

@@ -7,6 +7,7 @@ import { ManualClock } from '../../../runtime/clock.js';
 import { SCHEDULE_TICK } from '../../../runtime/triggers/schedule-ticks.js';
 import { testKeyRing } from '../../runtime/manifest/manifest-fixtures.js';
 import { startTriggerServer } from './trigger-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const HOUR = 3_600_000;
 
@@ -111,7 +112,7 @@ t.test('a tick missed while the service was down fires once at boot, not once pe
   t.equal(run!.createdAt, Date.UTC(2026, 10, 25, 13, 15), 'fired at boot time');
   t.equal(repos.triggerRuns.resultsOf([run!.id])[0]!.code, 'CALLER_CREDENTIALS_REQUIRED');
   t.equal(await second.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 25, 18), 'then the next future slot');
-  const pending = second.server.service.store.db.prepare(`SELECT count(*) AS n FROM timers WHERE kind = ? AND target_id = ? AND fired_at IS NULL`).get(SCHEDULE_TICK, id) as { n: number };
+  const pending = (await sqlReader(second.server.service).get(`SELECT count(*) AS n FROM timers WHERE kind = ? AND target_id = ? AND fired_at IS NULL`, SCHEDULE_TICK, id)) as { n: number };
   t.equal(pending.n, 1, 'exactly one pending tick');
 
   clock.advance(5 * HOUR);

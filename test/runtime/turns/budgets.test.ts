@@ -1,9 +1,10 @@
 // Per-turn budgets (steps, tokens, wall time) end the turn with budget.failed, against a real server and loopback crm.
 import t from 'tap';
 import { startConversation, type Conversation } from '../../http/sessions/conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 function storedEvents(c: Conversation, sessionId: string): Array<{ type: string; [k: string]: unknown }> {
-  const rows = c.server.service.store.db.prepare('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq').all(sessionId) as Array<{ type: string; payload: string }>;
+  const rows = (await sqlReader(c.server.service).all('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq', sessionId)) as Array<{ type: string; payload: string }>;
   return rows.map((row) => ({ type: row.type, ...JSON.parse(row.payload) }));
 }
 
