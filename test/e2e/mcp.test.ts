@@ -71,8 +71,8 @@ t.test('a disabled entitlement hides the agent from tools/list and from tools/ca
   const { client } = await world.client('ada');
   const name = (await client.listTools()).tools.find((tool) => tool._meta?.['io.switchyard/automationId'] === world.refs.lookup)!.name;
   const { store, clock } = world.server.service.services;
-  await store.writer.submit(() =>
-    store.repos.entitlements.set({ orgId: world.refs.acme!, automationId: world.refs.lookup!, enabled: false, updatedAt: clock.now() }),
+  await store.writer.submit(async (tx) =>
+    (await tx.repos.entitlements.set({ orgId: world.refs.acme!, automationId: world.refs.lookup!, enabled: false, updatedAt: clock.now() })),
   );
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   t.notOk(names.includes(name));

@@ -53,8 +53,8 @@ t.test('a fire, its turns (with a tool call) and its webhook delivery are counte
 
   // The retry comes due: while its attempt is in flight the timer is due and not yet fired.
   const { repos } = w.server.service.store;
-  const delivery = repos.webhooks.deliveriesPage(registered.webhook.id, null, 1)[0]!;
-  t.equal(repos.timers.pending('webhook-delivery', delivery.id)?.dueAt, delivery.nextAttemptAt);
+  const delivery = (await repos.webhooks.deliveriesPage(registered.webhook.id, null, 1))[0]!;
+  t.equal((await repos.timers.pending('webhook-delivery', delivery.id))?.dueAt, delivery.nextAttemptAt);
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   w.receiver.respond((_request, res) => void held.then(() => res.writeHead(200).end('ok')));

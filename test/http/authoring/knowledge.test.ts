@@ -107,7 +107,7 @@ t.test('publishing an article makes it published and searchable; later draft edi
   t.match(published.json, { published: true, publishedBody: 'Refunds within 30 days.' });
   t.equal(published.json.publishedAt, new Date(world.server.clock.now()).toISOString());
   const { knowledge } = world.server.service.store.repos;
-  t.same(knowledge.matchPublishedArticles(world.refs.acme, '"refunds"', 5).map((a) => a.id), [id], 'indexed');
+  t.same((await knowledge.matchPublishedArticles(world.refs.acme, '"refunds"', 5)).map((a) => a.id), [id], 'indexed');
   await ada.patch(`/articles/${id}`, { draftBody: 'Refunds within 60 days.' });
   const read = await ada.get(`/articles/${id}`);
   t.match(read.json, { draftBody: 'Refunds within 60 days.', publishedBody: 'Refunds within 30 days.' });

@@ -9,7 +9,7 @@ t.test('a person in two organizations signs in without one, lists both with role
   const m = await startManage(t);
   const { acme, globex, ada } = m.c.refs as Record<string, string>;
   const store = m.c.server.service.store;
-  await store.writer.submit(async (tx) => tx.repos.tenancy.setOrgRole(globex, ada, 'admin', 0));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(globex, ada, 'admin', 0)));
 
   const login = await call(`${m.url}/api/v1/console/login`, { method: 'POST', json: { email: 'ada@acme.test', password: 'ada-password-1' } });
   t.equal(login.json.orgId, null, 'several organizations: none selected yet');
@@ -51,7 +51,7 @@ t.test('the picker refuses what the person cannot work in, plainly', async (t) =
   const m = await startManage(t);
   const { globex, ada } = m.c.refs as Record<string, string>;
   const store = m.c.server.service.store;
-  await store.writer.submit(async (tx) => tx.repos.tenancy.setOrgRole(globex, ada, 'member', 0));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(globex, ada, 'member', 0)));
   const cookie = await m.login('ada@acme.test', 'ada-password-1');
 
   t.equal((await m.as(null, 'GET', '/console/organizations')).status, 401, 'no cookie: 401');
@@ -86,7 +86,7 @@ t.test('switching organization is a cookie write: a cross-site request is refuse
   const m = await startManage(t);
   const { globex, ada } = m.c.refs as Record<string, string>;
   const store = m.c.server.service.store;
-  await store.writer.submit(async (tx) => tx.repos.tenancy.setOrgRole(globex, ada, 'admin', 0));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(globex, ada, 'admin', 0)));
   const cookie = await m.login('ada@acme.test', 'ada-password-1');
   for (const forged of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }] as Array<Record<string, string>>) {
     const refused = await call(`${m.url}/api/v1/console/organization`, { method: 'POST', headers: { cookie, ...forged }, json: { orgId: globex } });

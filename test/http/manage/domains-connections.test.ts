@@ -36,16 +36,16 @@ t.test('connections: add, rotate, remove; material sealed with the vault and nev
   t.match(added.json.connection, { integrationId: 'crm', domainId: m.c.refs.sales, hasSecret: true, rotatedAt: null });
   t.notOk(added.text.includes(SECRET), 'the answer holds no material');
   const id: string = added.json.connection.connectionId;
-  const sealed = () => ((await db.get('SELECT secret_sealed FROM connections WHERE id = ?', id)) as { secret_sealed: Buffer }).secret_sealed;
-  t.notOk(sealed().toString('latin1').includes(SECRET), 'not in clear in the DB');
-  t.same(openSecret(keyRing, sealed(), sealedSecretAad.connection(m.c.refs.acme!, id)), { token: SECRET }, 'sealed as apply seals it');
+  const sealed = async () => ((await db.get('SELECT secret_sealed FROM connections WHERE id = ?', id)) as { secret_sealed: Buffer }).secret_sealed;
+  t.notOk((await sealed()).toString('latin1').includes(SECRET), 'not in clear in the DB');
+  t.same(openSecret(keyRing, (await sealed()), sealedSecretAad.connection(m.c.refs.acme!, id)), { token: SECRET }, 'sealed as apply seals it');
 
   const ROTATED = 'conn-secret-rotated-5d1';
   m.c.clock.advance(1000);
   const rotated = await m.as('eve', 'POST', `/org/connections/${id}/rotate`, { secret: { fields: { apiKey: ROTATED } } });
   t.equal(rotated.status, 200);
   t.equal(rotated.json.connection.rotatedAt, new Date(m.c.clock.now()).toISOString());
-  t.same(openSecret(keyRing, sealed(), sealedSecretAad.connection(m.c.refs.acme!, id)), { fields: { apiKey: ROTATED } });
+  t.same(openSecret(keyRing, (await sealed()), sealedSecretAad.connection(m.c.refs.acme!, id)), { fields: { apiKey: ROTATED } });
   const listed = await m.as('ada', 'GET', '/org/connections');
   t.equal(listed.json.connections.length, 2, 'the manifest\'s connection and the new one');
   t.notOk(listed.text.includes(ROTATED) || listed.text.includes('org-token-123'), 'a list holds no material either');

@@ -8,11 +8,11 @@ import { customerBody, staffedCustomer, startPartner, type PartnerEnv } from '..
 import { sqlReader } from '../../helpers/sql.js';
 
 /** An `sv_` key for the customer's owner, written the way a key-creation route would (hash only). */
-function ownerKey(p: PartnerEnv, orgId: string): string {
+async function ownerKey(p: PartnerEnv, orgId: string): Promise<string> {
   const repos = p.c.server.service.store.repos;
   const owner = (await sqlReader(p.c.server.service).get(`SELECT user_id FROM org_memberships WHERE org_id = ? AND role = 'owner'`, orgId)) as { user_id: string };
   const secret = mintSecret('sv_');
-  repos.credentials.insertApiKey({ id: newId(), userId: owner.user_id, orgId, name: 'test', keyHash: hashSecret(secret), hint: secret.slice(-4), createdAt: p.clock.now(), revokedAt: null });
+  (await repos.credentials.insertApiKey({ id: newId(), userId: owner.user_id, orgId, name: 'test', keyHash: hashSecret(secret), hint: secret.slice(-4), createdAt: p.clock.now(), revokedAt: null }));
   return secret;
 }
 
@@ -47,7 +47,7 @@ t.test('suspend stops the customer\'s keys, leases and tenant calls at once (fir
   const key = p.refs['northwind-key']!;
   const customer = await staffedCustomer(p, 'susp-co');
   await customer.vouch('op-1', 'operator');
-  const svKey = ownerKey(p, customer.orgId);
+  const svKey = (await ownerKey(p, customer.orgId));
   const me = () => call(`${p.c.server.url}/api/v1/me`, { headers: bearer(svKey) });
   const lease = (await p.api('POST', '/token', key, { orgId: customer.orgId, appId: p.refs['northwind-app'] })).json.token as string;
   const tenantRead = () => p.api('GET', `/organizations/${customer.orgId}/authoring/integrations`, lease, undefined, { 'x-service-subject': 'op-1' });

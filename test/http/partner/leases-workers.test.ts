@@ -11,7 +11,7 @@ async function customer(p: PartnerEnv, segment: string, secret?: string) {
   return answer.json as { organization: { id: string }; domain: { id: string }; owner: { userId: string; email: string } };
 }
 
-const policyApprovers = (p: PartnerEnv, domainId: string): string[] =>
+const policyApprovers = async (p: PartnerEnv, domainId: string): Promise<string[]> =>
   JSON.parse((await sqlReader(p.c.server.service).value('SELECT approval_policy FROM domains WHERE id = ?', domainId)) as string).approvers;
 
 t.test('POST /token mints a one-hour app lease; the injected clock ends it', async (t) => {
@@ -81,7 +81,7 @@ t.test('workers: vouch creates a provisioned person with domain roles; re-vouch 
   t.equal(updated.status, 200, 're-vouching an active subject updates it');
   t.equal(updated.json.worker.mappingId, worker.mappingId);
   t.equal((await db.value('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?', domain.id, worker.userId)), 'viewer');
-  t.ok(policyApprovers(p, domain.id).includes(worker.userId), 'approver standing is the domain\'s approval policy');
+  t.ok((await policyApprovers(p, domain.id)).includes(worker.userId), 'approver standing is the domain\'s approval policy');
 
   const listed = await p.api('GET', path, key);
   t.same(listed.json.workers.map((w: any) => w.partnerSubject), ['emp-42']);
@@ -96,7 +96,7 @@ t.test('workers: vouch creates a provisioned person with domain roles; re-vouch 
   t.equal((await p.api('GET', '/worker/approvals', lease.json.token)).status, 401, 'its lease stops at once');
   t.equal((await db.value('SELECT COUNT(*) FROM domain_memberships WHERE user_id = ?', worker.userId)), 0, 'memberships withdrawn');
   t.equal((await db.value('SELECT COUNT(*) FROM org_memberships WHERE user_id = ?', worker.userId)), 0);
-  t.notOk(policyApprovers(p, domain.id).includes(worker.userId), 'approver standing withdrawn');
+  t.notOk((await policyApprovers(p, domain.id)).includes(worker.userId), 'approver standing withdrawn');
   t.same((await p.api('GET', path, key)).json.workers, []);
   t.equal((await p.api('DELETE', `${path}/${worker.mappingId}`, key)).status, 404, 'revoking twice is the neutral 404');
   const noLease = await p.api('POST', '/worker-token', key, { orgId: organization.id, appId: p.refs['northwind-app'], partnerSubject: 'emp-42' });
@@ -129,5 +129,5 @@ t.test('vouching checks domains and people: foreign domains are 400, outside acc
   const db = sqlReader(p.c.server.service);
   t.equal((await db.value('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?', organization.id, owner.userId)), 'owner', 'a linked member keeps their membership');
   t.equal((await db.value('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?', domain.id, owner.userId)), 'owner');
-  t.ok(policyApprovers(p, domain.id).includes(owner.userId), 'and the approver standing they had before');
+  t.ok((await policyApprovers(p, domain.id)).includes(owner.userId), 'and the approver standing they had before');
 });

@@ -7,16 +7,16 @@ import { provisioningFingerprint } from '../../../runtime/partners/provisioning-
 import { customerBody, startPartner, type PartnerEnv } from './partner-fixture.js';
 import { sqlReader } from '../../helpers/sql.js';
 
-const claimState = (p: PartnerEnv, key: string) =>
+const claimState = async (p: PartnerEnv, key: string) =>
   (await sqlReader(p.c.server.service).value('SELECT state FROM provisioning_claims WHERE key = ?', key)) as string | undefined;
-const quotaUsed = (p: PartnerEnv) => (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind));
+const quotaUsed = async (p: PartnerEnv) => (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind));
 
 t.test('concurrent duplicate requests create one organization: one original, the rest wait (409 in progress) or replay', async (t) => {
   const p = await startPartner(t);
   const orgs = await p.count('organizations');
   const answers = await Promise.all(Array.from({ length: 6 }, () => p.provision('order-race', customerBody('racer'))));
   t.equal(await p.count('organizations'), orgs + 1, 'exactly one organization');
-  t.equal(quotaUsed(p), 1, 'one unit of quota');
+  t.equal((await quotaUsed(p)), 1, 'one unit of quota');
   const originals = answers.filter((a) => a.status === 202 && a.headers.get('idempotency-replayed') === null);
   t.equal(originals.length, 1, 'one original answer');
   t.match(originals[0]!.json.owner.invitation, /#token=svi_/);
@@ -50,14 +50,14 @@ t.test('CLIENT_SEGMENT_INVALID is a named refusal that releases the key: the cor
     t.equal(refused.status, 400, segment);
     t.match(refused.json.error, { code: 'CLIENT_SEGMENT_INVALID', details: { rule, idempotencyKey: 'released' } }, segment);
     if (segment.length > 4) t.notOk(refused.text.includes(segment), 'the message does not echo the segment');
-    t.equal(claimState(p, 'order-seg'), 'released');
+    t.equal((await claimState(p, 'order-seg')), 'released');
   }
   t.equal(await p.count('organizations'), orgs, 'nothing was created');
-  t.equal(quotaUsed(p), 0, 'no quota spent');
+  t.equal((await quotaUsed(p)), 0, 'no quota spent');
   const corrected = await p.provision('order-seg', customerBody('good-seg', { ownerEmail: 'owner@seg.example' }));
   t.equal(corrected.status, 202, 'not IDEMPOTENCY_KEY_REUSED: the key was released');
   t.equal(corrected.json.organization.clientSegment, 'good-seg');
-  t.equal(claimState(p, 'order-seg'), 'completed');
+  t.equal((await claimState(p, 'order-seg')), 'completed');
 });
 
 t.test('a failure injected after the organization exists leaves the claim indeterminate: later requests get IDEMPOTENCY_OUTCOME_UNKNOWN', async (t) => {
@@ -73,7 +73,7 @@ t.test('a failure injected after the organization exists leaves the claim indete
   const orgId = original.json.error.details.organization.id;
   t.match(original.json.error.details, { organization: { clientSegment: 'crashy' }, onboardingStatus: 'failed' });
   t.notOk(original.text.includes('injected'), 'the cause is not returned');
-  t.equal(claimState(p, 'order-crash'), 'indeterminate');
+  t.equal((await claimState(p, 'order-crash')), 'indeterminate');
 
   const retry = await p.provision('order-crash', customerBody('crashy'));
   t.equal(retry.status, 409);
@@ -109,7 +109,7 @@ t.test('a claim whose owner died mid-flight turns indeterminate when its lease r
   t.equal(meanwhile.json.error.code, 'IDEMPOTENCY_IN_PROGRESS');
   p.clock.advance(PROVISIONING_LEASE_MS);
   await p.drainTimers();
-  t.equal(claimState(p, 'order-orphan'), 'indeterminate');
+  t.equal((await claimState(p, 'order-orphan')), 'indeterminate');
   const after = await p.provision('order-orphan', body);
   t.equal(after.json.error.code, 'IDEMPOTENCY_OUTCOME_UNKNOWN');
   const replay = await p.provision('order-settled', customerBody('settled'));
@@ -135,7 +135,7 @@ t.test('an owner that dies after creating the customer: its lease fails the onbo
 
   p.clock.advance(PROVISIONING_LEASE_MS);
   await p.drainTimers();
-  t.equal(claimState(p, 'order-stalled'), 'indeterminate');
+  t.equal((await claimState(p, 'order-stalled')), 'indeterminate');
   const after = await p.api('GET', `/organizations/${orgId}`, p.refs['northwind-key']!);
   t.match(after.json, { onboardingStatus: 'failed', onboarding: { status: 'failed', error: 'onboarding_interrupted' } }, 'the partner is told to reconcile, not to wait');
 
@@ -144,7 +144,7 @@ t.test('an owner that dies after creating the customer: its lease fails the onbo
   wake();
   const late = await original;
   t.equal(late.json.error.code, 'PROVISIONING_FAILED');
-  t.equal(claimState(p, 'order-stalled'), 'indeterminate');
+  t.equal((await claimState(p, 'order-stalled')), 'indeterminate');
   t.equal((await p.provision('order-stalled', customerBody('stalled'))).json.error.code, 'IDEMPOTENCY_OUTCOME_UNKNOWN');
 });
 
@@ -174,7 +174,7 @@ t.test('7 days after creation a claim expires: timers sweep the rows and the nex
   const other = await p.provision('order-week', customerBody('weekly-two'));
   t.equal(other.status, 202, 'the released key takes a different body: no IDEMPOTENCY_KEY_REUSED after expiry');
   t.not(other.json.organization.id, first.json.organization.id);
-  t.equal(quotaUsed(p), 2);
+  t.equal((await quotaUsed(p)), 2);
 });
 
 t.test('the same key text under two partner keys is two independent claims', async (t) => {

@@ -11,12 +11,12 @@ async function reconfigure(p: PartnerEnv, change: (northwind: any) => void): Pro
   await applyManifest(p.c.server.service.store, manifest, { clock: p.clock, keyRing: p.c.server.service.services.keyRing });
 }
 
-const quotaUsed = (p: PartnerEnv) => (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind));
+const quotaUsed = async (p: PartnerEnv) => (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind));
 
 t.test('quota is a durable allowance: the 4th customer of a quota of 3 is QUOTA_EXHAUSTED, replays still work, raising it lets the key through', async (t) => {
   const p = await startPartner(t);
   for (const n of [1, 2, 3]) t.equal((await p.provision(`order-q${n}`, customerBody(`quota-${n}`))).status, 202);
-  t.equal(quotaUsed(p), 3);
+  t.equal((await quotaUsed(p)), 3);
   const fourth = await p.provision('order-q4', customerBody('quota-4'));
   t.equal(fourth.status, 409);
   t.match(fourth.json.error, { code: 'QUOTA_EXHAUSTED', details: { quota: 3, idempotencyKey: 'released' } });
@@ -26,12 +26,12 @@ t.test('quota is a durable allowance: the 4th customer of a quota of 3 is QUOTA_
   t.equal(replay.headers.get('idempotency-replayed'), 'true', 'a replay spends nothing, so it still answers');
   // Re-applying the manifest keeps the spend: it is durable, never reset by configuration.
   await reconfigure(p, () => {});
-  t.equal(quotaUsed(p), 3);
+  t.equal((await quotaUsed(p)), 3);
   t.equal((await p.provision('order-q4', customerBody('quota-4'))).json.error.code, 'QUOTA_EXHAUSTED');
   await reconfigure(p, (northwind) => (northwind.provisioning.quota = 4));
   const raised = await p.provision('order-q4', customerBody('quota-4'));
   t.equal(raised.status, 202, 'the released key succeeds once the allowance is raised');
-  t.equal(quotaUsed(p), 4);
+  t.equal((await quotaUsed(p)), 4);
 });
 
 t.test('standing refusals: PARTNER_PLATFORM_SUSPENDED, PROVISIONING_NOT_ENABLED, TEMPLATE_SUSPENDED release the key', async (t) => {
@@ -58,7 +58,7 @@ t.test('standing refusals: PARTNER_PLATFORM_SUSPENDED, PROVISIONING_NOT_ENABLED,
   t.equal(template.json.error.code, 'TEMPLATE_SUSPENDED');
 
   t.equal(await p.count('organizations', 'client_segment = ?', 'standing'), 0);
-  t.equal(quotaUsed(p), 0);
+  t.equal((await quotaUsed(p)), 0);
   await reconfigure(p, () => {});
   t.equal((await p.provision('order-standing', body)).status, 202, 'standing restored: the same key runs');
 });

@@ -9,7 +9,7 @@ import { sqlReader } from '../../helpers/sql.js';
 const tokenOf = (link: string): string => new URL(link).hash.replace(/^#token=/, '');
 
 /** Nothing of a claim exists: no projection row, no claim actor, no organization beyond the manifest's. */
-function assertNoClaim(t: Test, p: PartnerEnv, orgsBefore: number): void {
+async function assertNoClaim(t: Test, p: PartnerEnv, orgsBefore: number): Promise<void> {
   t.equal(await p.count('provisioning_claims'), 0, 'no claim row');
   t.equal(await p.count('actor_snapshots', "machine = 'provisioning-claim'"), 0, 'no claim actor');
   t.equal(await p.count('organizations'), orgsBefore, 'no organization');
@@ -103,7 +103,7 @@ t.test('a byte-equivalent retry replays the stored outcome: 202, Idempotency-Rep
   const p = await startPartner(t);
   const original = await p.provision('order-replay', customerBody('umbrella'));
   t.equal(original.status, 202);
-  const counts = () => ({
+  const counts = async () => ({
     orgs: await p.count('organizations'),
     users: await p.count('users'),
     runs: await p.count('onboarding_runs'),
@@ -111,7 +111,7 @@ t.test('a byte-equivalent retry replays the stored outcome: 202, Idempotency-Rep
     automations: await p.count('automations'),
     quota: (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind)),
   });
-  const before = counts();
+  const before = (await counts());
   // Same logical request, other key order and whitespace: byte-equivalent once canonicalized.
   const reordered = JSON.stringify({ ownerName: 'Olive Owner', ownerEmail: 'owner@umbrella.example', clientSegment: 'umbrella', clientName: 'Customer umbrella' }, null, 2);
   const replay = await call(`${p.c.server.url}/api/partner/v1/organizations`, {
@@ -123,7 +123,7 @@ t.test('a byte-equivalent retry replays the stored outcome: 202, Idempotency-Rep
   t.equal(replay.headers.get('idempotency-replayed'), 'true');
   t.equal(replay.json.owner.invitation, null, 'the invitation is never stored, so a replay carries null');
   t.same({ ...replay.json, owner: { ...replay.json.owner, invitation: 'x' } }, { ...original.json, owner: { ...original.json.owner, invitation: 'x' } }, 'otherwise the original outcome');
-  t.same(counts(), before, 'no organization, follower record, onboarding run, invitation or quota spend');
+  t.same((await counts()), before, 'no organization, follower record, onboarding run, invitation or quota spend');
 });
 
 t.test('the same key with a different validated body is 409 IDEMPOTENCY_KEY_REUSED; an added default-valued field is a different body', async (t) => {
@@ -182,7 +182,7 @@ t.test('malformed headers and bodies are refused before any claim exists', async
     req.end(JSON.stringify(good));
   });
   t.equal(repeated, 400, 'a repeated Idempotency-Key header');
-  assertNoClaim(t, p, orgs);
+  (await assertNoClaim(t, p, orgs));
 });
 
 t.test('a missing, malformed or revoked partner key is one uniform 401, and nothing is claimed', async (t) => {
@@ -199,5 +199,5 @@ t.test('a missing, malformed or revoked partner key is one uniform 401, and noth
   (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET revoked_at = 1 WHERE key_hash = ?', hashSecret(second)));
   const revoked = await p.provision('order-auth', customerBody('auth-co'), { secret: second });
   t.equal(revoked.text, none.text, 'a revoked key');
-  assertNoClaim(t, p, orgs);
+  (await assertNoClaim(t, p, orgs));
 });

@@ -84,8 +84,8 @@ t.test('the trigger fire route as the named person: one session per subscriber, 
   await customer.vouch('op-1', 'operator');
   const triggerId = newId();
   const store = p.c.server.service.store;
-  store.transaction(() => {
-    store.repos.triggers.insertTrigger({
+  await store.writer.submit(async (tx) => {
+    (await tx.repos.triggers.insertTrigger({
       id: triggerId,
       orgId: customer.orgId,
       domainId: customer.domainId,
@@ -96,8 +96,8 @@ t.test('the trigger fire route as the named person: one session per subscriber, 
       endpointSecretSealed: null,
       createdBy: null,
       createdAt: p.clock.now(),
-    });
-    store.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('welcome')]);
+    }));
+    (await tx.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('welcome')]));
   });
   const fire = (key?: string) =>
     p.api('POST', `/organizations/${customer.orgId}/triggers/fire`, customer.key, { triggerId, input: { prompt: 'A new signup' } }, {

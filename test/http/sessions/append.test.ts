@@ -57,8 +57,8 @@ t.test('a message sent while a turn runs is queued behind it: executions run in 
   const third = await c.post(`/agents/sessions/${opened.json.sessionId}/messages`, 'bob', { message: 'id: c-3' });
   t.equal(second.status, 200);
   t.equal(third.status, 200);
-  const status = (id: string) => ((await sqlReader(c.server.service).get('SELECT status FROM executions WHERE id = ?', id)) as { status: string }).status;
-  t.same([status(opened.json.executionId), status(second.json.executionId), status(third.json.executionId)], ['running', 'queued', 'queued']);
+  const status = async (id: string) => ((await sqlReader(c.server.service).get('SELECT status FROM executions WHERE id = ?', id)) as { status: string }).status;
+  t.same([(await status(opened.json.executionId)), (await status(second.json.executionId)), (await status(third.json.executionId))], ['running', 'queued', 'queued']);
   t.equal(c.upstream.received.length, 1, 'the second turn has not started');
   for (let i = 1; i <= 3; i++) {
     releases.shift()!();
@@ -66,7 +66,7 @@ t.test('a message sent while a turn runs is queued behind it: executions run in 
   }
   await c.settle();
   t.same(c.upstream.received.map((r) => r.pathname), ['/contacts/c-1', '/contacts/c-2', '/contacts/c-3']);
-  t.same([status(opened.json.executionId), status(second.json.executionId), status(third.json.executionId)], ['completed', 'completed', 'completed']);
+  t.same([(await status(opened.json.executionId)), (await status(second.json.executionId)), (await status(third.json.executionId))], ['completed', 'completed', 'completed']);
   const view = await c.get(`/agents/sessions/${opened.json.sessionId}`, 'ada');
   t.same(view.json.messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant'], 'answers follow their own message');
 });

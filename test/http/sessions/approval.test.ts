@@ -14,7 +14,7 @@ async function suspended(c: Conversation, agent = 'upgrader', user = 'ada', extr
   return { sessionId: opened.json.sessionId as string, executionId: opened.json.executionId as string, view: view.json };
 }
 
-const events = (c: Conversation, sessionId: string) =>
+const events = async (c: Conversation, sessionId: string) =>
   ((await sqlReader(c.server.service).all('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq', sessionId)) as Array<{ type: string; payload: string }>).map(
     (row) => ({ type: row.type, ...JSON.parse(row.payload) }),
   );
@@ -26,7 +26,7 @@ t.test('a tool in approvalTools suspends the turn durably with an approvalId and
   t.match(view.pendingApproval, { executionId, toolName: 'crm.update_contact', args: { id: 'c-1', tier: 'enterprise' } });
   t.equal(view.pendingApprovalId, view.pendingApproval.approvalId);
   t.same(c.upstream.received.map((r) => r.method), ['GET'], 'the gated write has not been sent');
-  const suspension = events(c, sessionId).find((e) => e.type === 'turn.suspended');
+  const suspension = (await events(c, sessionId)).find((e) => e.type === 'turn.suspended');
   t.match(suspension, { executionId, approvalId: view.pendingApprovalId, toolName: 'crm.update_contact', toolCallId: view.toolCalls[1].toolCallId });
   t.equal(view.toolCalls[1].status, 'awaiting_approval');
   const snapshot = (await sqlReader(c.server.service).get('SELECT status, snapshot FROM actor_snapshots WHERE actor_id = ?', executionId)) as { status: string; snapshot: string };
@@ -65,7 +65,7 @@ t.test('approve with editedArgs: 200 at once, the call runs with them, the recor
   t.match(audit, { status: 'approved', decided_by: c.refs.ada, comment: 'pro is enough', edited: 1 });
   t.same(JSON.parse(audit.edited_args as string), { id: 'c-1', tier: 'pro' });
   t.same(JSON.parse(audit.args as string), { id: 'c-1', tier: 'enterprise' }, 'the proposal is kept as proposed');
-  const started = events(c, sessionId).filter((e) => e.type === 'tool_call.started');
+  const started = (await events(c, sessionId)).filter((e) => e.type === 'tool_call.started');
   t.equal(started[1].edited, true);
   const again = await c.post(`/agents/sessions/${sessionId}/turn-approval`, 'ada', { decision: 'approved', approvalId: view.pendingApprovalId });
   t.equal(again.status, 409, 'nothing waits any more');
@@ -82,7 +82,7 @@ t.test('reject: the turn ends rejected, the write is never sent', async (t) => {
   t.equal(after.json.latestTurn.status, 'rejected');
   t.equal(after.json.toolCalls[1].status, 'rejected');
   t.same(c.upstream.received.map((r) => r.method), ['GET']);
-  t.match(events(c, sessionId).slice(-2), [{ type: 'tool_call.finished', status: 'rejected' }, { type: 'turn.completed', outcome: 'rejected' }]);
+  t.match((await events(c, sessionId)).slice(-2), [{ type: 'tool_call.finished', status: 'rejected' }, { type: 'turn.completed', outcome: 'rejected' }]);
   t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the grant went with the settled turn');
 });
 
@@ -204,7 +204,7 @@ t.test('approval after the grant expired: no replacement -> failed tool result C
   const view = (await c.get(`/agents/sessions/${expiredSession}`, 'ada')).json;
   t.match(view.toolCalls[1], { toolName: 'crm.update_contact', status: 'failed', errorCode: 'CALLER_CREDENTIAL_EXPIRED' });
   t.equal(view.latestTurn.status, 'completed', 'the turn resumes with the failed result and finishes');
-  t.match(events(c, expiredSession).find((e) => e.type === 'caller_credential.failed'), { integrationId: 'crm', code: 'CALLER_CREDENTIAL_EXPIRED' });
+  t.match((await events(c, expiredSession)).find((e) => e.type === 'caller_credential.failed'), { integrationId: 'crm', code: 'CALLER_CREDENTIAL_EXPIRED' });
   t.equal(c.upstream.received.length, 2, 'no fallback to the organization');
 
   const replaced = await c.post(`/agents/sessions/${replacedSession}/turn-approval`, 'ada', { decision: 'approved', callerCredentials: crmCredentials('replacement-token') });

@@ -45,7 +45,7 @@ function completions(c: Conversation, sessionId: string) {
   };
 }
 
-const execution = (c: Conversation, id: string) =>
+const execution = async (c: Conversation, id: string) =>
   (await sqlReader(c.server.service).get('SELECT status, error_code, settled_at FROM executions WHERE id = ?', id)) as { status: string; error_code: string | null; settled_at: number | null };
 
 t.test('cancel a turn blocked in a slow tool call: the call is aborted, the grant deleted, turn.completed cancelled streamed, the next message runs', async (t) => {
@@ -60,7 +60,7 @@ t.test('cancel a turn blocked in a slow tool call: the call is aborted, the gran
   t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 1, 'the turn holds a caller grant');
   const next = await c.post(`/agents/sessions/${sessionId}/messages`, 'ada', { message: UPGRADE, callerCredentials: crmCredentials('second-token') });
   t.equal(next.status, 200);
-  t.equal(execution(c, next.json.executionId).status, 'queued', 'the next message waits behind the blocked turn');
+  t.equal((await execution(c, next.json.executionId)).status, 'queued', 'the next message waits behind the blocked turn');
 
   const secondCall = c.upstream.nextRequest();
   const cancelled = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', {});
@@ -68,7 +68,7 @@ t.test('cancel a turn blocked in a slow tool call: the call is aborted, the gran
   t.same(cancelled.json, { executionId, status: 'cancelled' }, 'the default target is the oldest unsettled execution');
   await closed;
   t.pass('the upstream saw the connection closed before it answered');
-  t.match(execution(c, executionId), { status: 'failed', error_code: 'CANCELLED' });
+  t.match((await execution(c, executionId)), { status: 'failed', error_code: 'CANCELLED' });
   t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'the grant row is gone');
 
   const request = await secondCall;
@@ -91,13 +91,13 @@ t.test('cancel a queued turn by executionId: it never runs, the running one goes
   const second = queued.json.executionId as string;
   const answer = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', { executionId: second });
   t.same(answer.json, { executionId: second, status: 'cancelled' });
-  t.match(execution(c, second), { status: 'failed', error_code: 'CANCELLED' });
+  t.match((await execution(c, second)), { status: 'failed', error_code: 'CANCELLED' });
   t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', second), 0, 'the queued turn\'s grant is deleted');
-  t.equal(execution(c, executionId).status, 'running', 'the running turn is untouched');
+  t.equal((await execution(c, executionId)).status, 'running', 'the running turn is untouched');
   c.upstream.respond(crmResponder);
   crmResponder({ method: 'GET', pathname: '/contacts/c-1' } as never, held[0]!);
   await c.settle();
-  t.equal(execution(c, executionId).status, 'suspended', 'the first turn went on to its approval');
+  t.equal((await execution(c, executionId)).status, 'suspended', 'the first turn went on to its approval');
   t.same(c.upstream.received.map((r) => r.method), ['GET'], 'the cancelled turn never called anything');
   const again = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', { executionId: second });
   t.equal(again.status, 200, 'repeating the cancel of a cancelled execution answers the same');
@@ -145,7 +145,7 @@ t.test('permissions: a viewer is refused 403, other organizations and non-member
   t.equal((await c.post('/agents/sessions/0190f3c4-7b2a-7cc1-8a55-2d5b3f4e6a71/cancel', 'ada', {})).status, 404, 'unknown session');
   t.equal((await c.post(path, 'ada', { executionId: '0190f3c4-7b2a-7cc1-8a55-2d5b3f4e6a71' })).status, 404, 'an execution of no such session');
   for (const body of [{ executionId: 'nope' }, { surprise: 1 }]) t.equal((await c.post(path, 'ada', body)).status, 400, JSON.stringify(body));
-  t.equal(execution(c, executionId).status, 'suspended', 'nothing refused changed anything');
+  t.equal((await execution(c, executionId)).status, 'suspended', 'nothing refused changed anything');
 });
 
 t.test('idempotency: a repeat answers 200 again; a finished execution or an idle session is 409', async (t) => {
@@ -153,7 +153,7 @@ t.test('idempotency: a repeat answers 200 again; a finished execution or an idle
   const opened = await c.open('lookup', 'ada', { message: 'id: c-1' });
   const { sessionId, executionId } = opened.json;
   await c.settle();
-  t.equal(execution(c, executionId).status, 'completed');
+  t.equal((await execution(c, executionId)).status, 'completed');
   const finished = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', { executionId });
   t.equal(finished.status, 409);
   t.match(finished.json.error, { code: 'CONFLICT', details: { status: 'completed' } });

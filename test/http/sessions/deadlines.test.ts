@@ -15,7 +15,7 @@ async function suspended(c: Conversation, body: Record<string, unknown> = { call
   return { sessionId: opened.json.sessionId as string, executionId: opened.json.executionId as string, approvalId: view.json.pendingApprovalId as string };
 }
 
-const events = (c: Conversation, sessionId: string) =>
+const events = async (c: Conversation, sessionId: string) =>
   ((await sqlReader(c.server.service).all('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq', sessionId)) as Array<{ type: string; payload: string }>).map(
     (row) => ({ type: row.type, ...JSON.parse(row.payload) }),
   );
@@ -36,7 +36,7 @@ t.test('an approval undecided for SWITCHYARD_APPROVAL_TTL_MS expires: the turn f
   await moveClock(c, 1);
   const row = (await sqlReader(c.server.service).get('SELECT status, error_code FROM executions WHERE id = ?', executionId));
   t.same(row, { status: 'failed', error_code: 'APPROVAL_EXPIRED' });
-  t.match(events(c, sessionId).filter((e) => e.executionId === executionId).slice(-2), [
+  t.match((await events(c, sessionId)).filter((e) => e.executionId === executionId).slice(-2), [
     { type: 'tool_call.finished', toolName: 'crm.update_contact', status: 'failed', errorCode: 'APPROVAL_EXPIRED' },
     { type: 'turn.completed', outcome: 'failed', errorCode: 'APPROVAL_EXPIRED' },
   ]);
@@ -117,7 +117,7 @@ t.test('a flow run parked on a run approval expires the same way: failed APPROVA
   await moveClock(c, 24 * HOUR);
   t.same((await db.get('SELECT status, error_code FROM executions WHERE id = ?', approval.execution_id)), { status: 'failed', error_code: 'APPROVAL_EXPIRED' });
   t.match((await db.get('SELECT status, decided_by FROM approvals WHERE id = ?', approval.id)), { status: 'rejected', decided_by: null });
-  t.match(events(c, run.sessionId).at(-1), { type: 'turn.completed', outcome: 'failed', errorCode: 'APPROVAL_EXPIRED' });
+  t.match((await events(c, run.sessionId)).at(-1), { type: 'turn.completed', outcome: 'failed', errorCode: 'APPROVAL_EXPIRED' });
   const decided = await call(`${c.server.url}/api/v1/agents/sessions/${run.sessionId}/turn-approval`, { method: 'POST', headers: bearer(c.key('ada')), json: { decision: 'approved' } });
   t.equal(decided.status, 409);
 });

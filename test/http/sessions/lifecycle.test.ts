@@ -74,7 +74,7 @@ t.test('permissions: canManage is the creator or a domain Editor/Owner; others g
   t.match((await c.get(path, 'bob')).json, { canManage: false, title: null }, 'nothing changed');
 
   // Rechecked on every change: the domain Owner demoted to viewer loses canManage at once.
-  c.server.service.store.repos.tenancy.setDomainRole(c.refs.sales!, c.refs.ada!, 'viewer', 0);
+  (await c.server.service.store.repos.tenancy.setDomainRole(c.refs.sales!, c.refs.ada!, 'viewer', 0));
   const bobs = await openSettled(c, 'bob');
   t.equal((await send(c, 'POST', `/agents/sessions/${bobs}/archive`, 'ada')).status, 403);
   t.equal((await send(c, 'POST', `/agents/sessions/${bobs}/archive`, 'bob')).status, 200, 'the creator manages their session');

@@ -53,7 +53,7 @@ t.test('the list holds domain sessions of the caller\'s domains and their own pe
   t.same((await allPages(c, 'ada', `createdFrom=${from}&createdTo=${to}`, 'sessions')).flat().map((s) => s.sessionId), [adasPersonal, second]);
 
   // Visibility is reread on every page: removed from the domain, bob keeps only his personal chat.
-  c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!);
+  (await c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!));
   t.same((await allPages(c, 'bob', '', 'sessions')).flat().map((s) => s.sessionId), [bobsPersonal]);
 });
 

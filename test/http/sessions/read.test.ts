@@ -52,7 +52,7 @@ t.test('a domain session is visible to current domain members only, with flags f
   t.equal((await call(`${c.server.url}/api/v1${path}`, { headers: bearer('sv_garbage') })).status, 404);
 
   // Membership is read live: removed from the domain, the creator no longer sees the session.
-  c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!);
+  (await c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!));
   t.equal((await c.get(path, 'bob')).status, 404);
 });
 

@@ -43,7 +43,7 @@ async function quietFire(f: FireServer, key: string) {
 
 t.test('a keyed fire with two subscribers commits ONE row, without a savepoint; its sessions follow in one unit', { skip: sqliteOnly('counts the rows each SQLite group-commit unit changed (total_changes())') }, async (t) => {
   const f = await startFireServer(t);
-  const { store } = f.server.service;
+  const { store } = onSqlite(f.server.service);
   // Once per minute and once per service, not per fire: the key's last_used_at, and the claim sweep's one timer.
   await quietFire(f, 'warm-up');
   await f.settle();
@@ -61,7 +61,7 @@ t.test('a keyed fire with two subscribers commits ONE row, without a savepoint; 
   const replay = await quietFire(f, 'rows-1');
   t.equal(replay.headers.get('idempotency-replayed'), 'true');
   t.same(replay.json, answer.json, 'the replay answers the identical body from the run row');
-  t.equal(store.repos.fireClaims.get((await f.server.service.services.auth.apiKey(f.key('bob')))!.orgId, 'rows-1')?.runId, answer.json.runId);
+  t.equal((await store.repos.fireClaims.get((await f.server.service.services.auth.apiKey(f.key('bob')))!.orgId, 'rows-1'))?.runId, answer.json.runId);
 });
 
 t.test('every id in the 202 is readable at once: session, list, stream, Run history', async (t) => {
