@@ -61,7 +61,7 @@ t.test('create needs edit_automation in the domain: operator or non-member is 40
   t.equal(bob.status, 403, 'operator');
   t.equal(bob.json.error.code, 'FORBIDDEN');
   t.equal((await world.as(world.refs['eve-key']).post('/automations', body)).status, 403, 'organization admin without domain role');
-  world.setDomainRole('sales', 'bob', 'editor');
+  await world.setDomainRole('sales', 'bob', 'editor');
   t.equal((await world.as(world.refs['bob-key']).post('/automations', body)).status, 201, 'editor may (role read now)');
   const gina = await world.as(world.refs['gina-key']).post('/automations', body);
   t.equal(gina.status, 404, 'another organization\'s domain');

@@ -32,7 +32,7 @@ t.test('permissions are the current ones: losing the domain role turns 201 into 
   const token = await userToken(world.server, 'ada@acme.test', 'ada-password-1');
   const ada = world.as(token);
   t.equal((await ada.post('/automations', { domainId: world.refs.sales, name: 'x' })).status, 201);
-  world.setDomainRole('sales', 'ada', 'viewer');
+  await world.setDomainRole('sales', 'ada', 'viewer');
   t.equal((await ada.post('/automations', { domainId: world.refs.sales, name: 'y' })).status, 403);
   t.equal((await ada.patch(`/automations/${world.refs.lookup}/setup`, { principles: 'x' })).status, 403);
 });
