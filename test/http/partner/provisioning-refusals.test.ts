@@ -47,10 +47,10 @@ t.test('standing refusals: PARTNER_PLATFORM_SUSPENDED, PROVISIONING_NOT_ENABLED,
   t.equal(notEnabled.status, 403);
   t.equal(notEnabled.json.error.code, 'PROVISIONING_NOT_ENABLED');
 
-  (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET provisioning_enabled = 0 WHERE partner_id = ?', p.refs.northwind));
+  (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET provisioning_enabled = false WHERE partner_id = ?', p.refs.northwind));
   await reconfigure(p, () => {});
   t.equal((await p.provision('order-standing', body)).json.error.code, 'PROVISIONING_NOT_ENABLED', 'a key without the grant');
-  (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET provisioning_enabled = 1 WHERE partner_id = ?', p.refs.northwind));
+  (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET provisioning_enabled = true WHERE partner_id = ?', p.refs.northwind));
 
   await reconfigure(p, (northwind) => (northwind.templates[0].suspended = true));
   const template = await p.provision('order-standing', body);
