@@ -52,6 +52,12 @@ export async function viewPage<R, T>(
   return { items, nextCursor: page.nextCursor };
 }
 
+/**
+ * Above every revision number either schema stores (PostgreSQL's `integer` columns): the bound of a first page, and
+ * the clamp of a cursor's number, since PostgreSQL refuses a larger parameter for an `integer` comparison (a 500).
+ */
+const REVISION_CEILING = 2_147_483_647;
+
 /** Revision histories page newest first by number: the cursor holds the last revision shown. */
 export async function revisionPage<R>(
   cursor: string | undefined,
@@ -59,7 +65,7 @@ export async function revisionPage<R>(
   fetch: (below: number, n: number) => Awaitable<R[]>,
   numberOf: (row: R) => number,
 ): Promise<PageOf<R>> {
-  const rows = await fetch(cursor ? decodeRevisionCursor(cursor) : Number.MAX_SAFE_INTEGER, limit + 1);
+  const rows = await fetch(cursor ? decodeRevisionCursor(cursor) : REVISION_CEILING, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { rows: page, nextCursor: rows.length > limit && last !== undefined ? Buffer.from(`r${numberOf(last)}`, 'utf8').toString('base64url') : null };
@@ -68,5 +74,5 @@ export async function revisionPage<R>(
 function decodeRevisionCursor(text: string): number {
   const match = /^r(\d{1,15})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
   if (match === null) throw invalidCursor();
-  return Number(match[1]);
+  return Math.min(Number(match[1]), REVISION_CEILING);
 }

@@ -84,7 +84,11 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
     if (scheduled) return;
     scheduled = true;
     setImmediate(() => {
-      flushing = flushing.then(flush, flush);
+      // Never a rejected chain: a lookup that fails (the database going away at shutdown) is logged, not left as an
+      // unhandled rejection that would fail the process.
+      flushing = flushing.then(flush).catch((error: unknown) => {
+        deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'run settlement flush failed');
+      });
     });
   }
 

@@ -6,6 +6,7 @@ import { seedDemo } from '../../runtime/demo.js';
 import { loadManifestFile } from '../../runtime/manifest/load.js';
 import { bearer, call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
+import { sqlReader } from '../helpers/sql.js';
 
 const demoManifest = fileURLToPath(new URL('../../examples/demo.workspace.json', import.meta.url));
 
@@ -22,10 +23,10 @@ t.test('the demo trigger starts an agent and a flow session that both settle wit
   t.equal(fired.status, 202, fired.text);
   t.equal(fired.json.sessions.length, 2, 'one session per subscriber');
 
-  const { store } = server.service;
+  const db = sqlReader(server.service);
   const settled = async (sessionId: string) => {
     for (let i = 0; i < 200; i++) {
-      const rows = store.db.prepare('SELECT status FROM executions WHERE session_id = ?').all(sessionId) as Array<{ status: string }>;
+      const rows = (await db.all('SELECT status FROM executions WHERE session_id = ?', sessionId)) as Array<{ status: string }>;
       if (rows.length > 0 && rows.every((r) => ['completed', 'failed', 'rejected'].includes(r.status))) return rows.map((r) => r.status);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -33,9 +34,7 @@ t.test('the demo trigger starts an agent and a flow session that both settle wit
   };
   for (const { sessionId } of fired.json.sessions as Array<{ sessionId: string }>) {
     t.same(await settled(sessionId), ['completed'], `session ${sessionId} completed`);
-    const answer = store.db
-      .prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY created_at DESC, rowid DESC LIMIT 1")
-      .get(sessionId) as { content: string } | undefined;
+    const answer = (await db.get("SELECT content FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY created_at DESC, position DESC LIMIT 1", sessionId)) as { content: string } | undefined;
     t.match(answer?.content ?? '', /triggers\/fire/i, 'the answer quotes the handbook article about firing');
   }
 

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { bearer, call } from '../helpers/http.js';
 import { ALLOWED_ORIGIN, CANARY, startMcpWorld, UPGRADE } from './mcp-fixture.js';
+import { sqlReader } from '../helpers/sql.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -70,8 +71,8 @@ t.test('a disabled entitlement hides the agent from tools/list and from tools/ca
   const { client } = await world.client('ada');
   const name = (await client.listTools()).tools.find((tool) => tool._meta?.['io.switchyard/automationId'] === world.refs.lookup)!.name;
   const { store, clock } = world.server.service.services;
-  await store.writer.submit(() =>
-    store.repos.entitlements.set({ orgId: world.refs.acme!, automationId: world.refs.lookup!, enabled: false, updatedAt: clock.now() }),
+  await store.writer.submit(async (tx) =>
+    (await tx.repos.entitlements.set({ orgId: world.refs.acme!, automationId: world.refs.lookup!, enabled: false, updatedAt: clock.now() })),
   );
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   t.notOk(names.includes(name));
@@ -104,7 +105,7 @@ t.test('tools/call runs one turn as a durable session, with progress, and return
   t.equal(view.json.latestTurn.executionId, executionId);
   t.equal(view.json.latestTurn.status, 'completed');
   t.match(view.json.messages, [{ role: 'user', text: '{"id": "c-1"}', author: { isYou: true } }, { role: 'assistant' }]);
-  const row = world.server.service.store.db.prepare('SELECT origin, created_by, visibility FROM sessions WHERE id = ?').get(sessionId) as any;
+  const row = (await sqlReader(world.server.service).get('SELECT origin, created_by, visibility FROM sessions WHERE id = ?', sessionId)) as any;
   t.same(row, { origin: 'mcp', created_by: world.refs.ada, visibility: 'personal' }, 'an assistant\'s chat is personal to the key owner');
   const bobs = await call(`${world.server.url}/api/v1/agents/sessions/${sessionId}`, { headers: bearer(world.key('bob')) });
   t.equal(bobs.status, 404, 'a domain Operator cannot see it');

@@ -3,7 +3,7 @@ import { hashPassword } from '../../runtime/auth/passwords.js';
 import { hashSecret, hintOf, mintSecret } from '../../runtime/auth/secrets.js';
 import { newId } from '../../runtime/ids.js';
 import type { OrgRole } from '../../storage/repos/tenancy.repo.js';
-import type { Store } from '../../storage/store.js';
+import type { Storage } from '../../storage/port/storage.js';
 
 export interface SeededUser {
   userId: string;
@@ -14,7 +14,7 @@ export interface SeededUser {
 }
 
 export async function seedUser(
-  store: Store,
+  store: Storage,
   options: { orgId?: string; orgName?: string; email?: string; password?: string; orgRole?: OrgRole } = {},
 ): Promise<SeededUser> {
   const now = Date.now();
@@ -24,14 +24,14 @@ export async function seedUser(
   const passwordHash = await hashPassword(password);
   const apiKey = mintSecret('sv_');
   const userId = newId();
-  store.transaction(() => {
-    const { tenancy, credentials } = store.repos;
-    if (!tenancy.organization(orgId)) {
-      tenancy.insertOrganization({ id: orgId, name: options.orgName ?? 'Org', partnerId: null, clientSegment: null, directLoginDisabled: false, rolloutFlags: {}, createdAt: now, suspendedAt: null });
+  await store.writer.submit(async (tx) => {
+    const { tenancy, credentials } = tx.repos;
+    if (!(await tenancy.organization(orgId))) {
+      await tenancy.insertOrganization({ id: orgId, name: options.orgName ?? 'Org', partnerId: null, clientSegment: null, directLoginDisabled: false, rolloutFlags: {}, createdAt: now, suspendedAt: null });
     }
-    tenancy.insertUser({ id: userId, email, name: email.split('@')[0], passwordHash, disabled: false, createdAt: now });
-    tenancy.setOrgRole(orgId, userId, options.orgRole ?? 'member', now);
-    credentials.insertApiKey({ id: newId(), userId, orgId, name: 'test', keyHash: hashSecret(apiKey), hint: hintOf(apiKey), createdAt: now, revokedAt: null });
+    await tenancy.insertUser({ id: userId, email, name: email.split('@')[0], passwordHash, disabled: false, createdAt: now });
+    await tenancy.setOrgRole(orgId, userId, options.orgRole ?? 'member', now);
+    await credentials.insertApiKey({ id: newId(), userId, orgId, name: 'test', keyHash: hashSecret(apiKey), hint: hintOf(apiKey), createdAt: now, revokedAt: null });
   });
   return { userId, orgId, email, password, apiKey };
 }

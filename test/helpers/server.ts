@@ -3,17 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
-import { createService, type CreateServiceOptions, type SqliteService } from '../../http/service.js';
+import { createService, type CreateServiceOptions, type Service } from '../../http/service.js';
 import { ManualClock } from '../../runtime/clock.js';
 import { configFromEnv, DEFAULT_CONFIG, type ServiceConfig } from '../../runtime/config.js';
 import { REDACT_PATHS } from '../../runtime/logger.js';
 
 export interface TestServer {
   /**
-   * Typed as on SQLite, where the suite runs, so fixtures may reach `store.db`; under SWITCHYARD_TEST_STORAGE=postgres
-   * it is the PostgreSQL port and such fixtures fail (they need porting to the port's repositories).
+   * On either engine: read state through `service.store.repos` or test/helpers/sql.ts; a test that needs the SQLite
+   * file itself says so with `sqliteOnly` and reaches it through `onSqlite(service)`.
    */
-  service: SqliteService;
+  service: Service;
   url: string;
   clock: ManualClock;
   /** Every log line the service wrote, for secret-leak assertions. */
@@ -26,30 +26,53 @@ export function testHttpAdapter(): ServiceConfig['httpAdapter'] {
   return configFromEnv({ SWITCHYARD_HTTP_ADAPTER: process.env.SWITCHYARD_HTTP_ADAPTER }).httpAdapter;
 }
 
+/** The engine the service-level tests run on (SWITCHYARD_TEST_STORAGE): sqlite by default. */
+export const testStorage: 'sqlite' | 'postgres' = process.env.SWITCHYARD_TEST_STORAGE === 'postgres' ? 'postgres' : 'sqlite';
+
+
 interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-/**
- * SWITCHYARD_TEST_STORAGE=postgres runs the server on a fresh database of SWITCHYARD_TEST_DATABASE_URL's server (a
- * role that may CREATE DATABASE), dropped at teardown; otherwise null and the server runs on SQLite.
- */
-async function testDatabaseUrl(t: Teardown): Promise<string | null> {
-  if (process.env.SWITCHYARD_TEST_STORAGE !== 'postgres') return null;
-  const adminUrl = process.env.SWITCHYARD_TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error('SWITCHYARD_TEST_STORAGE=postgres needs SWITCHYARD_TEST_DATABASE_URL');
-  const name = `switchyard_http_${randomBytes(6).toString('hex')}`;
+/** Databases created for a `dbPath`, so a test that restarts its server on the same path finds its data again. */
+const databasesByPath = new Map<string, { url: string; users: number }>();
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`).finally(() => admin.end());
-  t.teardown(async () => {
-    const dropper = new pg.Client({ connectionString: adminUrl });
-    await dropper.connect();
-    await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => dropper.end());
-  });
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  await admin.query(sql).finally(() => admin.end());
+}
+
+/**
+ * SWITCHYARD_TEST_STORAGE=postgres runs the server on a fresh database of SWITCHYARD_TEST_DATABASE_URL's server (a
+ * role that may CREATE DATABASE); the same `dbPath` names the same database, as the same file does on SQLite.
+ * Returns null on SQLite; else the URL and the drop to run after the server closed (once its last user is done).
+ */
+async function testDatabase(dbPath: string | undefined): Promise<{ url: string; drop(): Promise<void> } | null> {
+  if (testStorage !== 'postgres') return null;
+  const adminUrl = process.env.SWITCHYARD_TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('SWITCHYARD_TEST_STORAGE=postgres needs SWITCHYARD_TEST_DATABASE_URL');
+  const key = dbPath === undefined || dbPath === ':memory:' ? null : dbPath;
+  let entry = key === null ? undefined : databasesByPath.get(key);
+  const name = entry === undefined ? `switchyard_http_${randomBytes(6).toString('hex')}` : new URL(entry.url).pathname.slice(1);
+  if (entry === undefined) {
+    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    entry = { url: url.toString(), users: 0 };
+    if (key !== null) databasesByPath.set(key, entry);
+  }
+  const shared = entry;
+  shared.users++;
+  return {
+    url: shared.url,
+    async drop() {
+      // Teardowns run in the order they were added: the last server on a path drops it, after every close.
+      if (--shared.users > 0) return;
+      if (key !== null) databasesByPath.delete(key);
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
 }
 
 export async function startTestServer(
@@ -65,10 +88,10 @@ export async function startTestServer(
     },
   });
   const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
-  const databaseUrl = await testDatabaseUrl(t);
+  const database = await testDatabase(options.dbPath);
   const service = await createService({
     dbPath: options.dbPath ?? ':memory:',
-    ...(databaseUrl === null ? {} : { databaseUrl }),
+    ...(database === null ? {} : { databaseUrl: database.url }),
     clock,
     logger,
     config: {
@@ -82,5 +105,14 @@ export async function startTestServer(
   const port = await service.listen(0, '127.0.0.1');
   const close = () => service.close();
   t.teardown(close);
-  return { service: service as unknown as SqliteService, url: `http://127.0.0.1:${port}`, clock, logs, close };
+  if (database !== null) t.teardown(database.drop);
+  return { service, url: `http://127.0.0.1:${port}`, clock, logs, close };
+}
+
+/**
+ * For a test about SQLite itself (its file, WAL, pragmas, group-commit internals): false on SQLite, else the skip
+ * reason to pass as `{ skip }`. Keep the reason specific: it is the list of what PostgreSQL runs do not cover.
+ */
+export function sqliteOnly(reason: string): false | string {
+  return testStorage === 'sqlite' ? false : `SQLite only: ${reason}`;
 }

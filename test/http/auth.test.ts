@@ -61,7 +61,7 @@ t.test('an account-only console session (no organization selected) cannot mint a
   const server = await startTestServer(t);
   const first = await seedUser(server.service.store, { email: 'multi@example.test' });
   const other = await seedUser(server.service.store, { email: 'other@example.test' });
-  server.service.store.transaction(() => server.service.store.repos.tenancy.setOrgRole(other.orgId, first.userId, 'member', 0));
+  await server.service.store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(other.orgId, first.userId, 'member', 0)));
   const { answer, cookie } = await login(server.url, first.email, first.password);
   t.equal(answer.json.orgId, null, 'two organizations and none chosen');
   const token = await call(`${server.url}/api/v1/auth/token`, { method: 'POST', headers: { cookie } });
@@ -83,7 +83,7 @@ t.test('svu_ tokens expire after an hour by the injected clock, and are refused 
   server.clock.advance(-3_600_000);
   const fresh = (await call(`${server.url}/api/v1/auth/token`, { method: 'POST', headers: { cookie } })).json.token;
   t.ok(await auth.userToken(fresh));
-  server.service.store.transaction(() => server.service.store.repos.tenancy.setUserDisabled(user.userId, true));
+  await server.service.store.writer.submit(async (tx) => (await tx.repos.tenancy.setUserDisabled(user.userId, true)));
   t.equal(await auth.userToken(fresh), null, 'a disabled user is refused before expiry');
   const again = await call(`${server.url}/api/v1/auth/token`, { method: 'POST', headers: { cookie } });
   t.equal(again.status, 401, 'and cannot mint another');
@@ -136,16 +136,16 @@ t.test('an sv_ key authenticates only while unrevoked, its user enabled and stil
   const other = await seedUser(store);
   t.match(await auth.apiKey(user.apiKey), { kind: 'user', via: 'api_key', userId: user.userId, orgId: user.orgId });
   // A membership in another organization does not keep a key of this one alive.
-  store.transaction(() => store.repos.tenancy.setOrgRole(other.orgId, user.userId, 'member', 0));
-  store.transaction(() => store.repos.tenancy.removeOrgMember(user.orgId, user.userId));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(other.orgId, user.userId, 'member', 0)));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.removeOrgMember(user.orgId, user.userId)));
   t.equal(await auth.apiKey(user.apiKey), null, 'refused once the user leaves the organization');
-  store.transaction(() => store.repos.tenancy.setOrgRole(user.orgId, user.userId, 'member', 0));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(user.orgId, user.userId, 'member', 0)));
   t.ok(await auth.apiKey(user.apiKey), 'accepted again as a member');
-  store.transaction(() => store.repos.tenancy.setUserDisabled(user.userId, true));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setUserDisabled(user.userId, true)));
   t.equal(await auth.apiKey(user.apiKey), null, 'refused while the user is disabled');
-  store.transaction(() => store.repos.tenancy.setUserDisabled(user.userId, false));
-  const key = store.repos.credentials.apiKeysOfUser(user.userId, user.orgId)[0];
-  store.transaction(() => store.repos.credentials.revokeApiKey(key.id, 1));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setUserDisabled(user.userId, false)));
+  const [key] = await store.repos.credentials.apiKeysOfUser(user.userId, user.orgId);
+  await store.writer.submit(async (tx) => (await tx.repos.credentials.revokeApiKey(key.id, 1)));
   t.equal(await auth.apiKey(user.apiKey), null, 'refused once revoked');
   t.equal((await auth.apiKey(other.apiKey))?.userId, other.userId, 'other keys are unaffected');
 });

@@ -3,11 +3,15 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { call, type Answer } from '../helpers/http.js';
+import { testStorage } from '../helpers/server.js';
 import { startFuzzWorld, type Operation } from './fuzz/fuzz-world.js';
 import { deepExamples, malformedBody, type MalformedBody } from './fuzz/malformed-bodies.js';
 
 /** Random runs per route, besides the fixed deep examples: ~40 routes x 40 runs take ~15 s on the shared 2-core box. */
 const RUNS_PER_ROUTE = 40;
+// About 5,000 requests, each a few statements: on PostgreSQL (a round trip per statement) they need more than the
+// suite's 120 s per file on a loaded machine.
+if (testStorage === 'postgres') t.setTimeout(300_000);
 
 /** Mostly with a valid credential so bodies reach parsing; sometimes without, so the refusal order is fuzzed too. */
 const credentialed = fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 });

@@ -5,6 +5,7 @@ import { buildConsole } from '../../../scripts/build-console.js';
 import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, crmResponder, startConversation, type Conversation } from '../../http/sessions/conversation-fixture.js';
 import { chromiumPath, fitsViewport, launch, pageErrors, screenshot, SKIP_REASON, waitUntil } from './browser.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 const executable = chromiumPath();
@@ -26,8 +27,8 @@ async function signIn(page: Page, url: string, email: string, password: string):
   await page.getByRole('heading', { name: 'Sessions' }).waitFor();
 }
 
-const approvalOf = (c: Conversation, sessionId: string) =>
-  c.server.service.store.db.prepare('SELECT status, comment, edited, edited_args FROM approvals WHERE session_id = ? ORDER BY created_at DESC LIMIT 1').get(sessionId) as Record<string, unknown>;
+const approvalOf = async (c: Conversation, sessionId: string) =>
+  (await sqlReader(c.server.service).get('SELECT status, comment, edited, edited_args FROM approvals WHERE session_id = ? ORDER BY created_at DESC LIMIT 1', sessionId)) as Record<string, unknown>;
 
 t.test('approvals and session writes in Chromium', { skip: executable ? false : SKIP_REASON }, async (t) => {
   const browser: Browser = await launch(executable as string);
@@ -71,7 +72,7 @@ t.test('approvals and session writes in Chromium', { skip: executable ? false : 
     t.equal(request.method, 'PATCH');
     t.same(JSON.parse(request.body), { tier: 'pro' }, 'the tool call ran with the edited arguments');
     await c.settle(edited);
-    t.match(approvalOf(c, edited), { status: 'approved', edited: 1 });
+    t.match((await approvalOf(c, edited)), { status: 'approved', edited: 1 });
 
     // Reject with a comment.
     await waitUntil(page, `document.querySelectorAll('ul[aria-label="Pending approvals"] > li').length === 2`);
@@ -80,7 +81,7 @@ t.test('approvals and session writes in Chromium', { skip: executable ? false : 
     await toReject.getByRole('button', { name: 'Reject' }).click();
     await page.getByRole('status').filter({ hasText: 'Rejected' }).waitFor();
     await c.settle(rejected);
-    t.match(approvalOf(c, rejected), { status: 'rejected', comment: 'Not this quarter' });
+    t.match((await approvalOf(c, rejected)), { status: 'rejected', comment: 'Not this quarter' });
 
     // Stale: someone else decides first; the browser's decision gets the API's 409 and says so.
     const staleCard = cards.filter({ has: page.getByRole('link', { name: `Session …${stale.slice(-8)}` }) });

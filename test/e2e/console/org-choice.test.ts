@@ -16,7 +16,7 @@ t.test('keyboard-only: sign in, pick an organization by name, navigate, switch f
   const server = await startTestServer(t);
   const person = await seedUser(server.service.store, { email: 'multi@example.test', orgName: 'Alpha Works', orgRole: 'owner' });
   const other = await seedUser(server.service.store, { email: 'other@example.test', orgName: 'Beta Labs' });
-  server.service.store.transaction(() => server.service.store.repos.tenancy.setOrgRole(other.orgId, person.userId, 'member', 0));
+  await server.service.store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(other.orgId, person.userId, 'member', 0)));
   const browser = await launch(executable as string);
   t.teardown(() => browser.close());
 

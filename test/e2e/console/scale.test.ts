@@ -7,6 +7,7 @@ import { buildConsole } from '../../../scripts/build-console.js';
 import { DEMO_SIGN_IN, seedDemo } from '../../../runtime/demo.js';
 import { newId } from '../../../runtime/ids.js';
 import { loadManifestFile } from '../../../runtime/manifest/load.js';
+import { sqlReader } from '../../helpers/sql.js';
 import { startTestServer } from '../../helpers/server.js';
 import { chromiumPath, launch, pageErrors, SKIP_REASON } from './browser.js';
 
@@ -34,26 +35,26 @@ t.test('1,000 sessions and a 5,000-event session stay responsive', { skip: execu
   const server = await startTestServer(t);
   await seedDemo(server.service, loadManifestFile(demoManifest));
   const store = server.service.store;
-  const db = store.db;
-  const user = db.prepare('SELECT id FROM users WHERE email = ?').get(DEMO_SIGN_IN.email) as { id: string };
-  const automation = db.prepare(`SELECT id, org_id, domain_id FROM automations WHERE kind = 'agent' LIMIT 1`).get() as { id: string; org_id: string; domain_id: string };
+  const db = sqlReader(server.service);
+  const user = (await db.get('SELECT id FROM users WHERE email = ?', DEMO_SIGN_IN.email)) as { id: string };
+  const automation = (await db.get(`SELECT id, org_id, domain_id FROM automations WHERE kind = 'agent' LIMIT 1`)) as { id: string; org_id: string; domain_id: string };
   const now = Date.now();
   const session = (i: number, title: string) => ({ id: newId(), orgId: automation.org_id, domainId: automation.domain_id, automationId: automation.id, revision: 1, visibility: 'domain' as const, createdBy: user.id, origin: 'api', triggerRunId: null, status: 'active', title, createdAt: now - i * 1000, updatedAt: now - i * 1000 });
   // Seeded straight through the service's storage: the list and the session read them as they would any other.
   const big = session(-1, 'The long conversation');
-  store.transaction(() => {
-    for (let i = 0; i < SESSIONS - 1; i += 1) store.repos.sessions.insertSession(session(i, `Seeded session ${i + 1}`));
-    store.repos.sessions.insertSession(big);
+  await store.writer.submit(async (tx) => {
+    for (let i = 0; i < SESSIONS - 1; i += 1) (await tx.repos.sessions.insertSession(session(i, `Seeded session ${i + 1}`)));
+    (await tx.repos.sessions.insertSession(big));
     for (let i = 0; i < BIG_EVENTS / 2; i += 1) {
       const messageId = newId();
       const role = i % 2 === 0 ? 'user' : 'assistant';
       const text = `${role === 'user' ? 'Question' : 'Answer'} ${i + 1}: ${'lorem ipsum dolor sit amet '.repeat(4)}`;
-      store.repos.sessions.insertMessage({ id: messageId, sessionId: big.id, executionId: null, role, authorUserId: role === 'user' ? user.id : null, content: text, payload: null, createdAt: now + i });
-      store.repos.sessionEvents.appendNext(big.id, now + i, role === 'user' ? 'session.changed' : 'message.delta', JSON.stringify(role === 'user' ? { change: 'message_added' } : { executionId: null, messageId, text }));
-      store.repos.sessionEvents.appendNext(big.id, now + i, 'session.changed', JSON.stringify({ change: 'message_added' }));
+      (await tx.repos.sessions.insertMessage({ id: messageId, sessionId: big.id, executionId: null, role, authorUserId: role === 'user' ? user.id : null, content: text, payload: null, createdAt: now + i }));
+      (await tx.repos.sessionEvents.appendNext(big.id, now + i, role === 'user' ? 'session.changed' : 'message.delta', JSON.stringify(role === 'user' ? { change: 'message_added' } : { executionId: null, messageId, text })));
+      (await tx.repos.sessionEvents.appendNext(big.id, now + i, 'session.changed', JSON.stringify({ change: 'message_added' })));
     }
   });
-  t.equal(store.repos.sessionEvents.maxSeq(big.id), BIG_EVENTS, 'the long session has 5,000 stored events');
+  t.equal((await store.repos.sessionEvents.maxSeq(big.id)), BIG_EVENTS, 'the long session has 5,000 stored events');
 
   const browser = await launch(executable as string);
   t.teardown(() => browser.close());
@@ -106,7 +107,7 @@ t.test('1,000 sessions and a 5,000-event session stay responsive', { skip: execu
   });
   // An interaction: a rename arrives on the stream and the page rereads and re-renders the whole conversation.
   await measure('sessionRenameRerenderMs', async () => {
-    store.transaction(() => db.prepare('UPDATE sessions SET title = ? WHERE id = ?').run('Renamed while open', big.id));
+    await db.run('UPDATE sessions SET title = ? WHERE id = ?', 'Renamed while open', big.id);
     await server.service.services.events.emit(big.id, { type: 'session.changed', change: 'renamed' } as never);
     await page.getByRole('heading', { name: 'Renamed while open' }).waitFor();
   });

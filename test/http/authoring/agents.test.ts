@@ -20,7 +20,7 @@ t.test('create answers 201 { id, domainId, name, description, kind: "agent" }; t
   t.equal(read.json.published, null, 'not published');
   t.equal(read.json.hasUnpublishedChanges, true);
   t.same(read.json.setup, { principles: '', procedure: 'Search with #knowledge.search.', model: 'builtin:procedure', approvalTools: [] });
-  t.equal(world.server.service.store.repos.automations.automation(created.json.id)!.publishedRevision, null);
+  t.equal((await world.server.service.store.repos.automations.automation(created.json.id))!.publishedRevision, null);
 });
 
 t.test('create bounds: name 1–120 (trimmed), description at most 2,000, setup bounds', async (t) => {
@@ -50,7 +50,7 @@ t.test('create is strict and cannot make a Flow: kind "flow" and unknown fields 
   t.match(JSON.stringify(unknown.json.error.details), /steps/, 'names the unknown key');
   t.equal((await ada.post('/automations', { domainId, name: 'a', initialSetup: { temperature: 1 } })).status, 400, 'initialSetup is strict too');
   t.equal((await ada.post('/automations', { domainId, name: 'An agent', kind: 'agent' })).status, 201, 'kind "agent" is accepted');
-  const before = world.server.service.store.repos.automations.automationsOfDomain(domainId).filter((a) => a.kind === 'flow').length;
+  const before = (await world.server.service.store.repos.automations.automationsOfDomain(domainId)).filter((a) => a.kind === 'flow').length;
   t.equal(before, 1, 'only the manifest\'s flow exists');
 });
 
@@ -61,7 +61,7 @@ t.test('create needs edit_automation in the domain: operator or non-member is 40
   t.equal(bob.status, 403, 'operator');
   t.equal(bob.json.error.code, 'FORBIDDEN');
   t.equal((await world.as(world.refs['eve-key']).post('/automations', body)).status, 403, 'organization admin without domain role');
-  world.setDomainRole('sales', 'bob', 'editor');
+  await world.setDomainRole('sales', 'bob', 'editor');
   t.equal((await world.as(world.refs['bob-key']).post('/automations', body)).status, 201, 'editor may (role read now)');
   const gina = await world.as(world.refs['gina-key']).post('/automations', body);
   t.equal(gina.status, 404, 'another organization\'s domain');
@@ -85,8 +85,8 @@ t.test('PATCH setup: omitted fields unchanged, no revision, published pointer un
   const after = await ada.get(`/automations/${id}`);
   t.same(after.json.published, before.json.published, 'published revision unchanged');
   t.equal(after.json.hasUnpublishedChanges, true);
-  t.equal(automations.latestAgentRevision(id)!.revision, 1, 'no revision created');
-  t.equal(automations.automation(id)!.publishedRevision, 1);
+  t.equal((await automations.latestAgentRevision(id))!.revision, 1, 'no revision created');
+  t.equal((await automations.automation(id))!.publishedRevision, 1);
 
   const tools = await ada.patch(`/automations/${id}/setup`, { approvalTools: ['crm.update_contact', 'crm.update_contact'] });
   t.same(tools.json.setup.approvalTools, ['crm.update_contact'], 'duplicates collapse');

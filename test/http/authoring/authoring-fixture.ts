@@ -12,7 +12,7 @@ export interface AuthoringWorld {
   /** Calls `/api/v1/authoring<path>` with `secret` as the bearer credential. */
   as(secret: string): AuthoringClient;
   /** Gives `userRef` the role in domain `domainRef` (or removes it with null). */
-  setDomainRole(domainRef: string, userRef: string, role: DomainRole | null): void;
+  setDomainRole(domainRef: string, userRef: string, role: DomainRole | null): Promise<void>;
 }
 
 export interface AuthoringClient {
@@ -40,11 +40,12 @@ export async function startAuthoring(t: Parameters<typeof startTestServer>[0], e
         patch: (path, json) => call(`${base}${path}`, { method: 'PATCH', headers, json }),
       };
     },
-    setDomainRole(domainRef, userRef, role) {
-      const { tenancy } = server.service.store.repos;
+    async setDomainRole(domainRef, userRef, role) {
       const [domainId, userId] = [refs[domainRef], refs[userRef]];
-      if (role === null) tenancy.removeDomainMember(domainId, userId);
-      else tenancy.setDomainRole(domainId, userId, role, server.clock.now());
+      await server.service.store.writer.submit(async ({ repos: { tenancy } }) => {
+        if (role === null) await tenancy.removeDomainMember(domainId, userId);
+        else await tenancy.setDomainRole(domainId, userId, role, server.clock.now());
+      });
     },
   };
 }

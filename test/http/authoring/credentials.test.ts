@@ -10,19 +10,19 @@ t.test('an svu_ token is refused (uniform 404) once its user is disabled, before
   const token = await userToken(world.server, 'ada@acme.test', 'ada-password-1');
   const ada = world.as(token);
   t.equal((await ada.get(`/automations/${world.refs.lookup}`)).status, 200);
-  world.server.service.store.repos.tenancy.setUserDisabled(world.refs.ada, true);
+  (await world.server.service.store.repos.tenancy.setUserDisabled(world.refs.ada, true));
   const refused = await ada.get(`/automations/${world.refs.lookup}`);
   t.equal(refused.status, 404);
   t.same(refused.json, { error: { code: 'NOT_FOUND', message: 'Not found.' } });
   t.equal((await world.as(world.refs['ada-key']).get('/integrations')).status, 404, 'and so is the sv_ key');
-  world.server.service.store.repos.tenancy.setUserDisabled(world.refs.ada, false);
+  (await world.server.service.store.repos.tenancy.setUserDisabled(world.refs.ada, false));
   t.equal((await ada.get(`/automations/${world.refs.lookup}`)).status, 200, 'membership is re-read on every call');
 });
 
 t.test('an svu_ token is refused once its user is removed from the organization', async (t) => {
   const world = await startAuthoring(t);
   const token = await userToken(world.server, 'ada@acme.test', 'ada-password-1');
-  world.server.service.store.repos.tenancy.removeOrgMember(world.refs.acme, world.refs.ada);
+  (await world.server.service.store.repos.tenancy.removeOrgMember(world.refs.acme, world.refs.ada));
   const answer = await world.as(token).post('/automations', { domainId: world.refs.sales, name: 'x' });
   t.equal(answer.status, 404);
 });
@@ -32,7 +32,7 @@ t.test('permissions are the current ones: losing the domain role turns 201 into 
   const token = await userToken(world.server, 'ada@acme.test', 'ada-password-1');
   const ada = world.as(token);
   t.equal((await ada.post('/automations', { domainId: world.refs.sales, name: 'x' })).status, 201);
-  world.setDomainRole('sales', 'ada', 'viewer');
+  await world.setDomainRole('sales', 'ada', 'viewer');
   t.equal((await ada.post('/automations', { domainId: world.refs.sales, name: 'y' })).status, 403);
   t.equal((await ada.patch(`/automations/${world.refs.lookup}/setup`, { principles: 'x' })).status, 403);
 });

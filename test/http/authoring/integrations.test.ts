@@ -80,11 +80,11 @@ t.test('single read adds inputSchema; unknown, unavailable and other-organizatio
   t.equal(crm.json.tools[1].reference, '#crm.update_contact');
 
   const { integrations } = world.server.service.store.repos;
-  const stored = integrations.integration('crm')!;
+  const stored = (await integrations.integration('crm'))!;
   const globexId = world.refs.globex;
   const renamed = (id: string) => JSON.parse(JSON.stringify(stored.definition).replaceAll('"crm', `"${id}`)) as unknown;
-  integrations.upsertIntegration({ ...stored, id: 'secret-erp', orgId: globexId, name: 'Globex ERP', definition: renamed('secret-erp') });
-  integrations.upsertIntegration({ ...stored, id: 'retired', available: false, definition: renamed('retired') });
+  (await integrations.upsertIntegration({ ...stored, id: 'secret-erp', orgId: globexId, name: 'Globex ERP', definition: renamed('secret-erp') }));
+  (await integrations.upsertIntegration({ ...stored, id: 'retired', available: false, definition: renamed('retired') }));
 
   const unknown = await ada.get('/integrations/nope');
   t.equal(unknown.status, 404);

@@ -34,10 +34,12 @@ t.test('publish, unpublish, membership, selection, module and article deletes ea
 
   const first = await ask();
   t.match(first.text, /Enterprise starts at 50 seats/, 'the manifest\'s published article');
-  t.equal(first.searches, 1, 'the first turn searches');
+  // The statement counter wraps better-sqlite3: on PostgreSQL the searches are not counted, only the answers checked.
+  const counted = server.service.driver.sqlite !== null;
+  if (counted) t.equal(first.searches, 1, 'the first turn searches');
   const again = await ask();
   t.match(again.text, /Enterprise starts at 50 seats/);
-  t.equal(again.searches, 0, 'the same question with no knowledge change is answered from the cache');
+  if (counted) t.equal(again.searches, 0, 'the same question with no knowledge change is answered from the cache');
 
   const article = refs.pricing;
   t.equal((await ada.patch(`/articles/${article}`, { draftBody: 'Enterprise starts at 20 seats.' })).status, 200);

@@ -53,7 +53,7 @@ t.test('module permissions: domain modules need manage_knowledge, org modules or
   t.equal((await bob.post('/knowledge-modules', { kind: 'domain', domainId, name: 'x' })).status, 403, 'operator');
   t.equal((await eve.post('/knowledge-modules', { kind: 'domain', domainId, name: 'x' })).status, 403, 'org admin without domain role');
   t.equal((await eve.post('/knowledge-modules', { kind: 'org', name: 'x' })).status, 201, 'org admin may create org modules');
-  world.setDomainRole('sales', 'bob', 'editor');
+  await world.setDomainRole('sales', 'bob', 'editor');
   t.equal((await bob.post('/knowledge-modules', { kind: 'domain', domainId, name: 'x' })).status, 201, 'editor');
   t.equal((await bob.post('/knowledge-modules', { kind: 'org', name: 'x' })).status, 403, 'an editor is not an organization admin');
   const gina = world.as(world.refs['gina-key']);
@@ -88,7 +88,7 @@ t.test('article permissions: organization-wide base needs owner/admin, a domain 
   t.equal((await bob.post(`/knowledge-bases/${world.refs.playbook}/articles`, { title: 'x' })).status, 403);
   t.equal((await eve.post(`/knowledge-bases/${world.refs.playbook}/articles`, { title: 'x' })).status, 201, 'org admin, org-wide base');
   t.equal((await eve.post(`/knowledge-bases/${world.refs['sales-notes']}/articles`, { title: 'x' })).status, 403, 'org admin, domain base');
-  world.setDomainRole('sales', 'bob', 'editor');
+  await world.setDomainRole('sales', 'bob', 'editor');
   t.equal((await bob.post(`/knowledge-bases/${world.refs['sales-notes']}/articles`, { title: 'x' })).status, 201, 'domain editor');
   const gina = world.as(world.refs['gina-key']);
   t.equal((await gina.post(`/knowledge-bases/${world.refs.playbook}/articles`, { title: 'x' })).status, 404);
@@ -107,7 +107,7 @@ t.test('publishing an article makes it published and searchable; later draft edi
   t.match(published.json, { published: true, publishedBody: 'Refunds within 30 days.' });
   t.equal(published.json.publishedAt, new Date(world.server.clock.now()).toISOString());
   const { knowledge } = world.server.service.store.repos;
-  t.same(knowledge.matchPublishedArticles(world.refs.acme, '"refunds"', 5).map((a) => a.id), [id], 'indexed');
+  t.same((await knowledge.matchPublishedArticles(world.refs.acme, '"refunds"', 5)).map((a) => a.id), [id], 'indexed');
   await ada.patch(`/articles/${id}`, { draftBody: 'Refunds within 60 days.' });
   const read = await ada.get(`/articles/${id}`);
   t.match(read.json, { draftBody: 'Refunds within 60 days.', publishedBody: 'Refunds within 30 days.' });
@@ -198,6 +198,6 @@ t.test('selection requires manage_knowledge in the agent\'s domain', async (t) =
   const bob = world.as(world.refs['bob-key']);
   const path = `/automations/${world.refs.lookup}/knowledge-selection`;
   t.equal((await bob.put(path, { mode: 'org' })).status, 403);
-  world.setDomainRole('sales', 'bob', 'editor');
+  await world.setDomainRole('sales', 'bob', 'editor');
   t.equal((await bob.put(path, { mode: 'org' })).status, 200);
 });

@@ -40,30 +40,30 @@ t.test('Test run opens a personal session only its opener sees', async (t) => {
 
 t.test('the buttons refuse caller credentials: a 400 naming the rule, nothing written, nothing sent upstream', async (t) => {
   const { c, run, sessions } = await fixture(t);
-  const before = sessions();
+  const before = (await sessions());
   const refused = await run('lookup', { user: 'ada' }, { message: 'id: c-3', callerCredentials: crmCredentials() });
   t.equal(refused.status, 400);
   t.equal(refused.json.error.code, 'VALIDATION');
   t.match(JSON.stringify(refused.json.error.details), /never carry caller credentials/);
   t.notMatch(refused.text, /caller-canary/, 'the refused material is not echoed');
-  t.equal(sessions(), before);
+  t.equal((await sessions()), before);
   t.equal(c.upstream.received.length, 0);
 });
 
 t.test('an agent that requires caller credentials cannot be run from the buttons, and the answer says why', async (t) => {
   const { run, sessions } = await fixture(t);
-  const before = sessions();
+  const before = (await sessions());
   const refused = await run('upgrader', { user: 'ada' }, { message: 'id: c-4' });
   t.equal(refused.status, 422);
   t.equal(refused.json.error.code, 'CALLER_CREDENTIALS_REQUIRED');
   t.match(refused.json.error.message, /never carry caller credentials/);
   t.same(refused.json.error.details, { integrationIds: ['crm'] });
-  t.equal(sessions(), before, 'nothing runs as the organization instead');
+  t.equal((await sessions()), before, 'nothing runs as the organization instead');
 });
 
 t.test('cookie only, and the usual refusals: no session 401, a key alone 401, a viewer 403, a flow or an unpublished agent 404', async (t) => {
   const { c, run, sessions } = await fixture(t);
-  const before = sessions();
+  const before = (await sessions());
   t.equal((await run('lookup', {}, { message: 'hi' })).status, 401);
   const keyOnly = await run('lookup', { key: c.key('ada') }, { message: 'hi' });
   t.equal(keyOnly.status, 401, 'an sv_ key is not the console: integrations open sessions on the key route');
@@ -74,5 +74,5 @@ t.test('cookie only, and the usual refusals: no session 401, a key alone 401, a 
   const empty = await run('lookup', { user: 'ada' }, { message: '   ' });
   t.equal(empty.status, 400, 'an empty message');
   t.equal((await run('lookup', { user: 'ada' }, { message: 'hi', mode: 'draft' })).status, 400, 'an unknown mode');
-  t.equal(sessions(), before);
+  t.equal((await sessions()), before);
 });

@@ -28,12 +28,12 @@ t.test('create: the secret once, working at once; the list shows hint and last u
   f.clock.advance(30_000);
   await f.req('GET', '/api/v1/triggers', { key: secret });
   await writer.submit(() => undefined);
-  const row = () => f.server.service.store.repos.credentials.apiKey(apiKey.id)!;
-  t.equal(row().lastUsedAt, firstUse, 'not rewritten within the minute');
+  const row = async () => (await f.server.service.store.repos.credentials.apiKey(apiKey.id))!;
+  t.equal((await row()).lastUsedAt, firstUse, 'not rewritten within the minute');
   f.clock.advance(31_000);
   await f.req('GET', '/api/v1/triggers', { key: secret });
   await writer.submit(() => undefined);
-  t.equal(row().lastUsedAt, f.clock.now(), 'rewritten once the minute passed');
+  t.equal((await row()).lastUsedAt, f.clock.now(), 'rewritten once the minute passed');
 
   const viaKey = await f.req('POST', '/api/v1/api-keys', { key: f.key('ada-key') }, { name: 'rotation' });
   t.equal(viaKey.status, 201, 'an sv_ key may mint its owner another key');
@@ -65,7 +65,7 @@ t.test('revoke: own key stops on the very next request; others\' keys 403 for me
   const listed = (await f.req('GET', '/api/v1/api-keys', { user: 'bob' })).json.apiKeys.find((k: any) => k.id === created.apiKey.id);
   t.type(listed.revokedAt, 'string', 'listed as revoked');
 
-  const adaKeyId = f.server.service.store.repos.credentials.apiKeysOfUser(f.refs.ada!, f.server.service.store.repos.tenancy.domain(f.refs.sales!)!.orgId)[0]!.id;
+  const adaKeyId = (await f.server.service.store.repos.credentials.apiKeysOfUser(f.refs.ada!, (await f.server.service.store.repos.tenancy.domain(f.refs.sales!))!.orgId))[0]!.id;
   const byMember = await f.req('DELETE', `/api/v1/api-keys/${adaKeyId}`, { user: 'bob' });
   t.equal(byMember.status, 403);
   t.equal(byMember.json.error.code, 'FORBIDDEN');

@@ -45,7 +45,7 @@ t.test('revisions: newest first with the current one marked, paged; rollback mov
   t.equal(back.json.publishedRevision, 1);
   const opened = await f.req('POST', `/api/v1/agents/${lookup}/sessions`, { key: f.key('bob-key') }, { message: 'id: c-1' });
   t.equal(opened.status, 202);
-  t.equal(f.server.service.store.repos.sessions.session(opened.json.sessionId)!.revision, 1, 'a new session runs the rolled-back revision');
+  t.equal((await f.server.service.store.repos.sessions.session(opened.json.sessionId))!.revision, 1, 'a new session runs the rolled-back revision');
   const marked = await f.req('GET', `${BASE}/${lookup}/revisions`, { user: 'ada' });
   t.same(marked.json.revisions.filter((r: any) => r.current).map((r: any) => r.revision), [1]);
 
@@ -97,7 +97,7 @@ t.test('archive: no session opens, firings skip it as NOT_PUBLISHED, rollback re
   await f.settle();
   const runs = await f.req('GET', `/api/v1/triggers/${f.refs['new-lead']}/runs`, { user: 'ada' });
   t.match(runs.json.runs[0].subscribers.find((s: any) => s.automationId === lookup), { status: 'skipped', code: 'NOT_PUBLISHED', reason: 'The automation is archived.' });
-  t.same(f.server.service.store.repos.triggers.subscribers(f.refs['new-lead']!).map((s) => s.automationId), [lookup, f.refs.enrich], 'subscriptions kept');
+  t.same((await f.server.service.store.repos.triggers.subscribers(f.refs['new-lead']!)).map((s) => s.automationId), [lookup, f.refs.enrich], 'subscriptions kept');
 
   const onlyArchived = await f.req('GET', `${BASE}?archived=true`, { user: 'ada' });
   t.same(onlyArchived.json.automations.map((a: any) => a.id), [lookup]);

@@ -2,13 +2,14 @@
 import t from 'tap';
 import { newId } from '../../../runtime/ids.js';
 import { call } from '../../helpers/http.js';
+import { sqlReader } from '../../helpers/sql.js';
 import { startManage } from './org-manage-fixture.js';
 
 t.test('a person in two organizations signs in without one, lists both with roles, and switches', async (t) => {
   const m = await startManage(t);
   const { acme, globex, ada } = m.c.refs as Record<string, string>;
   const store = m.c.server.service.store;
-  store.transaction(() => store.repos.tenancy.setOrgRole(globex, ada, 'admin', 0));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(globex, ada, 'admin', 0)));
 
   const login = await call(`${m.url}/api/v1/console/login`, { method: 'POST', json: { email: 'ada@acme.test', password: 'ada-password-1' } });
   t.equal(login.json.orgId, null, 'several organizations: none selected yet');
@@ -50,7 +51,7 @@ t.test('the picker refuses what the person cannot work in, plainly', async (t) =
   const m = await startManage(t);
   const { globex, ada } = m.c.refs as Record<string, string>;
   const store = m.c.server.service.store;
-  store.transaction(() => store.repos.tenancy.setOrgRole(globex, ada, 'member', 0));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(globex, ada, 'member', 0)));
   const cookie = await m.login('ada@acme.test', 'ada-password-1');
 
   t.equal((await m.as(null, 'GET', '/console/organizations')).status, 401, 'no cookie: 401');
@@ -72,10 +73,10 @@ t.test('the picker refuses what the person cannot work in, plainly', async (t) =
   t.same(listed.json.organizations.map((o: any) => o.name), ['Acme'], 'a disabled membership is not offered');
   t.equal((await m.as({ cookie }, 'POST', '/console/organization', { orgId: globex })).status, 404);
 
-  store.transaction(() => store.db.prepare('UPDATE org_memberships SET disabled_at = NULL WHERE org_id = ? AND user_id = ?').run(globex, ada));
-  store.transaction(() => store.db.prepare('UPDATE organizations SET suspended_at = 1 WHERE id = ?').run(globex));
+  await sqlReader(m.c.server.service).run('UPDATE org_memberships SET disabled_at = NULL WHERE org_id = ? AND user_id = ?', globex, ada);
+  await sqlReader(m.c.server.service).run('UPDATE organizations SET suspended_at = 1 WHERE id = ?', globex);
   t.same((await m.as({ cookie }, 'GET', '/console/organizations')).json.organizations.map((o: any) => o.name), ['Acme'], 'a suspended organization is not offered');
-  store.transaction(() => store.db.prepare('UPDATE organizations SET suspended_at = NULL, direct_login_disabled = 1 WHERE id = ?').run(globex));
+  await sqlReader(m.c.server.service).run('UPDATE organizations SET suspended_at = NULL, direct_login_disabled = true WHERE id = ?', globex);
   const direct = await m.as({ cookie }, 'POST', '/console/organization', { orgId: globex });
   t.equal(direct.status, 403, 'direct sign-in disabled there: said plainly');
   t.equal(direct.json.error.code, 'FORBIDDEN');
@@ -85,7 +86,7 @@ t.test('switching organization is a cookie write: a cross-site request is refuse
   const m = await startManage(t);
   const { globex, ada } = m.c.refs as Record<string, string>;
   const store = m.c.server.service.store;
-  store.transaction(() => store.repos.tenancy.setOrgRole(globex, ada, 'admin', 0));
+  await store.writer.submit(async (tx) => (await tx.repos.tenancy.setOrgRole(globex, ada, 'admin', 0)));
   const cookie = await m.login('ada@acme.test', 'ada-password-1');
   for (const forged of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }] as Array<Record<string, string>>) {
     const refused = await call(`${m.url}/api/v1/console/organization`, { method: 'POST', headers: { cookie, ...forged }, json: { orgId: globex } });

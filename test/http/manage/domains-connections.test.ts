@@ -3,13 +3,14 @@ import t from 'tap';
 import { newId } from '../../../runtime/ids.js';
 import { openSecret, sealedSecretAad } from '../../../runtime/vault/sealed-secret.js';
 import { startManage } from './org-manage-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 t.test('domains: create (creator owns it), rename, unique names, 403 inside, 404 across', async (t) => {
   const m = await startManage(t);
   const created = await m.as('eve', 'POST', '/org/domains', { name: 'Support' });
   t.equal(created.status, 201);
   const domainId: string = created.json.domain.domainId;
-  t.equal(m.c.count(`SELECT COUNT(*) AS n FROM domain_memberships WHERE domain_id = ? AND role = 'owner'`, domainId), 1, 'its creator owns it');
+  t.equal(await m.c.count(`SELECT COUNT(*) AS n FROM domain_memberships WHERE domain_id = ? AND role = 'owner'`, domainId), 1, 'its creator owns it');
   t.equal((await m.as('ada', 'POST', '/org/domains', { name: 'support' })).status, 409, 'names are unique, case-insensitive');
   const renamed = await m.as('ada', 'PATCH', `/org/domains/${domainId}`, { name: 'Customer care' });
   t.equal(renamed.status, 200);
@@ -28,23 +29,23 @@ t.test('domains: create (creator owns it), rename, unique names, 403 inside, 404
 t.test('connections: add, rotate, remove; material sealed with the vault and never in an answer or a log', async (t) => {
   const m = await startManage(t);
   const keyRing = m.c.server.service.services.keyRing;
-  const db = m.c.server.service.store.db;
+  const db = sqlReader(m.c.server.service);
   const SECRET = 'conn-secret-7c2e19';
   const added = await m.as('ada', 'POST', '/org/connections', { integrationId: 'crm', domainId: m.c.refs.sales, secret: { token: SECRET } });
   t.equal(added.status, 201);
   t.match(added.json.connection, { integrationId: 'crm', domainId: m.c.refs.sales, hasSecret: true, rotatedAt: null });
   t.notOk(added.text.includes(SECRET), 'the answer holds no material');
   const id: string = added.json.connection.connectionId;
-  const sealed = () => (db.prepare('SELECT secret_sealed FROM connections WHERE id = ?').get(id) as { secret_sealed: Buffer }).secret_sealed;
-  t.notOk(sealed().toString('latin1').includes(SECRET), 'not in clear in the DB');
-  t.same(openSecret(keyRing, sealed(), sealedSecretAad.connection(m.c.refs.acme!, id)), { token: SECRET }, 'sealed as apply seals it');
+  const sealed = async () => ((await db.get('SELECT secret_sealed FROM connections WHERE id = ?', id)) as { secret_sealed: Buffer }).secret_sealed;
+  t.notOk((await sealed()).toString('latin1').includes(SECRET), 'not in clear in the DB');
+  t.same(openSecret(keyRing, (await sealed()), sealedSecretAad.connection(m.c.refs.acme!, id)), { token: SECRET }, 'sealed as apply seals it');
 
   const ROTATED = 'conn-secret-rotated-5d1';
   m.c.clock.advance(1000);
   const rotated = await m.as('eve', 'POST', `/org/connections/${id}/rotate`, { secret: { fields: { apiKey: ROTATED } } });
   t.equal(rotated.status, 200);
   t.equal(rotated.json.connection.rotatedAt, new Date(m.c.clock.now()).toISOString());
-  t.same(openSecret(keyRing, sealed(), sealedSecretAad.connection(m.c.refs.acme!, id)), { fields: { apiKey: ROTATED } });
+  t.same(openSecret(keyRing, (await sealed()), sealedSecretAad.connection(m.c.refs.acme!, id)), { fields: { apiKey: ROTATED } });
   const listed = await m.as('ada', 'GET', '/org/connections');
   t.equal(listed.json.connections.length, 2, 'the manifest\'s connection and the new one');
   t.notOk(listed.text.includes(ROTATED) || listed.text.includes('org-token-123'), 'a list holds no material either');
@@ -64,5 +65,5 @@ t.test('connections: add, rotate, remove; material sealed with the vault and nev
   t.equal((await m.as('ada', 'POST', '/org/connections', { integrationId: 'crm', domainId: m.c.refs.ops, secret: { token: 'a' } })).status, 404, 'another organization\'s domain');
   t.equal((await m.as('ada', 'DELETE', `/org/connections/${id}`)).status, 204);
   t.equal((await m.as('ada', 'DELETE', `/org/connections/${id}`)).status, 404, 'gone');
-  t.equal(m.c.count('SELECT COUNT(*) AS n FROM connections WHERE id = ?', id), 0);
+  t.equal(await m.c.count('SELECT COUNT(*) AS n FROM connections WHERE id = ?', id), 0);
 });

@@ -33,13 +33,13 @@ t.test('create, add versions (only when changed), publish, roll back by publishi
   const read = await m.as('ada', 'GET', `/flows/${flowId}`);
   t.equal(read.status, 200);
   t.equal(read.json.definition.steps[1].args.note, 'gold', 'the read shows the latest version');
-  t.equal(m.c.count('SELECT COUNT(*) AS n FROM flow_versions WHERE automation_id = ?', flowId), 2);
+  t.equal(await m.c.count('SELECT COUNT(*) AS n FROM flow_versions WHERE automation_id = ?', flowId), 2);
 });
 
 t.test('definitions are checked like a manifest\'s (422 with issues), bodies are strict (400), nothing partial is stored', async (t) => {
   const m = await startManage(t);
   const domainId = m.c.refs.sales!;
-  const before = m.c.count(`SELECT COUNT(*) AS n FROM automations WHERE kind = 'flow'`);
+  const before = await m.c.count(`SELECT COUNT(*) AS n FROM automations WHERE kind = 'flow'`);
   const badTool = { ...definition(), steps: [{ id: 'x', tool: 'crm.nope', args: {} }] };
   const unknown = await m.as('ada', 'POST', '/flows', { domainId, name: 'Bad', definition: badTool });
   t.equal(unknown.status, 422);
@@ -51,7 +51,7 @@ t.test('definitions are checked like a manifest\'s (422 with issues), bodies are
     const bad = await m.as('ada', 'POST', '/flows', body);
     t.equal(bad.status, 400, JSON.stringify(body).slice(0, 60));
   }
-  t.equal(m.c.count(`SELECT COUNT(*) AS n FROM automations WHERE kind = 'flow'`), before, 'nothing stored');
+  t.equal(await m.c.count(`SELECT COUNT(*) AS n FROM automations WHERE kind = 'flow'`), before, 'nothing stored');
 });
 
 t.test('edit_automation in the domain: operators get 403 inside, other organizations 404', async (t) => {

@@ -7,8 +7,8 @@ const A = '/api/v1/authoring';
 async function world(t: { teardown(fn: () => unknown): void }) {
   const f = await startManageServer(t);
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(f.refs.sales!)!.orgId;
-  const search = (word: string) => repos.knowledge.matchPublishedArticles(orgId, `"${word}"`, 10).map((a) => a.id);
+  const orgId = (await repos.tenancy.domain(f.refs.sales!))!.orgId;
+  const search = async (word: string) => (await repos.knowledge.matchPublishedArticles(orgId, `"${word}"`, 10)).map((a) => a.id);
   return { f, repos, orgId, search };
 }
 
@@ -38,15 +38,15 @@ t.test('list: a base\'s articles without bodies, published filter, cursor pages,
 t.test('unpublish: out of search at once, memberships kept, publish brings it back; idempotent; strict', async (t) => {
   const { f, repos, search } = await world(t);
   const pricing = f.refs.pricing!;
-  t.same(search('Enterprise'), [pricing], 'found before');
+  t.same((await search('Enterprise')), [pricing], 'found before');
   const off = await f.req('POST', `${A}/articles/${pricing}/unpublish`, { user: 'ada' });
   t.equal(off.status, 200);
   t.match(off.json, { id: pricing, published: false, publishedBody: null, publishedAt: null, draftBody: 'Enterprise starts at 50 seats.' });
-  t.same(search('Enterprise'), [], 'not found once unpublished');
-  t.same(repos.knowledge.moduleArticleIds(f.refs['pricing-module']!), [pricing], 'membership kept');
+  t.same((await search('Enterprise')), [], 'not found once unpublished');
+  t.same((await repos.knowledge.moduleArticleIds(f.refs['pricing-module']!)), [pricing], 'membership kept');
   t.equal((await f.req('POST', `${A}/articles/${pricing}/unpublish`, { user: 'ada' }, {})).status, 200, 'idempotent');
   t.equal((await f.req('POST', `${A}/articles/${pricing}/publish`, { key: f.key('ada-key') })).status, 200);
-  t.same(search('Enterprise'), [pricing], 'publishing again brings it back');
+  t.same((await search('Enterprise')), [pricing], 'publishing again brings it back');
 
   t.equal((await f.req('POST', `${A}/articles/${pricing}/unpublish`, { user: 'ada' }, { hard: true })).status, 400, 'strict body');
   t.equal((await f.req('POST', `${A}/articles/${pricing}/unpublish`, { user: 'bob' })).status, 403);
@@ -59,8 +59,8 @@ t.test('delete an article: gone from search, modules and reads', async (t) => {
   t.equal((await f.req('DELETE', `${A}/articles/${pricing}`, { key: f.key('bob-key') })).status, 403);
   t.equal((await f.req('DELETE', `${A}/articles/${pricing}`, { user: 'gina' })).status, 404);
   t.equal((await f.req('DELETE', `${A}/articles/${pricing}`, { user: 'eve' })).status, 204);
-  t.same(search('Enterprise'), []);
-  t.same(repos.knowledge.moduleArticleIds(f.refs['pricing-module']!), []);
+  t.same((await search('Enterprise')), []);
+  t.same((await repos.knowledge.moduleArticleIds(f.refs['pricing-module']!)), []);
   t.equal((await f.req('GET', `${A}/articles/${pricing}`, { key: f.key('ada-key') })).status, 404);
   t.equal((await f.req('DELETE', `${A}/articles/${pricing}`, { user: 'eve' })).status, 404, 'a second delete finds nothing');
 });
@@ -72,8 +72,8 @@ t.test('remove from a module and delete a module: domain authority; selections s
   t.equal((await f.req('DELETE', member, { user: 'bob' })).status, 403, 'an operator');
   t.equal((await f.req('DELETE', member, { user: 'gina' })).status, 404);
   t.equal((await f.req('DELETE', member, { user: 'ed' })).status, 204, 'a domain editor');
-  t.same(repos.knowledge.moduleArticleIds(module), []);
-  t.ok(repos.knowledge.article(f.refs.pricing!), 'the article stays');
+  t.same((await repos.knowledge.moduleArticleIds(module)), []);
+  t.ok((await repos.knowledge.article(f.refs.pricing!)), 'the article stays');
   t.equal((await f.req('DELETE', member, { user: 'ed' })).status, 404, 'no longer a member');
 
   const lookup = f.refs.lookup!;
@@ -82,8 +82,8 @@ t.test('remove from a module and delete a module: domain authority; selections s
   t.equal((await f.req('DELETE', `${A}/knowledge-modules/${module}`, { key: f.key('vic-key') })).status, 403);
   t.equal((await f.req('DELETE', `${A}/knowledge-modules/${module}`, { user: 'gina' })).status, 404);
   t.equal((await f.req('DELETE', `${A}/knowledge-modules/${module}`, { user: 'ada' })).status, 204);
-  t.equal(repos.knowledge.module(module), undefined);
-  t.same(repos.automations.knowledgeSelection(lookup)!.moduleIds, [], 'the agent\'s selection no longer names it');
+  t.equal((await repos.knowledge.module(module)), undefined);
+  t.same((await repos.automations.knowledgeSelection(lookup))!.moduleIds, [], 'the agent\'s selection no longer names it');
   t.equal((await f.req('GET', `${A}/knowledge-modules/${module}`, { key: f.key('ada-key') })).status, 404);
   t.equal((await f.req('DELETE', `${A}/knowledge-modules/not-an-id`, { user: 'ada' })).status, 404);
 });

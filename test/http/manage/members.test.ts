@@ -40,7 +40,7 @@ t.test('inviting: a single-use link shown once, stored hashed, redeemed through 
   const link: string = invited.json.invitationLink;
   const secret = /#token=(svi_[A-Za-z0-9_-]+)/.exec(link)?.[1];
   t.ok(secret, 'the link carries the secret in its fragment');
-  t.equal(m.c.count('SELECT COUNT(*) AS n FROM invitations WHERE CAST(token_hash AS TEXT) LIKE ?', `%${secret}%`), 0);
+  t.equal(await m.c.count('SELECT COUNT(*) AS n FROM invitations WHERE CAST(token_hash AS TEXT) LIKE ?', `%${secret}%`), 0);
   t.notOk(m.c.server.logs.join('').includes(secret!), 'never in the logs');
   const listed = await m.as('ada', 'GET', '/org/members');
   t.notOk(listed.text.includes(secret!), 'never in a later answer');
@@ -64,7 +64,7 @@ t.test('inviting: a single-use link shown once, stored hashed, redeemed through 
   }
   const foreignDomain = await m.as('ada', 'POST', '/org/members', { email: 'z@acme.test', name: 'Z', domainRoles: [{ domainId: m.c.refs.ops, role: 'viewer' }] });
   t.equal(foreignDomain.status, 404, 'another organization\'s domain: the uniform 404');
-  t.equal(m.c.count(`SELECT COUNT(*) AS n FROM users WHERE email = 'z@acme.test'`), 0, 'and nothing was written');
+  t.equal(await m.c.count(`SELECT COUNT(*) AS n FROM users WHERE email = 'z@acme.test'`), 0, 'and nothing was written');
 });
 
 t.test('roles: owners are changed only by owners, the last owner stays, foreign ids are 404', async (t) => {

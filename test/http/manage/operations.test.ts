@@ -61,12 +61,12 @@ t.test('running, suspended, fires per second and webhook failures of one organiz
   const store = c.server.service.store;
   const now = c.clock.now();
   const endpointId = newId();
-  store.transaction(() => {
-    store.repos.webhooks.insertEndpoint({ id: endpointId, orgId: c.refs.acme!, url: 'http://127.0.0.1:9/hook', secretSealed: Buffer.from('x'), events: [], active: false, createdBy: null, createdAt: now });
+  await store.writer.submit(async (tx) => {
+    (await tx.repos.webhooks.insertEndpoint({ id: endpointId, orgId: c.refs.acme!, url: 'http://127.0.0.1:9/hook', secretSealed: Buffer.from('x'), events: [], active: false, createdBy: null, createdAt: now }));
     const delivery = { endpointId, eventType: 'execution.completed', payload: '{}', lastStatus: 500, lastError: null, createdAt: now, runId: null };
-    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'failed', attempts: 8, nextAttemptAt: null, updatedAt: now - 5000 });
-    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'pending', attempts: 2, nextAttemptAt: now + 3_600_000, updatedAt: now - 1000 });
-    store.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'delivered', attempts: 1, nextAttemptAt: null, updatedAt: now });
+    (await tx.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'failed', attempts: 8, nextAttemptAt: null, updatedAt: now - 5000 }));
+    (await tx.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'pending', attempts: 2, nextAttemptAt: now + 3_600_000, updatedAt: now - 1000 }));
+    (await tx.repos.webhooks.insertDelivery({ ...delivery, id: newId(), status: 'delivered', attempts: 1, nextAttemptAt: null, updatedAt: now }));
   });
   t.same((await ops()).organization.webhooks, { windowHours: 24, failed: 1, retrying: 1, lastFailureAt: new Date(now - 1000).toISOString() });
   t.equal((await ops('gina')).organization.webhooks.failed, 0);

@@ -5,13 +5,14 @@ import { hashSecret, mintSecret } from '../../../runtime/auth/secrets.js';
 import { newId } from '../../../runtime/ids.js';
 import { bearer, call } from '../../helpers/http.js';
 import { customerBody, staffedCustomer, startPartner, type PartnerEnv } from '../partner/partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 /** An `sv_` key for the customer's owner, written the way a key-creation route would (hash only). */
-function ownerKey(p: PartnerEnv, orgId: string): string {
+async function ownerKey(p: PartnerEnv, orgId: string): Promise<string> {
   const repos = p.c.server.service.store.repos;
-  const owner = p.c.server.service.store.db.prepare(`SELECT user_id FROM org_memberships WHERE org_id = ? AND role = 'owner'`).get(orgId) as { user_id: string };
+  const owner = (await sqlReader(p.c.server.service).get(`SELECT user_id FROM org_memberships WHERE org_id = ? AND role = 'owner'`, orgId)) as { user_id: string };
   const secret = mintSecret('sv_');
-  repos.credentials.insertApiKey({ id: newId(), userId: owner.user_id, orgId, name: 'test', keyHash: hashSecret(secret), hint: secret.slice(-4), createdAt: p.clock.now(), revokedAt: null });
+  (await repos.credentials.insertApiKey({ id: newId(), userId: owner.user_id, orgId, name: 'test', keyHash: hashSecret(secret), hint: secret.slice(-4), createdAt: p.clock.now(), revokedAt: null }));
   return secret;
 }
 
@@ -46,7 +47,7 @@ t.test('suspend stops the customer\'s keys, leases and tenant calls at once (fir
   const key = p.refs['northwind-key']!;
   const customer = await staffedCustomer(p, 'susp-co');
   await customer.vouch('op-1', 'operator');
-  const svKey = ownerKey(p, customer.orgId);
+  const svKey = (await ownerKey(p, customer.orgId));
   const me = () => call(`${p.c.server.url}/api/v1/me`, { headers: bearer(svKey) });
   const lease = (await p.api('POST', '/token', key, { orgId: customer.orgId, appId: p.refs['northwind-app'] })).json.token as string;
   const tenantRead = () => p.api('GET', `/organizations/${customer.orgId}/authoring/integrations`, lease, undefined, { 'x-service-subject': 'op-1' });
@@ -92,8 +93,8 @@ t.test('suspend stops the customer\'s keys, leases and tenant calls at once (fir
 t.test('a suspended customer\'s console sessions stop and no user token is minted; resume restores the same session', async (t) => {
   const p = await startPartner(t);
   const customer = await staffedCustomer(p, 'quiet-co');
-  const db = p.c.server.service.store.db;
-  db.prepare('UPDATE users SET password_hash = ? WHERE email = ?').run(await hashPassword('owner-password'), 'owner@quiet-co.example');
+  const db = sqlReader(p.c.server.service);
+  (await db.run('UPDATE users SET password_hash = ? WHERE email = ?', await hashPassword('owner-password'), 'owner@quiet-co.example'));
   const login = await call(`${p.c.server.url}/api/v1/console/login`, { method: 'POST', json: { email: 'owner@quiet-co.example', password: 'owner-password' } });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
   const members = () => call(`${p.c.server.url}/api/v1/org/members`, { headers: { cookie } });
@@ -113,8 +114,8 @@ t.test('support grants of a customer, paged, for its own platform only', async (
   await customer.vouch('op-1', 'operator');
   const opened = await p.api('POST', `/organizations/${customer.orgId}/agents/${customer.automation('welcome')}/sessions`, key, { message: 'help' }, { 'x-service-subject': 'op-1' });
   await p.c.settle();
-  const db = p.c.server.service.store.db;
-  db.prepare('UPDATE users SET password_hash = ? WHERE email = ?').run(await hashPassword('owner-password'), 'owner@grant-co.example');
+  const db = sqlReader(p.c.server.service);
+  (await db.run('UPDATE users SET password_hash = ? WHERE email = ?', await hashPassword('owner-password'), 'owner@grant-co.example'));
   const login = await call(`${p.c.server.url}/api/v1/console/login`, { method: 'POST', json: { email: 'owner@grant-co.example', password: 'owner-password' } });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
   const ids: string[] = [];

@@ -12,15 +12,15 @@ t.test('schedule ticks of a suspended organization pass without a firing, and th
   t.equal(created.status, 201);
   const id = created.json.trigger.id;
   const { repos } = f.server.service.store;
-  repos.management.setSuspended(f.refs.acme!, f.clock.now());
+  (await repos.management.setSuspended(f.refs.acme!, f.clock.now()));
   f.clock.advance(HOUR);
   await f.settle();
-  t.equal(repos.triggerRuns.countOfTrigger(id), 0, 'no firing while suspended');
+  t.equal((await repos.triggerRuns.countOfTrigger(id)), 0, 'no firing while suspended');
   t.equal(await f.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 22, 14), 'the next slot is armed');
-  repos.management.setSuspended(f.refs.acme!, null);
+  (await repos.management.setSuspended(f.refs.acme!, null));
   f.clock.advance(HOUR);
   await f.settle();
-  t.equal(repos.triggerRuns.countOfTrigger(id), 1, 'fires again once resumed');
+  t.equal((await repos.triggerRuns.countOfTrigger(id)), 1, 'fires again once resumed');
 });
 
 t.test('inbound events for a suspended organization answer like an inactive trigger and record nothing', async (t) => {
@@ -38,12 +38,12 @@ t.test('inbound events for a suspended organization answer like an inactive trig
       body,
     });
   };
-  repos.management.setSuspended(f.refs.acme!, f.clock.now());
+  (await repos.management.setSuspended(f.refs.acme!, f.clock.now()));
   const refused = await deliver();
   t.equal(refused.status, 404);
-  t.equal(repos.eventDeliveries.recent(f.refs.signup!, 5).length, 0, 'nothing recorded');
-  repos.management.setSuspended(f.refs.acme!, null);
+  t.equal((await repos.eventDeliveries.recent(f.refs.signup!, 5)).length, 0, 'nothing recorded');
+  (await repos.management.setSuspended(f.refs.acme!, null));
   const accepted = await deliver();
   t.equal(accepted.status, 202, 'accepted again');
-  t.equal(repos.eventDeliveries.recent(f.refs.signup!, 5).length, 1);
+  t.equal((await repos.eventDeliveries.recent(f.refs.signup!, 5)).length, 1);
 });

@@ -19,7 +19,7 @@ t.test('a partner authors flows and reads authoring and knowledge as the named p
   };
   const created = await as('ed-1', 'POST', '/flows', { domainId: customer.domainId, name: 'Mirror flow', definition, publish: true });
   t.equal(created.status, 201);
-  t.equal(p.count('automations', 'id = ? AND org_id = ? AND created_by IS NOT NULL', created.json.flow.flowId, customer.orgId), 1, 'created in the customer, by the named person');
+  t.equal(await p.count('automations', 'id = ? AND org_id = ? AND created_by IS NOT NULL', created.json.flow.flowId, customer.orgId), 1, 'created in the customer, by the named person');
   t.equal((await as('op-1', 'POST', '/flows', { domainId: customer.domainId, name: 'No', definition })).status, 403, 'an operator subject: the same 403 as on /api/v1');
   t.equal((await as('ed-1', 'GET', '/authoring/integrations')).status, 200, 'authoring routes are mirrored');
   t.equal((await as('ed-1', 'GET', '/authoring/knowledge-bases')).status, 200, 'knowledge routes are mirrored');

@@ -48,7 +48,7 @@ t.test('a viewer sees the domain without canCreate; an editor only his domain\'s
 t.test('event triggers turned off for the organization: no sources; no credential or a bad key is the uniform 404', async (t) => {
   const f = await startManageServer(t);
   const { repos } = f.server.service.store;
-  repos.tenancy.setRolloutFlags(repos.tenancy.domain(f.refs.sales!)!.orgId, { eventTriggers: false });
+  (await repos.tenancy.setRolloutFlags((await repos.tenancy.domain(f.refs.sales!))!.orgId, { eventTriggers: false }));
   const off = await f.req('GET', PATH, { user: 'ada' });
   t.equal(off.json.eventTriggersEnabled, false);
   t.same(off.json.eventSources, []);

@@ -79,7 +79,7 @@ t.test('update: name, cron and timezone re-arm the tick; input; eventFilter vali
   t.match(changed.json.trigger, { name: 'Hourly enrich', config: { cron: '15 * * * *', timezone: null, input: { id: 'c-2' } } });
   const due = nextRunAfter({ cron: '15 * * * *', timezone: null }, f.clock.now())!;
   t.equal(changed.json.trigger.config.nextRunAt, new Date(due).toISOString());
-  t.equal(timers.pending(SCHEDULE_TICK, nightly)!.dueAt, due, 'the durable tick moved to the new slot');
+  t.equal((await timers.pending(SCHEDULE_TICK, nightly))!.dueAt, due, 'the durable tick moved to the new slot');
 
   // The tick fires with the new input on the new slot.
   f.clock.advance(due - f.clock.now());
@@ -112,7 +112,7 @@ t.test('update: name, cron and timezone re-arm the tick; input; eventFilter vali
   t.same(goodFilter.json.trigger.config.eventFilter, filter);
   const cleared = await f.req('PATCH', signup, { user: 'ada' }, { eventFilter: null });
   t.equal(cleared.json.trigger.config.eventFilter, null, 'null removes the filter');
-  t.equal(f.server.service.store.repos.triggers.trigger(f.refs.signup!)!.endpointSecretSealed !== null, true, 'the endpoint secret is kept');
+  t.equal((await f.server.service.store.repos.triggers.trigger(f.refs.signup!))!.endpointSecretSealed !== null, true, 'the endpoint secret is kept');
 });
 
 t.test('pause and resume: a paused schedule has no tick and never fires; a paused API trigger is not fireable; idempotent', async (t) => {
@@ -123,7 +123,7 @@ t.test('pause and resume: a paused schedule has no tick and never fires; a pause
   t.equal(paused.status, 200);
   t.equal(paused.json.trigger.active, false);
   t.equal(paused.json.trigger.config.nextRunAt, null);
-  t.equal(timers.pending(SCHEDULE_TICK, nightly), undefined, 'tick removed');
+  t.equal((await timers.pending(SCHEDULE_TICK, nightly)), undefined, 'tick removed');
   t.equal((await f.req('POST', `/api/v1/triggers/${nightly}/pause`, { user: 'ada' }, {})).status, 200, 'pausing twice is fine ({} body)');
 
   f.clock.advance(2 * 86_400_000);
@@ -133,7 +133,7 @@ t.test('pause and resume: a paused schedule has no tick and never fires; a pause
   const resumed = await f.req('POST', `/api/v1/triggers/${nightly}/resume`, { user: 'ada' });
   t.equal(resumed.json.trigger.active, true);
   const due = nextRunAfter({ cron: '0 2 * * *', timezone: 'Europe/Paris' }, f.clock.now())!;
-  t.equal(timers.pending(SCHEDULE_TICK, nightly)!.dueAt, due, 'armed for the next slot from now (missed slots not replayed)');
+  t.equal((await timers.pending(SCHEDULE_TICK, nightly))!.dueAt, due, 'armed for the next slot from now (missed slots not replayed)');
 
   const fire = () => f.req('POST', '/api/v1/triggers/fire', { key: f.key('bob-key') }, { triggerId: f.refs['new-lead'], input: { id: 'c-1' } });
   t.equal((await f.req('POST', `/api/v1/triggers/${f.refs['new-lead']}/pause`, { key: f.key('ada-key') })).status, 200, 'with an sv_ key');
@@ -154,8 +154,8 @@ t.test('delete: gone with its tick and history; editors only; uniform 404 after'
   t.equal((await f.req('DELETE', `/api/v1/triggers/${nightly}`, { user: 'gina' })).status, 404);
   const deleted = await f.req('DELETE', `/api/v1/triggers/${nightly}`, { user: 'ada' });
   t.equal(deleted.status, 204);
-  t.equal(f.server.service.store.repos.timers.pending(SCHEDULE_TICK, nightly), undefined);
-  t.equal(f.server.service.store.repos.triggers.subscribers(nightly).length, 0);
+  t.equal((await f.server.service.store.repos.timers.pending(SCHEDULE_TICK, nightly)), undefined);
+  t.equal((await f.server.service.store.repos.triggers.subscribers(nightly)).length, 0);
   t.equal((await f.req('GET', `/api/v1/triggers/${nightly}`, { user: 'ada' })).status, 404);
   t.equal((await f.req('DELETE', `/api/v1/triggers/${nightly}`, { user: 'ada' })).status, 404);
   f.clock.advance(2 * 86_400_000);

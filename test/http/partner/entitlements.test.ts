@@ -63,6 +63,6 @@ t.test('a disabled automation cannot be run: opening a session is refused, enabl
   await p.api('DELETE', `/organizations/${customer.orgId}/automations/${customer.automation('welcome')}/entitlement`, customer.key);
   const allowed = await open(customer.automation('welcome'));
   t.equal(allowed.status, 202, 'back to the default: runs');
-  t.equal(p.count('sessions', 'org_id = ?', customer.orgId), 1, 'refused opens wrote nothing');
+  t.equal(await p.count('sessions', 'org_id = ?', customer.orgId), 1, 'refused opens wrote nothing');
   await p.c.settle();
 });

@@ -3,6 +3,7 @@ import t from 'tap';
 import { HOUR } from '../../../runtime/clock.js';
 import { newId } from '../../../runtime/ids.js';
 import { customerBody, startPartner, type PartnerEnv } from './partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 async function customer(p: PartnerEnv, segment: string, secret?: string) {
   const answer = await p.provision(`order-${segment}`, customerBody(segment), { secret });
@@ -10,8 +11,8 @@ async function customer(p: PartnerEnv, segment: string, secret?: string) {
   return answer.json as { organization: { id: string }; domain: { id: string }; owner: { userId: string; email: string } };
 }
 
-const policyApprovers = (p: PartnerEnv, domainId: string): string[] =>
-  JSON.parse(p.c.server.service.store.db.prepare('SELECT approval_policy FROM domains WHERE id = ?').pluck().get(domainId) as string).approvers;
+const policyApprovers = async (p: PartnerEnv, domainId: string): Promise<string[]> =>
+  JSON.parse((await sqlReader(p.c.server.service).value('SELECT approval_policy FROM domains WHERE id = ?', domainId)) as string).approvers;
 
 t.test('POST /token mints a one-hour app lease; the injected clock ends it', async (t) => {
   const p = await startPartner(t);
@@ -22,8 +23,8 @@ t.test('POST /token mints a one-hour app lease; the injected clock ends it', asy
   t.match(minted.json, { token: /^svt_/, kind: 'app', orgId: organization.id, appId: p.refs['northwind-app'] });
   t.equal(minted.json.expiresAt, new Date(p.clock.now() + HOUR).toISOString());
   t.equal(minted.headers.get('cache-control'), 'no-store');
-  const db = p.c.server.service.store.db;
-  t.notOk(JSON.stringify(db.prepare('SELECT * FROM leases').all()).includes(minted.json.token), 'only the hash is stored');
+  const db = sqlReader(p.c.server.service);
+  t.notOk(JSON.stringify((await db.all('SELECT * FROM leases'))).includes(minted.json.token), 'only the hash is stored');
 
   const probe = () => p.api('GET', `/support-sessions/${newId()}`, minted.json.token);
   t.equal((await probe()).status, 404, 'a live lease authenticates (the grant is unknown)');
@@ -66,21 +67,21 @@ t.test('workers: vouch creates a provisioned person with domain roles; re-vouch 
   const { organization, domain } = await customer(p, 'staffed');
   const key = p.refs['northwind-key']!;
   const path = `/organizations/${organization.id}/workers`;
-  const db = p.c.server.service.store.db;
+  const db = sqlReader(p.c.server.service);
 
   const vouched = await p.api('POST', path, key, { partnerSubject: 'emp-42', name: 'Wanda Worker', domainRoles: [{ domainId: domain.id, role: 'operator' }] });
   t.equal(vouched.status, 201);
   const worker = vouched.json.worker;
   t.match(worker, { partnerSubject: 'emp-42', name: 'Wanda Worker', domainRoles: [{ domainId: domain.id, role: 'operator', approver: false }] });
-  t.equal(db.prepare('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?').pluck().get(domain.id, worker.userId), 'operator');
-  t.equal(db.prepare('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?').pluck().get(organization.id, worker.userId), 'member');
-  t.equal(db.prepare('SELECT password_hash FROM users WHERE id = ?').pluck().get(worker.userId), null, 'a provisioned person cannot sign in directly');
+  t.equal((await db.value('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?', domain.id, worker.userId)), 'operator');
+  t.equal((await db.value('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?', organization.id, worker.userId)), 'member');
+  t.equal((await db.value('SELECT password_hash FROM users WHERE id = ?', worker.userId)), null, 'a provisioned person cannot sign in directly');
 
   const updated = await p.api('POST', path, key, { partnerSubject: 'emp-42', domainRoles: [{ domainId: domain.id, role: 'viewer', approver: true }] });
   t.equal(updated.status, 200, 're-vouching an active subject updates it');
   t.equal(updated.json.worker.mappingId, worker.mappingId);
-  t.equal(db.prepare('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?').pluck().get(domain.id, worker.userId), 'viewer');
-  t.ok(policyApprovers(p, domain.id).includes(worker.userId), 'approver standing is the domain\'s approval policy');
+  t.equal((await db.value('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?', domain.id, worker.userId)), 'viewer');
+  t.ok((await policyApprovers(p, domain.id)).includes(worker.userId), 'approver standing is the domain\'s approval policy');
 
   const listed = await p.api('GET', path, key);
   t.same(listed.json.workers.map((w: any) => w.partnerSubject), ['emp-42']);
@@ -93,9 +94,9 @@ t.test('workers: vouch creates a provisioned person with domain roles; re-vouch 
   const revoked = await p.api('DELETE', `${path}/${worker.mappingId}`, key);
   t.equal(revoked.status, 204);
   t.equal((await p.api('GET', '/worker/approvals', lease.json.token)).status, 401, 'its lease stops at once');
-  t.equal(db.prepare('SELECT COUNT(*) FROM domain_memberships WHERE user_id = ?').pluck().get(worker.userId), 0, 'memberships withdrawn');
-  t.equal(db.prepare('SELECT COUNT(*) FROM org_memberships WHERE user_id = ?').pluck().get(worker.userId), 0);
-  t.notOk(policyApprovers(p, domain.id).includes(worker.userId), 'approver standing withdrawn');
+  t.equal((await db.value('SELECT COUNT(*) FROM domain_memberships WHERE user_id = ?', worker.userId)), 0, 'memberships withdrawn');
+  t.equal((await db.value('SELECT COUNT(*) FROM org_memberships WHERE user_id = ?', worker.userId)), 0);
+  t.notOk((await policyApprovers(p, domain.id)).includes(worker.userId), 'approver standing withdrawn');
   t.same((await p.api('GET', path, key)).json.workers, []);
   t.equal((await p.api('DELETE', `${path}/${worker.mappingId}`, key)).status, 404, 'revoking twice is the neutral 404');
   const noLease = await p.api('POST', '/worker-token', key, { orgId: organization.id, appId: p.refs['northwind-app'], partnerSubject: 'emp-42' });
@@ -125,8 +126,8 @@ t.test('vouching checks domains and people: foreign domains are 400, outside acc
   t.equal(linked.status, 201);
   t.equal(linked.json.worker.userId, owner.userId, 'the existing member is the person');
   await p.api('DELETE', `${path}/${linked.json.worker.mappingId}`, key);
-  const db = p.c.server.service.store.db;
-  t.equal(db.prepare('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?').pluck().get(organization.id, owner.userId), 'owner', 'a linked member keeps their membership');
-  t.equal(db.prepare('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?').pluck().get(domain.id, owner.userId), 'owner');
-  t.ok(policyApprovers(p, domain.id).includes(owner.userId), 'and the approver standing they had before');
+  const db = sqlReader(p.c.server.service);
+  t.equal((await db.value('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?', organization.id, owner.userId)), 'owner', 'a linked member keeps their membership');
+  t.equal((await db.value('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?', domain.id, owner.userId)), 'owner');
+  t.ok((await policyApprovers(p, domain.id)).includes(owner.userId), 'and the approver standing they had before');
 });

@@ -62,7 +62,7 @@ export interface PartnerEnv {
   provision(key: string | null, body: unknown, options?: { secret?: string; headers?: Record<string, string> }): Promise<Answer>;
   /** A partner API call with an `svp_`/`svt_` secret. */
   api(method: string, path: string, secret: string | null, json?: unknown, headers?: Record<string, string>): Promise<Answer>;
-  count(table: string, where?: string, ...args: unknown[]): number;
+  count(table: string, where?: string, ...args: unknown[]): Promise<number>;
   /** Delivers every due timer (claim expiry, leases) after the clock moved. */
   drainTimers(): Promise<number>;
 }
@@ -73,7 +73,6 @@ export async function startPartner(
 ): Promise<PartnerEnv> {
   const c = await startConversation(t, { manifest: options.manifest ?? partnerWorkspace, clock: options.clock });
   const url = `${c.server.url}${PARTNER_BASE}`;
-  const db = c.server.service.store.db;
   const api: PartnerEnv['api'] = (method, path, secret, json, headers = {}) =>
     call(`${url}${path}`, { method, headers: { ...(secret === null ? {} : bearer(secret)), ...headers }, ...(json === undefined ? {} : { json }) });
   return {
@@ -85,7 +84,7 @@ export async function startPartner(
       return api('POST', '/organizations', opts.secret ?? c.refs['northwind-key']!, body, headers);
     },
     api,
-    count: (table, where = '1 = 1', ...args) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...args) as { n: number }).n,
+    count: (table, where = '1 = 1', ...args) => c.count(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, ...args),
     drainTimers: () => c.server.service.services.scheduler.drain(),
   };
 }

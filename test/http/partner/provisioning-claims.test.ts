@@ -5,17 +5,18 @@ import { DAY } from '../../../runtime/clock.js';
 import { PROVISIONING_LEASE_MS } from '../../../runtime/partners/provisioning-claims.js';
 import { provisioningFingerprint } from '../../../runtime/partners/provisioning-request.js';
 import { customerBody, startPartner, type PartnerEnv } from './partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
-const claimState = (p: PartnerEnv, key: string) =>
-  p.c.server.service.store.db.prepare('SELECT state FROM provisioning_claims WHERE key = ?').pluck().get(key) as string | undefined;
-const quotaUsed = (p: PartnerEnv) => p.c.server.service.store.db.prepare('SELECT quota_used FROM partners WHERE id = ?').pluck().get(p.refs.northwind);
+const claimState = async (p: PartnerEnv, key: string) =>
+  (await sqlReader(p.c.server.service).value('SELECT state FROM provisioning_claims WHERE key = ?', key)) as string | undefined;
+const quotaUsed = async (p: PartnerEnv) => (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind));
 
 t.test('concurrent duplicate requests create one organization: one original, the rest wait (409 in progress) or replay', async (t) => {
   const p = await startPartner(t);
-  const orgs = p.count('organizations');
+  const orgs = await p.count('organizations');
   const answers = await Promise.all(Array.from({ length: 6 }, () => p.provision('order-race', customerBody('racer'))));
-  t.equal(p.count('organizations'), orgs + 1, 'exactly one organization');
-  t.equal(quotaUsed(p), 1, 'one unit of quota');
+  t.equal(await p.count('organizations'), orgs + 1, 'exactly one organization');
+  t.equal((await quotaUsed(p)), 1, 'one unit of quota');
   const originals = answers.filter((a) => a.status === 202 && a.headers.get('idempotency-replayed') === null);
   t.equal(originals.length, 1, 'one original answer');
   t.match(originals[0]!.json.owner.invitation, /#token=svi_/);
@@ -36,7 +37,7 @@ t.test('concurrent duplicate requests create one organization: one original, the
 
 t.test('CLIENT_SEGMENT_INVALID is a named refusal that releases the key: the corrected body succeeds under it', async (t) => {
   const p = await startPartner(t);
-  const orgs = p.count('organizations');
+  const orgs = await p.count('organizations');
   for (const [segment, rule] of [
     ['Bad Segment', 'characters'],
     ['-edge', 'characters'],
@@ -49,14 +50,14 @@ t.test('CLIENT_SEGMENT_INVALID is a named refusal that releases the key: the cor
     t.equal(refused.status, 400, segment);
     t.match(refused.json.error, { code: 'CLIENT_SEGMENT_INVALID', details: { rule, idempotencyKey: 'released' } }, segment);
     if (segment.length > 4) t.notOk(refused.text.includes(segment), 'the message does not echo the segment');
-    t.equal(claimState(p, 'order-seg'), 'released');
+    t.equal((await claimState(p, 'order-seg')), 'released');
   }
-  t.equal(p.count('organizations'), orgs, 'nothing was created');
-  t.equal(quotaUsed(p), 0, 'no quota spent');
+  t.equal(await p.count('organizations'), orgs, 'nothing was created');
+  t.equal((await quotaUsed(p)), 0, 'no quota spent');
   const corrected = await p.provision('order-seg', customerBody('good-seg', { ownerEmail: 'owner@seg.example' }));
   t.equal(corrected.status, 202, 'not IDEMPOTENCY_KEY_REUSED: the key was released');
   t.equal(corrected.json.organization.clientSegment, 'good-seg');
-  t.equal(claimState(p, 'order-seg'), 'completed');
+  t.equal((await claimState(p, 'order-seg')), 'completed');
 });
 
 t.test('a failure injected after the organization exists leaves the claim indeterminate: later requests get IDEMPOTENCY_OUTCOME_UNKNOWN', async (t) => {
@@ -72,15 +73,15 @@ t.test('a failure injected after the organization exists leaves the claim indete
   const orgId = original.json.error.details.organization.id;
   t.match(original.json.error.details, { organization: { clientSegment: 'crashy' }, onboardingStatus: 'failed' });
   t.notOk(original.text.includes('injected'), 'the cause is not returned');
-  t.equal(claimState(p, 'order-crash'), 'indeterminate');
+  t.equal((await claimState(p, 'order-crash')), 'indeterminate');
 
   const retry = await p.provision('order-crash', customerBody('crashy'));
   t.equal(retry.status, 409);
   t.equal(retry.json.error.code, 'IDEMPOTENCY_OUTCOME_UNKNOWN');
   const otherBody = await p.provision('order-crash', customerBody('crashy-two'));
   t.equal(otherBody.json.error.code, 'IDEMPOTENCY_OUTCOME_UNKNOWN', 'whatever the body: do not retry blindly');
-  t.equal(p.count('organizations', 'client_segment = ?', 'crashy'), 1, 'the organization that was created stays, once');
-  t.equal(p.count('organizations', 'client_segment = ?', 'crashy-two'), 0);
+  t.equal(await p.count('organizations', 'client_segment = ?', 'crashy'), 1, 'the organization that was created stays, once');
+  t.equal(await p.count('organizations', 'client_segment = ?', 'crashy-two'), 0);
 
   // Reconcile: the partner can read what exists.
   const status = await p.api('GET', `/organizations/${orgId}`, p.refs['northwind-key']!);
@@ -99,7 +100,7 @@ t.test('a claim whose owner died mid-flight turns indeterminate when its lease r
   const done = await p.provision('order-settled', customerBody('settled'));
   t.equal(done.status, 202);
   const claims = p.c.server.service.services.partners.provisioning.claims;
-  const keyId = p.c.server.service.store.db.prepare('SELECT id FROM partner_keys WHERE key_hash = ?').pluck().get(hashSecret(p.refs['northwind-key']!)) as string;
+  const keyId = (await sqlReader(p.c.server.service).value('SELECT id FROM partner_keys WHERE key_hash = ?', hashSecret(p.refs['northwind-key']!))) as string;
   const body = customerBody('orphan');
   // A request that took the claim and then vanished (a crashed process): nothing will settle it.
   const taken = await claims.acquire({ partnerKeyId: keyId, key: 'order-orphan' }, provisioningFingerprint(body), 'dead-owner');
@@ -108,7 +109,7 @@ t.test('a claim whose owner died mid-flight turns indeterminate when its lease r
   t.equal(meanwhile.json.error.code, 'IDEMPOTENCY_IN_PROGRESS');
   p.clock.advance(PROVISIONING_LEASE_MS);
   await p.drainTimers();
-  t.equal(claimState(p, 'order-orphan'), 'indeterminate');
+  t.equal((await claimState(p, 'order-orphan')), 'indeterminate');
   const after = await p.provision('order-orphan', body);
   t.equal(after.json.error.code, 'IDEMPOTENCY_OUTCOME_UNKNOWN');
   const replay = await p.provision('order-settled', customerBody('settled'));
@@ -128,13 +129,13 @@ t.test('an owner that dies after creating the customer: its lease fails the onbo
   };
   const original = p.provision('order-stalled', customerBody('stalled'));
   await atOrganization;
-  const orgId = p.c.server.service.store.db.prepare('SELECT org_id FROM provisioning_claims WHERE key = ?').pluck().get('order-stalled') as string;
+  const orgId = (await sqlReader(p.c.server.service).value('SELECT org_id FROM provisioning_claims WHERE key = ?', 'order-stalled')) as string;
   const before = await p.api('GET', `/organizations/${orgId}`, p.refs['northwind-key']!);
   t.equal(before.json.onboardingStatus, 'running');
 
   p.clock.advance(PROVISIONING_LEASE_MS);
   await p.drainTimers();
-  t.equal(claimState(p, 'order-stalled'), 'indeterminate');
+  t.equal((await claimState(p, 'order-stalled')), 'indeterminate');
   const after = await p.api('GET', `/organizations/${orgId}`, p.refs['northwind-key']!);
   t.match(after.json, { onboardingStatus: 'failed', onboarding: { status: 'failed', error: 'onboarding_interrupted' } }, 'the partner is told to reconcile, not to wait');
 
@@ -143,7 +144,7 @@ t.test('an owner that dies after creating the customer: its lease fails the onbo
   wake();
   const late = await original;
   t.equal(late.json.error.code, 'PROVISIONING_FAILED');
-  t.equal(claimState(p, 'order-stalled'), 'indeterminate');
+  t.equal((await claimState(p, 'order-stalled')), 'indeterminate');
   t.equal((await p.provision('order-stalled', customerBody('stalled'))).json.error.code, 'IDEMPOTENCY_OUTCOME_UNKNOWN');
 });
 
@@ -153,8 +154,8 @@ t.test('7 days after creation a claim expires: timers sweep the rows and the nex
   t.equal(first.status, 202);
   const refused = await p.provision('order-unretried', customerBody('Not Valid', { ownerEmail: 'owner@unretried.example' }));
   t.equal(refused.json.error.code, 'CLIENT_SEGMENT_INVALID');
-  t.equal(p.count('provisioning_claims'), 2);
-  t.equal(p.count('actor_snapshots', "machine = 'provisioning-claim'"), 2);
+  t.equal(await p.count('provisioning_claims'), 2);
+  t.equal(await p.count('actor_snapshots', "machine = 'provisioning-claim'"), 2);
 
   p.clock.advance(7 * DAY - 1);
   await p.drainTimers();
@@ -163,8 +164,8 @@ t.test('7 days after creation a claim expires: timers sweep the rows and the nex
 
   p.clock.advance(1);
   await p.drainTimers();
-  t.equal(p.count('provisioning_claims'), 0, 'the completed and the unretried released claims are swept');
-  t.equal(p.count('actor_snapshots', "machine = 'provisioning-claim'"), 0, 'so are their actor rows');
+  t.equal(await p.count('provisioning_claims'), 0, 'the completed and the unretried released claims are swept');
+  t.equal(await p.count('actor_snapshots', "machine = 'provisioning-claim'"), 0, 'so are their actor rows');
 
   const rerun = await p.provision('order-week', customerBody('weekly'));
   t.equal(rerun.status, 409, 'a fresh run, not a replay');
@@ -173,7 +174,7 @@ t.test('7 days after creation a claim expires: timers sweep the rows and the nex
   const other = await p.provision('order-week', customerBody('weekly-two'));
   t.equal(other.status, 202, 'the released key takes a different body: no IDEMPOTENCY_KEY_REUSED after expiry');
   t.not(other.json.organization.id, first.json.organization.id);
-  t.equal(quotaUsed(p), 2);
+  t.equal((await quotaUsed(p)), 2);
 });
 
 t.test('the same key text under two partner keys is two independent claims', async (t) => {
@@ -187,5 +188,5 @@ t.test('the same key text under two partner keys is two independent claims', asy
   const replayTwo = await p.provision('shared-key', customerBody('tenant-two'), { secret: p.refs['northwind-key-2'] });
   t.equal(replayOne.json.organization.id, one.json.organization.id);
   t.equal(replayTwo.json.organization.id, two.json.organization.id);
-  t.equal(p.count('provisioning_claims', 'key = ?', 'shared-key'), 2);
+  t.equal(await p.count('provisioning_claims', 'key = ?', 'shared-key'), 2);
 });

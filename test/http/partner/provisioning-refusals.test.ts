@@ -2,6 +2,7 @@
 import t from 'tap';
 import { applyManifest } from '../../../runtime/manifest/apply.js';
 import { customerBody, partnerWorkspace, startPartner, type PartnerEnv } from './partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 /** Re-applies the workspace with `change` made to the northwind partner (standing, grant, quota, template). */
 async function reconfigure(p: PartnerEnv, change: (northwind: any) => void): Promise<void> {
@@ -10,27 +11,27 @@ async function reconfigure(p: PartnerEnv, change: (northwind: any) => void): Pro
   await applyManifest(p.c.server.service.store, manifest, { clock: p.clock, keyRing: p.c.server.service.services.keyRing });
 }
 
-const quotaUsed = (p: PartnerEnv) => p.c.server.service.store.db.prepare('SELECT quota_used FROM partners WHERE id = ?').pluck().get(p.refs.northwind);
+const quotaUsed = async (p: PartnerEnv) => (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind));
 
 t.test('quota is a durable allowance: the 4th customer of a quota of 3 is QUOTA_EXHAUSTED, replays still work, raising it lets the key through', async (t) => {
   const p = await startPartner(t);
   for (const n of [1, 2, 3]) t.equal((await p.provision(`order-q${n}`, customerBody(`quota-${n}`))).status, 202);
-  t.equal(quotaUsed(p), 3);
+  t.equal((await quotaUsed(p)), 3);
   const fourth = await p.provision('order-q4', customerBody('quota-4'));
   t.equal(fourth.status, 409);
   t.match(fourth.json.error, { code: 'QUOTA_EXHAUSTED', details: { quota: 3, idempotencyKey: 'released' } });
   t.equal(fourth.headers.get('retry-after'), null, 'not a rate limit: nothing to wait for');
-  t.equal(p.count('organizations', 'client_segment = ?', 'quota-4'), 0);
+  t.equal(await p.count('organizations', 'client_segment = ?', 'quota-4'), 0);
   const replay = await p.provision('order-q2', customerBody('quota-2'));
   t.equal(replay.headers.get('idempotency-replayed'), 'true', 'a replay spends nothing, so it still answers');
   // Re-applying the manifest keeps the spend: it is durable, never reset by configuration.
   await reconfigure(p, () => {});
-  t.equal(quotaUsed(p), 3);
+  t.equal((await quotaUsed(p)), 3);
   t.equal((await p.provision('order-q4', customerBody('quota-4'))).json.error.code, 'QUOTA_EXHAUSTED');
   await reconfigure(p, (northwind) => (northwind.provisioning.quota = 4));
   const raised = await p.provision('order-q4', customerBody('quota-4'));
   t.equal(raised.status, 202, 'the released key succeeds once the allowance is raised');
-  t.equal(quotaUsed(p), 4);
+  t.equal((await quotaUsed(p)), 4);
 });
 
 t.test('standing refusals: PARTNER_PLATFORM_SUSPENDED, PROVISIONING_NOT_ENABLED, TEMPLATE_SUSPENDED release the key', async (t) => {
@@ -46,18 +47,18 @@ t.test('standing refusals: PARTNER_PLATFORM_SUSPENDED, PROVISIONING_NOT_ENABLED,
   t.equal(notEnabled.status, 403);
   t.equal(notEnabled.json.error.code, 'PROVISIONING_NOT_ENABLED');
 
-  p.c.server.service.store.db.prepare('UPDATE partner_keys SET provisioning_enabled = 0 WHERE partner_id = ?').run(p.refs.northwind);
+  (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET provisioning_enabled = false WHERE partner_id = ?', p.refs.northwind));
   await reconfigure(p, () => {});
   t.equal((await p.provision('order-standing', body)).json.error.code, 'PROVISIONING_NOT_ENABLED', 'a key without the grant');
-  p.c.server.service.store.db.prepare('UPDATE partner_keys SET provisioning_enabled = 1 WHERE partner_id = ?').run(p.refs.northwind);
+  (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET provisioning_enabled = true WHERE partner_id = ?', p.refs.northwind));
 
   await reconfigure(p, (northwind) => (northwind.templates[0].suspended = true));
   const template = await p.provision('order-standing', body);
   t.equal(template.status, 409);
   t.equal(template.json.error.code, 'TEMPLATE_SUSPENDED');
 
-  t.equal(p.count('organizations', 'client_segment = ?', 'standing'), 0);
-  t.equal(quotaUsed(p), 0);
+  t.equal(await p.count('organizations', 'client_segment = ?', 'standing'), 0);
+  t.equal((await quotaUsed(p)), 0);
   await reconfigure(p, () => {});
   t.equal((await p.provision('order-standing', body)).status, 202, 'standing restored: the same key runs');
 });
@@ -76,7 +77,7 @@ t.test('IDENTIFIER_TAKEN names the caller\'s own customer in details.existing, n
   const email = await p.provision('order-id-4', customerBody('fresh-seg', { ownerEmail: 'ada@acme.test' }));
   t.match(email.json.error, { code: 'IDENTIFIER_TAKEN', details: { field: 'ownerEmail' } });
   t.equal(email.json.error.details.existing, undefined);
-  t.equal(p.count('org_memberships', 'user_id = ?', p.refs.ada), 1, 'an existing account is never attached to a new customer');
+  t.equal(await p.count('org_memberships', 'user_id = ?', p.refs.ada), 1, 'an existing account is never attached to a new customer');
   const corrected = await p.provision('order-id-4', customerBody('fresh-seg'));
   t.equal(corrected.status, 202, 'released: the corrected request reuses the key');
 });

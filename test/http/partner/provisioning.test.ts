@@ -4,19 +4,20 @@ import t, { type Test } from 'tap';
 import { hashSecret } from '../../../runtime/auth/secrets.js';
 import { call } from '../../helpers/http.js';
 import { customerBody, startPartner, type PartnerEnv } from './partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const tokenOf = (link: string): string => new URL(link).hash.replace(/^#token=/, '');
 
 /** Nothing of a claim exists: no projection row, no claim actor, no organization beyond the manifest's. */
-function assertNoClaim(t: Test, p: PartnerEnv, orgsBefore: number): void {
-  t.equal(p.count('provisioning_claims'), 0, 'no claim row');
-  t.equal(p.count('actor_snapshots', "machine = 'provisioning-claim'"), 0, 'no claim actor');
-  t.equal(p.count('organizations'), orgsBefore, 'no organization');
+async function assertNoClaim(t: Test, p: PartnerEnv, orgsBefore: number): Promise<void> {
+  t.equal(await p.count('provisioning_claims'), 0, 'no claim row');
+  t.equal(await p.count('actor_snapshots', "machine = 'provisioning-claim'"), 0, 'no claim actor');
+  t.equal(await p.count('organizations'), orgsBefore, 'no organization');
 }
 
 t.test('a first request answers 202 once the customer exists: organization, owner, domain, template automations, onboarding run, quota spent', async (t) => {
   const p = await startPartner(t);
-  const orgsBefore = p.count('organizations');
+  const orgsBefore = await p.count('organizations');
   const answer = await p.provision('order-1001', customerBody('globex', { domainName: 'Front desk', directLoginDisabled: false }));
   t.equal(answer.status, 202);
   t.equal(answer.headers.get('idempotency-replayed'), null, 'an original is not marked replayed');
@@ -31,17 +32,17 @@ t.test('a first request answers 202 once the customer exists: organization, owne
     release: { template: { ref: 'starter', id: p.refs.starter }, digest: /^sha256:[0-9a-f]{64}$/ },
   });
   t.equal(answer.headers.get('location'), `/api/partner/v1/organizations/${body.organization.id}`);
-  t.equal(p.count('organizations'), orgsBefore + 1);
+  t.equal(await p.count('organizations'), orgsBefore + 1);
 
-  const db = p.c.server.service.store.db;
-  const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(body.organization.id) as Record<string, unknown>;
+  const db = sqlReader(p.c.server.service);
+  const org = (await db.get('SELECT * FROM organizations WHERE id = ?', body.organization.id)) as Record<string, unknown>;
   t.match(org, { partner_id: p.refs.northwind, client_segment: 'globex', direct_login_disabled: 0 });
-  const owner = db.prepare('SELECT * FROM users WHERE id = ?').get(body.owner.userId) as Record<string, unknown>;
+  const owner = (await db.get('SELECT * FROM users WHERE id = ?', body.owner.userId)) as Record<string, unknown>;
   t.equal(owner.password_hash, null, 'the owner has no password until activation');
-  t.equal(db.prepare('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?').pluck().get(body.organization.id, body.owner.userId), 'owner');
-  t.equal(db.prepare('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?').pluck().get(body.domain.id, body.owner.userId), 'owner');
+  t.equal((await db.value('SELECT role FROM org_memberships WHERE org_id = ? AND user_id = ?', body.organization.id, body.owner.userId)), 'owner');
+  t.equal((await db.value('SELECT role FROM domain_memberships WHERE domain_id = ? AND user_id = ?', body.domain.id, body.owner.userId)), 'owner');
 
-  const automations = db.prepare('SELECT name, kind, published_revision, entitled_by_default, domain_id FROM automations WHERE org_id = ? ORDER BY name').all(body.organization.id);
+  const automations = (await db.all('SELECT name, kind, published_revision, entitled_by_default, domain_id FROM automations WHERE org_id = ? ORDER BY name', body.organization.id));
   t.same(
     automations.map((a: any) => [a.name, a.kind, a.published_revision, a.entitled_by_default, a.domain_id]),
     [
@@ -51,12 +52,12 @@ t.test('a first request answers 202 once the customer exists: organization, owne
     'the template agents exist, published, in the onboarding domain',
   );
   t.same(body.release.automations.map((a: any) => a.ref).sort(), ['approver-agent', 'welcome']);
-  t.match(db.prepare('SELECT status, template_id FROM onboarding_runs WHERE org_id = ?').get(body.organization.id), { status: 'completed', template_id: p.refs.starter });
-  t.equal(db.prepare('SELECT quota_used FROM partners WHERE id = ?').pluck().get(p.refs.northwind), 1, 'one unit of the durable allowance is spent');
+  t.match((await db.get('SELECT status, template_id FROM onboarding_runs WHERE org_id = ?', body.organization.id)), { status: 'completed', template_id: p.refs.starter });
+  t.equal((await db.value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind)), 1, 'one unit of the durable allowance is spent');
 
   // The activation secret never reaches storage in clear: not in the claim, not in any row we can read.
   const secret = tokenOf(body.owner.invitation);
-  const dump = JSON.stringify(db.prepare('SELECT * FROM actor_snapshots').all()) + JSON.stringify(db.prepare('SELECT * FROM provisioning_claims').all());
+  const dump = JSON.stringify((await db.all('SELECT * FROM actor_snapshots'))) + JSON.stringify((await db.all('SELECT * FROM provisioning_claims')));
   t.notOk(dump.includes(secret), 'the invitation secret is not in the claim');
   t.notOk(p.c.server.logs.join('').includes(secret), 'nor in the logs');
 
@@ -102,15 +103,15 @@ t.test('a byte-equivalent retry replays the stored outcome: 202, Idempotency-Rep
   const p = await startPartner(t);
   const original = await p.provision('order-replay', customerBody('umbrella'));
   t.equal(original.status, 202);
-  const counts = () => ({
-    orgs: p.count('organizations'),
-    users: p.count('users'),
-    runs: p.count('onboarding_runs'),
-    invitations: p.count('invitations'),
-    automations: p.count('automations'),
-    quota: p.c.server.service.store.db.prepare('SELECT quota_used FROM partners WHERE id = ?').pluck().get(p.refs.northwind),
+  const counts = async () => ({
+    orgs: await p.count('organizations'),
+    users: await p.count('users'),
+    runs: await p.count('onboarding_runs'),
+    invitations: await p.count('invitations'),
+    automations: await p.count('automations'),
+    quota: (await sqlReader(p.c.server.service).value('SELECT quota_used FROM partners WHERE id = ?', p.refs.northwind)),
   });
-  const before = counts();
+  const before = (await counts());
   // Same logical request, other key order and whitespace: byte-equivalent once canonicalized.
   const reordered = JSON.stringify({ ownerName: 'Olive Owner', ownerEmail: 'owner@umbrella.example', clientSegment: 'umbrella', clientName: 'Customer umbrella' }, null, 2);
   const replay = await call(`${p.c.server.url}/api/partner/v1/organizations`, {
@@ -122,7 +123,7 @@ t.test('a byte-equivalent retry replays the stored outcome: 202, Idempotency-Rep
   t.equal(replay.headers.get('idempotency-replayed'), 'true');
   t.equal(replay.json.owner.invitation, null, 'the invitation is never stored, so a replay carries null');
   t.same({ ...replay.json, owner: { ...replay.json.owner, invitation: 'x' } }, { ...original.json, owner: { ...original.json.owner, invitation: 'x' } }, 'otherwise the original outcome');
-  t.same(counts(), before, 'no organization, follower record, onboarding run, invitation or quota spend');
+  t.same((await counts()), before, 'no organization, follower record, onboarding run, invitation or quota spend');
 });
 
 t.test('the same key with a different validated body is 409 IDEMPOTENCY_KEY_REUSED; an added default-valued field is a different body', async (t) => {
@@ -137,7 +138,7 @@ t.test('the same key with a different validated body is 409 IDEMPOTENCY_KEY_REUS
 
 t.test('malformed headers and bodies are refused before any claim exists', async (t) => {
   const p = await startPartner(t);
-  const orgs = p.count('organizations');
+  const orgs = await p.count('organizations');
   const good = customerBody('wonka');
   const cases: Array<[string, Promise<import('../../helpers/http.js').Answer>, number, string]> = [
     ['missing Idempotency-Key', p.provision(null, good), 400, 'VALIDATION'],
@@ -181,12 +182,12 @@ t.test('malformed headers and bodies are refused before any claim exists', async
     req.end(JSON.stringify(good));
   });
   t.equal(repeated, 400, 'a repeated Idempotency-Key header');
-  assertNoClaim(t, p, orgs);
+  (await assertNoClaim(t, p, orgs));
 });
 
 t.test('a missing, malformed or revoked partner key is one uniform 401, and nothing is claimed', async (t) => {
   const p = await startPartner(t);
-  const orgs = p.count('organizations');
+  const orgs = await p.count('organizations');
   const none = await p.provision('order-auth', customerBody('auth-co'), { secret: '' });
   const garbage = await p.provision('order-auth', customerBody('auth-co'), { secret: 'svp_not-a-key' });
   const personal = await p.provision('order-auth', customerBody('auth-co'), { secret: p.refs['ada-key']! });
@@ -195,8 +196,8 @@ t.test('a missing, malformed or revoked partner key is one uniform 401, and noth
   t.equal(garbage.text, none.text);
   t.equal(personal.text, none.text, 'a personal key is not a partner key');
   const second = p.refs['northwind-key-2']!;
-  p.c.server.service.store.db.prepare('UPDATE partner_keys SET revoked_at = 1 WHERE key_hash = ?').run(hashSecret(second));
+  (await sqlReader(p.c.server.service).run('UPDATE partner_keys SET revoked_at = 1 WHERE key_hash = ?', hashSecret(second)));
   const revoked = await p.provision('order-auth', customerBody('auth-co'), { secret: second });
   t.equal(revoked.text, none.text, 'a revoked key');
-  assertNoClaim(t, p, orgs);
+  (await assertNoClaim(t, p, orgs));
 });

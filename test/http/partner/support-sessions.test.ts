@@ -5,6 +5,7 @@ import { HOUR } from '../../../runtime/clock.js';
 import { newId } from '../../../runtime/ids.js';
 import { call } from '../../helpers/http.js';
 import { customerBody, staffedCustomer, startPartner, type PartnerEnv } from './partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 async function consoleCookie(p: PartnerEnv, email: string, password: string): Promise<string> {
   const login = await call(`${p.c.server.url}/api/v1/console/login`, { method: 'POST', json: { email, password } });
@@ -27,8 +28,8 @@ t.test('an owner shares one session; the partner reads it with a lease of that c
   const status = await p.api('GET', `/organizations/${customer.orgId}`, customer.key);
   t.equal(status.status, 200);
   const ownerEmail = 'owner@support-co.example';
-  const db = p.c.server.service.store.db;
-  db.prepare('UPDATE users SET password_hash = ? WHERE email = ?').run(await hashPassword('owner-password'), ownerEmail);
+  const db = sqlReader(p.c.server.service);
+  (await db.run('UPDATE users SET password_hash = ? WHERE email = ?', await hashPassword('owner-password'), ownerEmail));
   const cookie = await consoleCookie(p, ownerEmail, 'owner-password');
   const grants = `${p.c.server.url}/api/v1/support-grants`;
   const created = await call(grants, { method: 'POST', headers: { cookie }, json: { sessionId, expiresInHours: 2 } });
@@ -76,9 +77,9 @@ t.test('only an organization Owner or Admin who can see the session grants it, a
   const member = await customer.vouch('op-1', 'operator');
   const opened = await p.api('POST', `/organizations/${customer.orgId}/agents/${customer.automation('welcome')}/sessions`, customer.key, { message: 'hi' }, { 'x-service-subject': 'op-1' });
   await p.c.settle();
-  const db = p.c.server.service.store.db;
-  db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(await hashPassword('member-password'), member.userId);
-  const email = db.prepare('SELECT email FROM users WHERE id = ?').pluck().get(member.userId) as string;
+  const db = sqlReader(p.c.server.service);
+  (await db.run('UPDATE users SET password_hash = ? WHERE id = ?', await hashPassword('member-password'), member.userId));
+  const email = (await db.value('SELECT email FROM users WHERE id = ?', member.userId)) as string;
   const memberCookie = await consoleCookie(p, email, 'member-password');
   const grants = `${p.c.server.url}/api/v1/support-grants`;
   const byMember = await call(grants, { method: 'POST', headers: { cookie: memberCookie }, json: { sessionId: opened.json.sessionId } });
@@ -92,5 +93,5 @@ t.test('only an organization Owner or Admin who can see the session grants it, a
   t.equal(noPartner.status, 409, 'an organization without a partner platform has nobody to share with');
   const foreign = await call(grants, { method: 'POST', headers: { cookie: ada }, json: { sessionId: opened.json.sessionId } });
   t.equal(foreign.status, 404, 'another organization\'s session is unknown');
-  t.equal(p.count('support_grants'), 0);
+  t.equal(await p.count('support_grants'), 0);
 });

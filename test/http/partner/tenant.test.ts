@@ -2,6 +2,7 @@
 import t from 'tap';
 import { newId } from '../../../runtime/ids.js';
 import { staffedCustomer, startPartner } from './partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 t.test('agent sessions through the tenant routes act as the named person, under the /api/v1 rules', async (t) => {
   const p = await startPartner(t);
@@ -18,7 +19,7 @@ t.test('agent sessions through the tenant routes act as the named person, under 
   const read = await p.api('GET', `${base}/sessions/${opened.json.sessionId}`, customer.key, undefined, as('op-1'));
   t.equal(read.status, 200);
   t.match(read.json, { sessionId: opened.json.sessionId, canParticipate: true, messages: [{ role: 'user', text: 'Hello there', author: { userId: operator.userId, isYou: true } }] });
-  const row = p.c.server.service.store.db.prepare('SELECT created_by, org_id FROM sessions WHERE id = ?').get(opened.json.sessionId);
+  const row = (await sqlReader(p.c.server.service).get('SELECT created_by, org_id FROM sessions WHERE id = ?', opened.json.sessionId));
   t.same(row, { created_by: operator.userId, org_id: customer.orgId }, 'the session belongs to the person, in the customer');
 
   const appended = await p.api('POST', `${base}/sessions/${opened.json.sessionId}/messages`, customer.key, { message: 'Again' }, as('op-1'));
@@ -83,8 +84,8 @@ t.test('the trigger fire route as the named person: one session per subscriber, 
   await customer.vouch('op-1', 'operator');
   const triggerId = newId();
   const store = p.c.server.service.store;
-  store.transaction(() => {
-    store.repos.triggers.insertTrigger({
+  await store.writer.submit(async (tx) => {
+    (await tx.repos.triggers.insertTrigger({
       id: triggerId,
       orgId: customer.orgId,
       domainId: customer.domainId,
@@ -95,8 +96,8 @@ t.test('the trigger fire route as the named person: one session per subscriber, 
       endpointSecretSealed: null,
       createdBy: null,
       createdAt: p.clock.now(),
-    });
-    store.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('welcome')]);
+    }));
+    (await tx.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('welcome')]));
   });
   const fire = (key?: string) =>
     p.api('POST', `/organizations/${customer.orgId}/triggers/fire`, customer.key, { triggerId, input: { prompt: 'A new signup' } }, {

@@ -3,6 +3,7 @@ import t from 'tap';
 import { newId } from '../../../runtime/ids.js';
 import { crmCredentials } from '../sessions/conversation-fixture.js';
 import { partnerWorkspace, staffedCustomer, startPartner, type PartnerEnv } from './partner-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 /** The template also carries a flow whose write step waits for a run approval. */
 const workspace = (baseUrl: string) => {
@@ -42,7 +43,7 @@ t.test('a worker decides a turn approval it may see; one it may not decide is re
   t.equal(opened.status, 202);
   await p.c.settle();
   const sessionId: string = opened.json.sessionId;
-  const approvalId = p.c.server.service.store.db.prepare("SELECT id FROM approvals WHERE session_id = ? AND status = 'pending'").pluck().get(sessionId) as string;
+  const approvalId = (await sqlReader(p.c.server.service).value("SELECT id FROM approvals WHERE session_id = ? AND status = 'pending'", sessionId)) as string;
   t.ok(approvalId, 'the turn waits on crm.update_contact');
 
   const watcher = await workerLease(p, customer.orgId, 'watcher');
@@ -78,11 +79,11 @@ t.test('a worker decides a turn approval it may see; one it may not decide is re
   t.equal(decided.status, 200);
   t.same(decided.json, { ok: true, approvalId, decision: 'approved' });
   await p.c.settle();
-  const audit = p.c.server.service.store.db.prepare('SELECT status, decided_by, comment FROM approvals WHERE id = ?').get(approvalId);
+  const audit = (await sqlReader(p.c.server.service).get('SELECT status, decided_by, comment FROM approvals WHERE id = ?', approvalId));
   t.same(audit, { status: 'approved', decided_by: boss.userId, comment: 'ok by me' }, 'decided as the mapped person');
   t.ok(p.c.upstream.received.some((r) => r.method === 'PATCH'), 'the approved write ran');
   t.equal((await p.api('GET', '/worker/approvals', bossLease)).json.total, 0);
-  t.equal(p.c.server.service.store.db.prepare('SELECT initiated_by FROM approvals WHERE id = ?').pluck().get(approvalId), opener.userId, 'the opener is the initiator');
+  t.equal((await sqlReader(p.c.server.service).value('SELECT initiated_by FROM approvals WHERE id = ?', approvalId)), opener.userId, 'the opener is the initiator');
 
   const appLease = await p.api('POST', '/token', customer.key, { orgId: customer.orgId, appId: p.refs['northwind-app'] });
   t.equal((await p.api('GET', '/worker/approvals', appLease.json.token)).status, 401, 'an app lease names no worker');
@@ -96,9 +97,9 @@ t.test('a worker decides a flow run approval at /worker/approvals/runs/:runId', 
   await customer.vouch('watcher', 'viewer');
   const triggerId = newId();
   const store = p.c.server.service.store;
-  store.transaction(() => {
-    store.repos.triggers.insertTrigger({ id: triggerId, orgId: customer.orgId, domainId: customer.domainId, type: 'api', name: 'Tag', active: true, config: {}, endpointSecretSealed: null, createdBy: null, createdAt: p.clock.now() });
-    store.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('tagger')]);
+  await store.writer.submit(async (tx) => {
+    await tx.repos.triggers.insertTrigger({ id: triggerId, orgId: customer.orgId, domainId: customer.domainId, type: 'api', name: 'Tag', active: true, config: {}, endpointSecretSealed: null, createdBy: null, createdAt: p.clock.now() });
+    await tx.repos.triggers.replaceSubscriptions(triggerId, [customer.automation('tagger')]);
   });
   const fired = await p.api('POST', `/organizations/${customer.orgId}/triggers/fire`, customer.key, { triggerId, input: { id: 'c-9' }, callerCredentials: crmCredentials() }, { 'x-service-subject': 'opener' });
   t.equal(fired.status, 202);
@@ -117,7 +118,7 @@ t.test('a worker decides a flow run approval at /worker/approvals/runs/:runId', 
   t.equal(decided.status, 200);
   t.match(decided.json, { ok: true, decision: 'rejected', approvalId: listed.json.approvals[0].approvalId });
   await p.c.settle();
-  t.match(store.db.prepare('SELECT status, decided_by FROM approvals WHERE id = ?').get(decided.json.approvalId), { status: 'rejected', decided_by: boss.userId });
+  t.match((await sqlReader(p.c.server.service).get('SELECT status, decided_by FROM approvals WHERE id = ?', decided.json.approvalId)), { status: 'rejected', decided_by: boss.userId });
   t.notOk(p.c.upstream.received.some((r) => r.method === 'PATCH'), 'the rejected write never ran');
   t.equal((await p.api('POST', `/worker/approvals/runs/${newId()}`, bossLease, { decision: 'approved' })).status, 404);
 });

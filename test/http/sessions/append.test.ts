@@ -1,6 +1,7 @@
 // POST /agents/sessions/:id/messages: rule 2 (who may append), the queue policy, and per-turn caller credentials.
 import t from 'tap';
 import { crmCredentials, crmResponder, startConversation, type Conversation } from './conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 async function openLookup(c: Conversation, user = 'ada', extra: Record<string, unknown> = {}): Promise<string> {
   const opened = await c.open('lookup', user, { message: 'id: c-1', ...extra });
@@ -56,8 +57,8 @@ t.test('a message sent while a turn runs is queued behind it: executions run in 
   const third = await c.post(`/agents/sessions/${opened.json.sessionId}/messages`, 'bob', { message: 'id: c-3' });
   t.equal(second.status, 200);
   t.equal(third.status, 200);
-  const status = (id: string) => (c.server.service.store.db.prepare('SELECT status FROM executions WHERE id = ?').get(id) as { status: string }).status;
-  t.same([status(opened.json.executionId), status(second.json.executionId), status(third.json.executionId)], ['running', 'queued', 'queued']);
+  const status = async (id: string) => ((await sqlReader(c.server.service).get('SELECT status FROM executions WHERE id = ?', id)) as { status: string }).status;
+  t.same([(await status(opened.json.executionId)), (await status(second.json.executionId)), (await status(third.json.executionId))], ['running', 'queued', 'queued']);
   t.equal(c.upstream.received.length, 1, 'the second turn has not started');
   for (let i = 1; i <= 3; i++) {
     releases.shift()!();
@@ -65,7 +66,7 @@ t.test('a message sent while a turn runs is queued behind it: executions run in 
   }
   await c.settle();
   t.same(c.upstream.received.map((r) => r.pathname), ['/contacts/c-1', '/contacts/c-2', '/contacts/c-3']);
-  t.same([status(opened.json.executionId), status(second.json.executionId), status(third.json.executionId)], ['completed', 'completed', 'completed']);
+  t.same([(await status(opened.json.executionId)), (await status(second.json.executionId)), (await status(third.json.executionId))], ['completed', 'completed', 'completed']);
   const view = await c.get(`/agents/sessions/${opened.json.sessionId}`, 'ada');
   t.same(view.json.messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant'], 'answers follow their own message');
 });
@@ -88,7 +89,7 @@ t.test('caller_required: each appended turn needs its own credential, else 422 w
   const refused = await c.post(`/agents/sessions/${opened.json.sessionId}/messages`, 'ada', { message: 'id: c-2' });
   t.equal(refused.status, 422);
   t.equal(refused.json.error.code, 'CALLER_CREDENTIALS_REQUIRED');
-  const count = c.server.service.store.db.prepare('SELECT count(*) AS n FROM executions WHERE session_id = ?').get(opened.json.sessionId) as { n: number };
+  const count = (await sqlReader(c.server.service).get('SELECT count(*) AS n FROM executions WHERE session_id = ?', opened.json.sessionId)) as { n: number };
   t.equal(count.n, 1);
 });
 
@@ -99,7 +100,7 @@ t.test('credentials are narrowed to caller-bound integrations; undeclared fields
   t.equal(exported.status, 202);
   await c.settle();
   t.equal(c.upstream.received[0]!.headers.authorization, 'Bearer org-token-123');
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'nothing for a service binding is even stored');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'nothing for a service binding is even stored');
 
   await c.open('lookup', 'ada', { message: 'id: c-1', callerCredentials: { integrations: { crm: { fields: { api_key: 'caller-field-key', bogus: 'drop-me' } } } } });
   await c.settle();
@@ -128,6 +129,6 @@ t.test('a grant past its declared expiry at call time fails the call CALLER_CRED
   t.match(view.toolCalls, [{ toolName: 'crm.get_contact', status: 'failed', errorCode: 'CALLER_CREDENTIAL_EXPIRED', identity: null }]);
   t.equal(view.latestTurn.status, 'completed', 'a failed tool result, not a failed turn');
   t.equal(c.upstream.received.length, 0, 'caller_preferred does not fall back to the organization after expiry');
-  const failed = c.server.service.store.db.prepare("SELECT payload FROM session_events WHERE session_id = ? AND type = 'caller_credential.failed'").get(planned.sessionId) as { payload: string };
+  const failed = (await sqlReader(c.server.service).get("SELECT payload FROM session_events WHERE session_id = ? AND type = 'caller_credential.failed'", planned.sessionId)) as { payload: string };
   t.match(JSON.parse(failed.payload), { integrationId: 'crm', code: 'CALLER_CREDENTIAL_EXPIRED', toolCallId: view.toolCalls[0].toolCallId });
 });

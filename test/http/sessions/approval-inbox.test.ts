@@ -81,7 +81,10 @@ t.test('flow run approvals are listed and decided at /approvals/runs/:runId, wit
   const fired = await fire();
   t.equal(fired.status, 202, fired.text);
   await c.settle();
-  const runId = (fired.json.sessions as Array<{ sessionId: string; automationId?: string }>).find((s) => c.count("SELECT count(*) AS n FROM approvals WHERE session_id = ? AND kind = 'run'", s.sessionId) === 1)?.sessionId;
+  let runId: string | undefined;
+  for (const s of fired.json.sessions as Array<{ sessionId: string }>) {
+    if ((await c.count("SELECT count(*) AS n FROM approvals WHERE session_id = ? AND kind = 'run'", s.sessionId)) === 1) runId = s.sessionId;
+  }
   t.ok(runId, 'the enrich flow waits on its vip step');
 
   const listed = await inbox(c, 'ada');

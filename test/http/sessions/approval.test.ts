@@ -2,6 +2,7 @@
 import t from 'tap';
 import { call } from '../../helpers/http.js';
 import { CANARY, crmCredentials, crmResponder, startConversation, type Conversation } from './conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 
@@ -13,8 +14,8 @@ async function suspended(c: Conversation, agent = 'upgrader', user = 'ada', extr
   return { sessionId: opened.json.sessionId as string, executionId: opened.json.executionId as string, view: view.json };
 }
 
-const events = (c: Conversation, sessionId: string) =>
-  (c.server.service.store.db.prepare('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq').all(sessionId) as Array<{ type: string; payload: string }>).map(
+const events = async (c: Conversation, sessionId: string) =>
+  ((await sqlReader(c.server.service).all('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq', sessionId)) as Array<{ type: string; payload: string }>).map(
     (row) => ({ type: row.type, ...JSON.parse(row.payload) }),
   );
 
@@ -25,10 +26,10 @@ t.test('a tool in approvalTools suspends the turn durably with an approvalId and
   t.match(view.pendingApproval, { executionId, toolName: 'crm.update_contact', args: { id: 'c-1', tier: 'enterprise' } });
   t.equal(view.pendingApprovalId, view.pendingApproval.approvalId);
   t.same(c.upstream.received.map((r) => r.method), ['GET'], 'the gated write has not been sent');
-  const suspension = events(c, sessionId).find((e) => e.type === 'turn.suspended');
+  const suspension = (await events(c, sessionId)).find((e) => e.type === 'turn.suspended');
   t.match(suspension, { executionId, approvalId: view.pendingApprovalId, toolName: 'crm.update_contact', toolCallId: view.toolCalls[1].toolCallId });
   t.equal(view.toolCalls[1].status, 'awaiting_approval');
-  const snapshot = c.server.service.store.db.prepare('SELECT status, snapshot FROM actor_snapshots WHERE actor_id = ?').get(executionId) as { status: string; snapshot: string };
+  const snapshot = (await sqlReader(c.server.service).get('SELECT status, snapshot FROM actor_snapshots WHERE actor_id = ?', executionId)) as { status: string; snapshot: string };
   t.equal(snapshot.status, 'active');
   t.match(JSON.parse(snapshot.snapshot), { value: 'suspended', context: { pendingApproval: { approvalId: view.pendingApprovalId } } });
 });
@@ -60,11 +61,11 @@ t.test('approve with editedArgs: 200 at once, the call runs with them, the recor
   t.equal(after.json.latestTurn.status, 'completed');
   t.equal(after.json.pendingApproval, null);
   t.match(after.json.toolCalls[1], { toolName: 'crm.update_contact', args: { id: 'c-1', tier: 'pro' }, edited: true, status: 'succeeded', identity: 'caller' });
-  const audit = c.server.service.store.db.prepare('SELECT * FROM approvals WHERE id = ?').get(view.pendingApprovalId) as Record<string, unknown>;
+  const audit = (await sqlReader(c.server.service).get('SELECT * FROM approvals WHERE id = ?', view.pendingApprovalId)) as Record<string, unknown>;
   t.match(audit, { status: 'approved', decided_by: c.refs.ada, comment: 'pro is enough', edited: 1 });
   t.same(JSON.parse(audit.edited_args as string), { id: 'c-1', tier: 'pro' });
   t.same(JSON.parse(audit.args as string), { id: 'c-1', tier: 'enterprise' }, 'the proposal is kept as proposed');
-  const started = events(c, sessionId).filter((e) => e.type === 'tool_call.started');
+  const started = (await events(c, sessionId)).filter((e) => e.type === 'tool_call.started');
   t.equal(started[1].edited, true);
   const again = await c.post(`/agents/sessions/${sessionId}/turn-approval`, 'ada', { decision: 'approved', approvalId: view.pendingApprovalId });
   t.equal(again.status, 409, 'nothing waits any more');
@@ -81,8 +82,8 @@ t.test('reject: the turn ends rejected, the write is never sent', async (t) => {
   t.equal(after.json.latestTurn.status, 'rejected');
   t.equal(after.json.toolCalls[1].status, 'rejected');
   t.same(c.upstream.received.map((r) => r.method), ['GET']);
-  t.match(events(c, sessionId).slice(-2), [{ type: 'tool_call.finished', status: 'rejected' }, { type: 'turn.completed', outcome: 'rejected' }]);
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the grant went with the settled turn');
+  t.match((await events(c, sessionId)).slice(-2), [{ type: 'tool_call.finished', status: 'rejected' }, { type: 'turn.completed', outcome: 'rejected' }]);
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the grant went with the settled turn');
 });
 
 t.test('conflicts and validation: stale or different approvalId 409, editedArgs with rejection 400, bounds 400', async (t) => {
@@ -147,7 +148,7 @@ t.test('a confirmation in a personal chat is answered only by its initiating per
   await c.settle();
   const path = `/agents/sessions/${planned.sessionId}/turn-approval`;
   t.equal((await c.post(path, 'ada', { decision: 'approved' })).status, 404, 'a personal chat is invisible to the domain Owner and approver');
-  const approval = c.server.service.store.db.prepare('SELECT kind, initiated_by FROM approvals WHERE session_id = ?').get(planned.sessionId);
+  const approval = (await sqlReader(c.server.service).get('SELECT kind, initiated_by FROM approvals WHERE session_id = ?', planned.sessionId));
   t.same(approval, { kind: 'confirmation', initiated_by: c.refs.bob });
   t.equal((await c.post(path, 'bob', { decision: 'approved' })).status, 200);
 });
@@ -195,7 +196,7 @@ t.test('approval after the grant expired: no replacement -> failed tool result C
   t.equal(c.upstream.received.length, 2, 'both read their contact while the grant held');
   c.clock.advance(120_000);
   await c.server.service.services.scheduler.drain();
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the expiry timer deleted both grants');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the expiry timer deleted both grants');
 
   const approved = await c.post(`/agents/sessions/${expiredSession}/turn-approval`, 'ada', { decision: 'approved' });
   t.equal(approved.status, 200);
@@ -203,7 +204,7 @@ t.test('approval after the grant expired: no replacement -> failed tool result C
   const view = (await c.get(`/agents/sessions/${expiredSession}`, 'ada')).json;
   t.match(view.toolCalls[1], { toolName: 'crm.update_contact', status: 'failed', errorCode: 'CALLER_CREDENTIAL_EXPIRED' });
   t.equal(view.latestTurn.status, 'completed', 'the turn resumes with the failed result and finishes');
-  t.match(events(c, expiredSession).find((e) => e.type === 'caller_credential.failed'), { integrationId: 'crm', code: 'CALLER_CREDENTIAL_EXPIRED' });
+  t.match((await events(c, expiredSession)).find((e) => e.type === 'caller_credential.failed'), { integrationId: 'crm', code: 'CALLER_CREDENTIAL_EXPIRED' });
   t.equal(c.upstream.received.length, 2, 'no fallback to the organization');
 
   const replaced = await c.post(`/agents/sessions/${replacedSession}/turn-approval`, 'ada', { decision: 'approved', callerCredentials: crmCredentials('replacement-token') });

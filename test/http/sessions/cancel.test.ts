@@ -4,6 +4,7 @@ import t from 'tap';
 import { EventSource } from 'eventsource';
 import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, crmResponder, startConversation, type Conversation } from './conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 
@@ -44,8 +45,8 @@ function completions(c: Conversation, sessionId: string) {
   };
 }
 
-const execution = (c: Conversation, id: string) =>
-  c.server.service.store.db.prepare('SELECT status, error_code, settled_at FROM executions WHERE id = ?').get(id) as { status: string; error_code: string | null; settled_at: number | null };
+const execution = async (c: Conversation, id: string) =>
+  (await sqlReader(c.server.service).get('SELECT status, error_code, settled_at FROM executions WHERE id = ?', id)) as { status: string; error_code: string | null; settled_at: number | null };
 
 t.test('cancel a turn blocked in a slow tool call: the call is aborted, the grant deleted, turn.completed cancelled streamed, the next message runs', async (t) => {
   const c = await startConversation(t);
@@ -56,10 +57,10 @@ t.test('cancel a turn blocked in a slow tool call: the call is aborted, the gran
   t.teardown(() => stream.close());
   await c.upstream.nextRequest();
   t.equal(held.length, 1, 'the tool call is in flight');
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 1, 'the turn holds a caller grant');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 1, 'the turn holds a caller grant');
   const next = await c.post(`/agents/sessions/${sessionId}/messages`, 'ada', { message: UPGRADE, callerCredentials: crmCredentials('second-token') });
   t.equal(next.status, 200);
-  t.equal(execution(c, next.json.executionId).status, 'queued', 'the next message waits behind the blocked turn');
+  t.equal((await execution(c, next.json.executionId)).status, 'queued', 'the next message waits behind the blocked turn');
 
   const secondCall = c.upstream.nextRequest();
   const cancelled = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', {});
@@ -67,8 +68,8 @@ t.test('cancel a turn blocked in a slow tool call: the call is aborted, the gran
   t.same(cancelled.json, { executionId, status: 'cancelled' }, 'the default target is the oldest unsettled execution');
   await closed;
   t.pass('the upstream saw the connection closed before it answered');
-  t.match(execution(c, executionId), { status: 'failed', error_code: 'CANCELLED' });
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'the grant row is gone');
+  t.match((await execution(c, executionId)), { status: 'failed', error_code: 'CANCELLED' });
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'the grant row is gone');
 
   const request = await secondCall;
   t.equal(request.headers.authorization, 'Bearer second-token', 'the next message runs, with its own grant');
@@ -90,13 +91,13 @@ t.test('cancel a queued turn by executionId: it never runs, the running one goes
   const second = queued.json.executionId as string;
   const answer = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', { executionId: second });
   t.same(answer.json, { executionId: second, status: 'cancelled' });
-  t.match(execution(c, second), { status: 'failed', error_code: 'CANCELLED' });
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', second), 0, 'the queued turn\'s grant is deleted');
-  t.equal(execution(c, executionId).status, 'running', 'the running turn is untouched');
+  t.match((await execution(c, second)), { status: 'failed', error_code: 'CANCELLED' });
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', second), 0, 'the queued turn\'s grant is deleted');
+  t.equal((await execution(c, executionId)).status, 'running', 'the running turn is untouched');
   c.upstream.respond(crmResponder);
   crmResponder({ method: 'GET', pathname: '/contacts/c-1' } as never, held[0]!);
   await c.settle();
-  t.equal(execution(c, executionId).status, 'suspended', 'the first turn went on to its approval');
+  t.equal((await execution(c, executionId)).status, 'suspended', 'the first turn went on to its approval');
   t.same(c.upstream.received.map((r) => r.method), ['GET'], 'the cancelled turn never called anything');
   const again = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', { executionId: second });
   t.equal(again.status, 200, 'repeating the cancel of a cancelled execution answers the same');
@@ -120,10 +121,10 @@ t.test('cancel a suspended turn: the approval closes (its approvalId then gets 4
   const after = await c.get(`/agents/sessions/${sessionId}`, 'ada');
   t.equal(after.json.pendingApproval, null);
   t.match(after.json.toolCalls[1], { toolName: 'crm.update_contact', status: 'failed', errorCode: 'CANCELLED' });
-  t.match(c.server.service.store.db.prepare('SELECT status, decided_by FROM approvals WHERE id = ?').get(approvalId), { status: 'rejected', decided_by: null });
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0);
+  t.match((await sqlReader(c.server.service).get('SELECT status, decided_by FROM approvals WHERE id = ?', approvalId)), { status: 'rejected', decided_by: null });
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0);
   t.same(c.upstream.received.map((r) => r.method), ['GET'], 'the gated write was never sent');
-  const snapshot = c.server.service.store.db.prepare('SELECT snapshot FROM actor_snapshots WHERE actor_id = ?').get(executionId) as { snapshot: string };
+  const snapshot = (await sqlReader(c.server.service).get('SELECT snapshot FROM actor_snapshots WHERE actor_id = ?', executionId)) as { snapshot: string };
   t.match(JSON.parse(snapshot.snapshot), { value: 'cancelled' }, 'the turn machine settled in cancelled');
 });
 
@@ -144,7 +145,7 @@ t.test('permissions: a viewer is refused 403, other organizations and non-member
   t.equal((await c.post('/agents/sessions/0190f3c4-7b2a-7cc1-8a55-2d5b3f4e6a71/cancel', 'ada', {})).status, 404, 'unknown session');
   t.equal((await c.post(path, 'ada', { executionId: '0190f3c4-7b2a-7cc1-8a55-2d5b3f4e6a71' })).status, 404, 'an execution of no such session');
   for (const body of [{ executionId: 'nope' }, { surprise: 1 }]) t.equal((await c.post(path, 'ada', body)).status, 400, JSON.stringify(body));
-  t.equal(execution(c, executionId).status, 'suspended', 'nothing refused changed anything');
+  t.equal((await execution(c, executionId)).status, 'suspended', 'nothing refused changed anything');
 });
 
 t.test('idempotency: a repeat answers 200 again; a finished execution or an idle session is 409', async (t) => {
@@ -152,7 +153,7 @@ t.test('idempotency: a repeat answers 200 again; a finished execution or an idle
   const opened = await c.open('lookup', 'ada', { message: 'id: c-1' });
   const { sessionId, executionId } = opened.json;
   await c.settle();
-  t.equal(execution(c, executionId).status, 'completed');
+  t.equal((await execution(c, executionId)).status, 'completed');
   const finished = await c.post(`/agents/sessions/${sessionId}/cancel`, 'ada', { executionId });
   t.equal(finished.status, 409);
   t.match(finished.json.error, { code: 'CONFLICT', details: { status: 'completed' } });
@@ -167,7 +168,7 @@ t.test('idempotency: a repeat answers 200 again; a finished execution or an idle
   t.same([first.status, second.status], [200, 200]);
   t.same(second.json, first.json);
   await c.settle();
-  const completedEvents = c.count(`SELECT count(*) AS n FROM session_events WHERE session_id = ? AND type = 'turn.completed' AND payload LIKE '%cancelled%'`, sessionId);
+  const completedEvents = await c.count(`SELECT count(*) AS n FROM session_events WHERE session_id = ? AND type = 'turn.completed' AND payload LIKE '%cancelled%'`, sessionId);
   t.equal(completedEvents, 1, 'one turn.completed for one cancel');
   t.equal(held.length, 1);
 });
@@ -187,9 +188,9 @@ t.test('cancel a flow run blocked in a tool call: same route, the call is aborte
   t.equal(answer.status, 200, 'no body: the default target');
   await closed;
   t.equal(held.filter((res) => res.destroyed).length, 1, 'only the flow\'s call was aborted; the agent in the same firing goes on');
-  const row = c.server.service.store.db.prepare('SELECT status, error_code FROM executions WHERE id = ?').get(answer.json.executionId);
+  const row = (await sqlReader(c.server.service).get('SELECT status, error_code FROM executions WHERE id = ?', answer.json.executionId));
   t.same(row, { status: 'failed', error_code: 'CANCELLED' });
-  const completed = c.server.service.store.db.prepare(`SELECT payload FROM session_events WHERE session_id = ? AND type = 'turn.completed'`).all(flowSession.sessionId) as Array<{ payload: string }>;
+  const completed = (await sqlReader(c.server.service).all(`SELECT payload FROM session_events WHERE session_id = ? AND type = 'turn.completed'`, flowSession.sessionId)) as Array<{ payload: string }>;
   t.match(completed.map((r) => JSON.parse(r.payload)), [{ outcome: 'cancelled', errorCode: 'CANCELLED' }]);
   for (const res of held) if (!res.destroyed) crmResponder({ method: 'GET', pathname: '/contacts/c-1' } as never, res);
   await c.settle();

@@ -23,8 +23,8 @@ t.test('a cross-origin write with the cookie is refused with 403 FORBIDDEN and c
   const sessionId = opened.json.sessionId as string;
   const cookie = await signIn(c, 'ada@acme.test', 'ada-password-1');
   const api = `${c.server.url}/api/v1`;
-  const messages = () => c.count('SELECT count(*) AS n FROM messages WHERE session_id = ?', sessionId);
-  const before = messages();
+  const messages = async () => await c.count('SELECT count(*) AS n FROM messages WHERE session_id = ?', sessionId);
+  const before = (await messages());
 
   for (const [label, headers] of CROSS_SITE) {
     const sent = await call(`${api}/agents/sessions/${sessionId}/messages`, { method: 'POST', headers: { cookie, ...headers }, json: { message: 'forged' } });
@@ -34,7 +34,7 @@ t.test('a cross-origin write with the cookie is refused with 403 FORBIDDEN and c
     const renamed = await call(`${api}/agents/sessions/${sessionId}`, { method: 'PATCH', headers: { cookie, ...headers }, json: { title: 'forged' } });
     t.equal(renamed.status, 403, `${label}: rename refused`);
   }
-  t.equal(messages(), before, 'no message was written');
+  t.equal((await messages()), before, 'no message was written');
   t.equal((await c.get(`/agents/sessions/${sessionId}`, 'ada')).json.title, null, 'the title did not change');
 
   // The same check guards every cookie write, not only the session routes.

@@ -4,6 +4,7 @@ import type { ServiceConfig } from '../../../runtime/config.js';
 import type { ManualClock } from '../../../runtime/clock.js';
 import { exampleWorkspace } from '../../helpers/contract-example.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { sqlReader } from '../../helpers/sql.js';
 import { bearer, call, type Answer } from '../../helpers/http.js';
 import { startRecordingUpstream, type RecordedRequest, type RecordingUpstream } from '../../runtime/tools/recording-upstream.js';
 
@@ -77,8 +78,8 @@ export interface Conversation {
   refs: Record<string, string>;
   /** The `sv_` key of a user ref (`ada`, `bob`, `eve`, `vic`, `gina`). */
   key(user: string): string;
-  /** `SELECT count(*)` over the service's database. */
-  count(sql: string, ...params: unknown[]): number;
+  /** `SELECT count(*) AS n` over the service's database, on either engine (portable SQL, `?` placeholders). */
+  count(sql: string, ...params: unknown[]): Promise<number>;
   post(path: string, user: string, json: unknown): Promise<Answer>;
   get(path: string, user: string): Promise<Answer>;
   /** Waits until the session's queue has nothing running (no sleeping: the dispatcher says when). */
@@ -106,7 +107,7 @@ export async function startConversation(
     key,
     post: (path, user, json) => call(`${base}${path}`, { method: 'POST', headers: bearer(key(user)), json }),
     get: (path, user) => call(`${base}${path}`, { headers: bearer(key(user)) }),
-    count: (sql, ...params) => (server.service.store.db.prepare(sql).get(...params) as { n: number }).n,
+    count: sqlReader(server.service).count,
     async settle(sessionId) {
       // Routes dispatch from setImmediate after their reply is written, and a client in this process can read that
       // reply in the same poll phase: let the check phase run before asking the dispatcher.

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, startConversation, type Conversation } from './conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UPGRADE = '{"id": "c-1", "tier": "enterprise"}';
 const HOUR = 3_600_000;
@@ -14,8 +15,8 @@ async function suspended(c: Conversation, body: Record<string, unknown> = { call
   return { sessionId: opened.json.sessionId as string, executionId: opened.json.executionId as string, approvalId: view.json.pendingApprovalId as string };
 }
 
-const events = (c: Conversation, sessionId: string) =>
-  (c.server.service.store.db.prepare('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq').all(sessionId) as Array<{ type: string; payload: string }>).map(
+const events = async (c: Conversation, sessionId: string) =>
+  ((await sqlReader(c.server.service).all('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq', sessionId)) as Array<{ type: string; payload: string }>).map(
     (row) => ({ type: row.type, ...JSON.parse(row.payload) }),
   );
 
@@ -33,13 +34,13 @@ t.test('an approval undecided for SWITCHYARD_APPROVAL_TTL_MS expires: the turn f
   t.equal((await c.get(`/agents/sessions/${sessionId}`, 'ada')).json.pendingApprovalId, approvalId, 'still waiting one ms before the deadline');
 
   await moveClock(c, 1);
-  const row = c.server.service.store.db.prepare('SELECT status, error_code FROM executions WHERE id = ?').get(executionId);
+  const row = (await sqlReader(c.server.service).get('SELECT status, error_code FROM executions WHERE id = ?', executionId));
   t.same(row, { status: 'failed', error_code: 'APPROVAL_EXPIRED' });
-  t.match(events(c, sessionId).filter((e) => e.executionId === executionId).slice(-2), [
+  t.match((await events(c, sessionId)).filter((e) => e.executionId === executionId).slice(-2), [
     { type: 'tool_call.finished', toolName: 'crm.update_contact', status: 'failed', errorCode: 'APPROVAL_EXPIRED' },
     { type: 'turn.completed', outcome: 'failed', errorCode: 'APPROVAL_EXPIRED' },
   ]);
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'its grant went with it');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'its grant went with it');
   const late = await c.post(`/agents/sessions/${sessionId}/turn-approval`, 'ada', { decision: 'approved', approvalId });
   t.equal(late.status, 409);
   t.equal(late.json.error.code, 'APPROVAL_CONFLICT');
@@ -52,10 +53,10 @@ t.test('an approval undecided for SWITCHYARD_APPROVAL_TTL_MS expires: the turn f
 t.test('a decided approval disarms its window: the timer does not fail the resumed turn later', async (t) => {
   const c = await startConversation(t, { config: { approvalTtlMs: 60_000 } });
   const { sessionId, executionId } = await suspended(c);
-  t.equal(c.count(`SELECT count(*) AS n FROM timers WHERE kind = 'approval-expiry' AND target_id = ? AND fired_at IS NULL`, executionId), 1, 'armed at suspension');
+  t.equal(await c.count(`SELECT count(*) AS n FROM timers WHERE kind = 'approval-expiry' AND target_id = ? AND fired_at IS NULL`, executionId), 1, 'armed at suspension');
   t.equal((await c.post(`/agents/sessions/${sessionId}/turn-approval`, 'ada', { decision: 'approved' })).status, 200);
   await c.settle();
-  t.equal(c.count(`SELECT count(*) AS n FROM timers WHERE kind = 'approval-expiry' AND target_id = ? AND fired_at IS NULL`, executionId), 0, 'disarmed at the decision');
+  t.equal(await c.count(`SELECT count(*) AS n FROM timers WHERE kind = 'approval-expiry' AND target_id = ? AND fired_at IS NULL`, executionId), 0, 'disarmed at the decision');
   await moveClock(c, 2 * 60_000);
   t.equal((await c.get(`/agents/sessions/${sessionId}`, 'ada')).json.latestTurn.status, 'completed');
 });
@@ -64,12 +65,12 @@ t.test('custody is capped at one hour: a turn parked longer resumes CALLER_CREDE
   const c = await startConversation(t);
   const expired = await suspended(c);
   const replaced = await suspended(c);
-  const expiry = c.server.service.store.db.prepare('SELECT grant_expires_at AS at, created_at AS created FROM executions WHERE id = ?').get(expired.executionId) as { at: number; created: number };
+  const expiry = (await sqlReader(c.server.service).get('SELECT grant_expires_at AS at, created_at AS created FROM executions WHERE id = ?', expired.executionId)) as { at: number; created: number };
   t.equal(expiry.at, expiry.created + HOUR, 'no declared expiry: custody ends one hour after the grant was stored');
   await moveClock(c, HOUR - 1);
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 2, 'held until the hour is up');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 2, 'held until the hour is up');
   await moveClock(c, 1);
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the custody timer deleted both grants');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants'), 0, 'the custody timer deleted both grants');
 
   t.equal((await c.post(`/agents/sessions/${expired.sessionId}/turn-approval`, 'ada', { decision: 'approved' })).status, 200);
   t.equal((await c.post(`/agents/sessions/${replaced.sessionId}/turn-approval`, 'ada', { decision: 'approved', callerCredentials: crmCredentials('fresh-token') })).status, 200);
@@ -93,7 +94,7 @@ t.test('an earlier declared callerCredentialExpiresAt is kept; a later one is ca
     await c.server.service.store.writer.submit((tx) => planned.write(tx));
     planned.dispatch();
     await c.settle();
-    return (c.server.service.store.db.prepare('SELECT grant_expires_at AS at FROM executions WHERE id = ?').get(planned.executionId) as { at: number }).at - c.clock.now();
+    return ((await sqlReader(c.server.service).get('SELECT grant_expires_at AS at FROM executions WHERE id = ?', planned.executionId)) as { at: number }).at - c.clock.now();
   };
   t.equal(await start(10 * 60_000), 10 * 60_000);
   t.equal(await start(5 * HOUR), HOUR);
@@ -110,13 +111,13 @@ t.test('a flow run parked on a run approval expires the same way: failed APPROVA
   // The firing's sessions start after its answer: wait for both reads (the agent's and the flow's) to arrive.
   while (c.upstream.received.length < 2) await c.upstream.nextRequest();
   await c.settle();
-  const db = c.server.service.store.db;
-  const approval = db.prepare('SELECT id, status, execution_id FROM approvals WHERE session_id = ?').get(run.sessionId) as { id: string; status: string; execution_id: string };
+  const db = sqlReader(c.server.service);
+  const approval = (await db.get('SELECT id, status, execution_id FROM approvals WHERE session_id = ?', run.sessionId)) as { id: string; status: string; execution_id: string };
   t.equal(approval.status, 'pending', 'the run waits on its approval');
   await moveClock(c, 24 * HOUR);
-  t.same(db.prepare('SELECT status, error_code FROM executions WHERE id = ?').get(approval.execution_id), { status: 'failed', error_code: 'APPROVAL_EXPIRED' });
-  t.match(db.prepare('SELECT status, decided_by FROM approvals WHERE id = ?').get(approval.id), { status: 'rejected', decided_by: null });
-  t.match(events(c, run.sessionId).at(-1), { type: 'turn.completed', outcome: 'failed', errorCode: 'APPROVAL_EXPIRED' });
+  t.same((await db.get('SELECT status, error_code FROM executions WHERE id = ?', approval.execution_id)), { status: 'failed', error_code: 'APPROVAL_EXPIRED' });
+  t.match((await db.get('SELECT status, decided_by FROM approvals WHERE id = ?', approval.id)), { status: 'rejected', decided_by: null });
+  t.match((await events(c, run.sessionId)).at(-1), { type: 'turn.completed', outcome: 'failed', errorCode: 'APPROVAL_EXPIRED' });
   const decided = await call(`${c.server.url}/api/v1/agents/sessions/${run.sessionId}/turn-approval`, { method: 'POST', headers: bearer(c.key('ada')), json: { decision: 'approved' } });
   t.equal(decided.status, 409);
 });

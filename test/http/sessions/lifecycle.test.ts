@@ -3,6 +3,7 @@ import t from 'tap';
 import { bearer, call } from '../../helpers/http.js';
 import { startConversation, type Conversation } from './conversation-fixture.js';
 import { send, watchChanges } from './lifecycle-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const UNKNOWN = '0190f3c4-7b2a-7cc1-8a55-2d5b3f4e6a71';
 
@@ -25,7 +26,7 @@ t.test('a manager renames, sets the outcome, archives, unarchives and deletes; a
   const outcome = await send(c, 'PATCH', path, 'ada', { outcome: 'escalated' });
   t.match(outcome.json, { outcome: 'escalated', title: 'Contact c-1' });
   t.same(
-    c.server.service.store.db.prepare('SELECT outcome, outcome_set_by FROM sessions WHERE id = ?').get(id),
+    (await sqlReader(c.server.service).get('SELECT outcome, outcome_set_by FROM sessions WHERE id = ?', id)),
     { outcome: 'escalated', outcome_set_by: c.refs.ada },
     'the outcome is recorded with who set it',
   );
@@ -50,7 +51,7 @@ t.test('a manager renames, sets the outcome, archives, unarchives and deletes; a
   t.equal((await c.get(path, 'bob')).status, 404);
   t.equal((await send(c, 'DELETE', path, 'bob')).status, 404, 'deleting again is an unknown id');
   for (const table of ['messages', 'executions', 'tool_calls', 'session_events']) {
-    t.equal(c.count(`SELECT count(*) AS n FROM ${table} WHERE session_id = ?`, id), 0, `${table} rows are gone`);
+    t.equal(await c.count(`SELECT count(*) AS n FROM ${table} WHERE session_id = ?`, id), 0, `${table} rows are gone`);
   }
 });
 
@@ -73,7 +74,7 @@ t.test('permissions: canManage is the creator or a domain Editor/Owner; others g
   t.match((await c.get(path, 'bob')).json, { canManage: false, title: null }, 'nothing changed');
 
   // Rechecked on every change: the domain Owner demoted to viewer loses canManage at once.
-  c.server.service.store.repos.tenancy.setDomainRole(c.refs.sales!, c.refs.ada!, 'viewer', 0);
+  (await c.server.service.store.repos.tenancy.setDomainRole(c.refs.sales!, c.refs.ada!, 'viewer', 0));
   const bobs = await openSettled(c, 'bob');
   t.equal((await send(c, 'POST', `/agents/sessions/${bobs}/archive`, 'ada')).status, 403);
   t.equal((await send(c, 'POST', `/agents/sessions/${bobs}/archive`, 'bob')).status, 200, 'the creator manages their session');
@@ -109,7 +110,7 @@ t.test('an archived session is read-only: appends 403 SESSION_NOT_DRIVABLE, rena
   t.same([append.status, append.json.error.code, append.json.error.details], [403, 'SESSION_NOT_DRIVABLE', { readOnlyReason: 'session_archived' }]);
   const rename = await send(c, 'PATCH', path, 'bob', { title: 'late' });
   t.same([rename.status, rename.json.error.code, rename.json.error.details], [409, 'CONFLICT', { reason: 'session_archived' }]);
-  t.equal(c.count('SELECT count(*) AS n FROM executions WHERE session_id = ?', id), 1, 'no turn was queued');
+  t.equal(await c.count('SELECT count(*) AS n FROM executions WHERE session_id = ?', id), 1, 'no turn was queued');
   await send(c, 'POST', `${path}/unarchive`, 'bob');
   t.equal((await c.post(`${path}/messages`, 'bob', { message: 'id: c-2' })).status, 200);
   await c.settle(id);

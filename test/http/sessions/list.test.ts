@@ -53,7 +53,7 @@ t.test('the list holds domain sessions of the caller\'s domains and their own pe
   t.same((await allPages(c, 'ada', `createdFrom=${from}&createdTo=${to}`, 'sessions')).flat().map((s) => s.sessionId), [adasPersonal, second]);
 
   // Visibility is reread on every page: removed from the domain, bob keeps only his personal chat.
-  c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!);
+  (await c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!));
   t.same((await allPages(c, 'bob', '', 'sessions')).flat().map((s) => s.sessionId), [bobsPersonal]);
 });
 
@@ -129,10 +129,10 @@ t.test('a Flow\'s session is not drivable: canParticipate false, flow_session, a
   await c.settle();
   const path = `/agents/sessions/${flow.sessionId}`;
   t.match((await c.get(path, 'ada')).json, { canParticipate: false, readOnlyReason: 'flow_session', canManage: true });
-  const before = c.count('SELECT count(*) AS n FROM executions WHERE session_id = ?', flow.sessionId);
+  const before = await c.count('SELECT count(*) AS n FROM executions WHERE session_id = ?', flow.sessionId);
   const refused = await c.post(`${path}/messages`, 'ada', { message: 'run it again with id c-2' });
   t.same([refused.status, refused.json.error.code, refused.json.error.details], [403, 'SESSION_NOT_DRIVABLE', { readOnlyReason: 'flow_session' }]);
-  t.equal(c.count('SELECT count(*) AS n FROM executions WHERE session_id = ?', flow.sessionId), before, 'no run was started');
+  t.equal(await c.count('SELECT count(*) AS n FROM executions WHERE session_id = ?', flow.sessionId), before, 'no run was started');
   t.equal((await send(c, 'PATCH', path, 'ada', { outcome: 'resolved' })).status, 200, 'a flow session is still managed');
 });
 

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, startConversation } from './conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 t.test('a published agent runs its turn: 202, then the tool call and the answer are recorded', async (t) => {
   const c = await startConversation(t);
@@ -47,22 +48,22 @@ t.test('the rows exist when the 202 arrives: session, execution, message, sealed
   });
   const opened = await c.open('lookup', 'ada', { message: 'id: c-1', callerCredentials: crmCredentials() });
   t.equal(opened.status, 202);
-  const { db } = c.server.service.store;
+  const db = sqlReader(c.server.service);
   const { sessionId, executionId } = opened.json;
-  t.ok(db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(sessionId));
-  t.ok(db.prepare('SELECT 1 FROM executions WHERE id = ?').get(executionId));
-  t.ok(db.prepare("SELECT 1 FROM messages WHERE execution_id = ? AND role = 'user'").get(executionId));
+  t.ok((await db.get('SELECT 1 FROM sessions WHERE id = ?', sessionId)));
+  t.ok((await db.get('SELECT 1 FROM executions WHERE id = ?', executionId)));
+  t.ok((await db.get("SELECT 1 FROM messages WHERE execution_id = ? AND role = 'user'", executionId)));
   const upstreamCall = c.upstream.received.length > 0 ? c.upstream.received[0] : await c.upstream.nextRequest();
   t.ok(upstreamCall);
   // A queued turn is its execution row (no snapshot row at accept); its first step, START, wrote the snapshot.
-  t.match(db.prepare("SELECT snapshot FROM actor_snapshots WHERE actor_id = ? AND machine = 'session-turn'").get(executionId), { snapshot: /"running"/ });
-  const grant = db.prepare('SELECT ciphertext, integration_ids FROM caller_grants WHERE execution_id = ?').get(executionId) as { ciphertext: Buffer; integration_ids: string };
+  t.match((await db.get("SELECT snapshot FROM actor_snapshots WHERE actor_id = ? AND machine = 'session-turn'", executionId)), { snapshot: /"running"/ });
+  const grant = (await db.get('SELECT ciphertext, integration_ids FROM caller_grants WHERE execution_id = ?', executionId)) as { ciphertext: Buffer; integration_ids: string };
   t.ok(grant, 'the grant is held while the turn runs');
   t.equal(grant.integration_ids, '["crm"]');
   t.notOk(grant.ciphertext.toString('latin1').includes('caller-canary'), 'sealed, not in clear');
   release();
   await c.settle();
-  t.equal(c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'deleted when the execution settled');
+  t.equal(await c.count('SELECT count(*) AS n FROM caller_grants WHERE execution_id = ?', executionId), 0, 'deleted when the execution settled');
 });
 
 t.test('rule 1 refusals: flows, unpublished agents, unknown and foreign ids are the uniform 404', async (t) => {
@@ -97,14 +98,14 @@ t.test('rule 1: the key owner must be an Operator, Editor or Owner of the agent\
 
 t.test('caller_required without a credential is refused with nothing written (no run as the organization)', async (t) => {
   const c = await startConversation(t);
-  const { db } = c.server.service.store;
-  const before = db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number };
+  const db = sqlReader(c.server.service);
+  const before = (await db.get('SELECT count(*) AS n FROM sessions')) as { n: number };
   const refused = await c.open('upgrader', 'ada', { message: 'id: c-1' });
   t.equal(refused.status, 422);
   t.same(refused.json.error, { code: 'CALLER_CREDENTIALS_REQUIRED', message: refused.json.error.message, details: { integrationIds: ['crm'] } });
   const onlyPolicy = await c.open('upgrader', 'ada', { message: 'id: c-1', callerCredentials: { integrations: { crm: { fallbackAllowed: false } } } });
   t.equal(onlyPolicy.status, 422, 'fallbackAllowed alone is no credential');
-  t.same(db.prepare('SELECT count(*) AS n FROM sessions').get(), before);
+  t.same((await db.get('SELECT count(*) AS n FROM sessions')), before);
   t.equal(c.upstream.received.length, 0);
 });
 

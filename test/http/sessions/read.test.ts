@@ -2,6 +2,7 @@
 import t from 'tap';
 import { bearer, call } from '../../helpers/http.js';
 import { startConversation, type Conversation } from './conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 async function personalChat(c: Conversation, user: 'bob' | 'ada'): Promise<string> {
   const planned = await c.server.service.services.sessions.starter.plan({
@@ -51,7 +52,7 @@ t.test('a domain session is visible to current domain members only, with flags f
   t.equal((await call(`${c.server.url}/api/v1${path}`, { headers: bearer('sv_garbage') })).status, 404);
 
   // Membership is read live: removed from the domain, the creator no longer sees the session.
-  c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!);
+  (await c.server.service.store.repos.tenancy.removeDomainMember(c.refs.sales!, c.refs.bob!));
   t.equal((await c.get(path, 'bob')).status, 404);
 });
 
@@ -60,13 +61,13 @@ t.test('lifecycle: a closed session or an unpublished agent is read-only with th
   const opened = await c.open('lookup', 'ada', { message: 'id: c-1' });
   await c.settle();
   const path = `/agents/sessions/${opened.json.sessionId}`;
-  const { db } = c.server.service.store;
-  db.prepare("UPDATE sessions SET status = 'archived' WHERE id = ?").run(opened.json.sessionId);
+  const db = sqlReader(c.server.service);
+  (await db.run("UPDATE sessions SET status = 'archived' WHERE id = ?", opened.json.sessionId));
   t.match((await c.get(path, 'ada')).json, { canParticipate: false, readOnlyReason: 'session_archived', canManage: true });
   const refused = await c.post(`${path}/messages`, 'ada', { message: 'hi' });
   t.same([refused.status, refused.json.error.code, refused.json.error.details], [403, 'SESSION_NOT_DRIVABLE', { readOnlyReason: 'session_archived' }]);
-  db.prepare("UPDATE sessions SET status = 'active' WHERE id = ?").run(opened.json.sessionId);
-  db.prepare('UPDATE automations SET published_revision = NULL WHERE id = ?').run(c.refs.lookup);
+  (await db.run("UPDATE sessions SET status = 'active' WHERE id = ?", opened.json.sessionId));
+  (await db.run('UPDATE automations SET published_revision = NULL WHERE id = ?', c.refs.lookup));
   t.match((await c.get(path, 'ada')).json, { canParticipate: false, readOnlyReason: 'agent_unpublished' });
   t.equal((await c.open('lookup', 'ada', { message: 'hi' })).status, 404, 'an unpublished agent cannot be opened');
 });
@@ -78,7 +79,7 @@ t.test('a file a tool returned is announced and downloadable by anyone who can v
   const view = (await c.get(`/agents/sessions/${opened.json.sessionId}`, 'vic')).json;
   t.equal(view.files.length, 1);
   t.match(view.files[0], { name: 'c-5.pdf', mediaType: 'application/pdf', sizeBytes: 13 });
-  const added = c.server.service.store.db.prepare("SELECT payload FROM session_events WHERE session_id = ? AND type = 'file.added'").get(opened.json.sessionId) as { payload: string };
+  const added = (await sqlReader(c.server.service).get("SELECT payload FROM session_events WHERE session_id = ? AND type = 'file.added'", opened.json.sessionId)) as { payload: string };
   t.match(JSON.parse(added.payload), { fileId: view.files[0].fileId, name: 'c-5.pdf', sizeBytes: 13 });
   const url = `${c.server.url}/api/v1/agents/sessions/${opened.json.sessionId}/files/${view.files[0].fileId}`;
   const download = await fetch(url, { headers: bearer(c.key('vic')) });

@@ -18,12 +18,12 @@ function eventBody(f: TriggerServer, overrides: Record<string, unknown> = {}) {
 
 async function refused(t: Test, f: TriggerServer, overrides: Record<string, unknown>, status: number, path?: string) {
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(f.refs.sales!)!.orgId;
-  const before = repos.triggers.triggersOfOrganization(orgId).length;
+  const orgId = (await repos.tenancy.domain(f.refs.sales!))!.orgId;
+  const before = (await repos.triggers.triggersOfOrganization(orgId)).length;
   const answer = await f.create('ada', eventBody(f, overrides));
   t.equal(answer.status, status, JSON.stringify(overrides));
   if (path !== undefined) t.equal(answer.json.error.details?.issues?.[0]?.path, path);
-  t.equal(repos.triggers.triggersOfOrganization(orgId).length, before, 'nothing committed');
+  t.equal((await repos.triggers.triggersOfOrganization(orgId)).length, before, 'nothing committed');
   return answer;
 }
 
@@ -34,20 +34,20 @@ t.test('a valid event trigger: created with its subscription; an omitted endpoin
   t.ok(isSigningSecret(answer.json.endpointSecret), 'a Standard Webhooks secret (whsec_ + base64)');
   const id = answer.json.trigger.id;
   const { repos } = f.server.service.store;
-  t.same(repos.triggers.subscribers(id).map((s) => s.automationId), [f.refs.enrich]);
-  t.notOk(repos.triggers.trigger(id)!.endpointSecretSealed!.toString('latin1').includes(answer.json.endpointSecret.slice(6)), 'sealed at rest');
+  t.same((await repos.triggers.subscribers(id)).map((s) => s.automationId), [f.refs.enrich]);
+  t.notOk((await repos.triggers.trigger(id))!.endpointSecretSealed!.toString('latin1').includes(answer.json.endpointSecret.slice(6)), 'sealed at rest');
   t.equal(answer.json.trigger.config.hasEndpointSecret, true);
 });
 
 t.test('rollout flag: eventTriggers false for the organization is 403; absent means enabled', async (t) => {
   const f = await startTriggerServer(t);
   const { repos } = f.server.service.store;
-  const orgId = repos.tenancy.domain(f.refs.sales!)!.orgId;
-  repos.tenancy.setRolloutFlags(orgId, { eventTriggers: false });
+  const orgId = (await repos.tenancy.domain(f.refs.sales!))!.orgId;
+  (await repos.tenancy.setRolloutFlags(orgId, { eventTriggers: false }));
   const answer = await refused(t, f, {}, 403);
   t.equal(answer.json.error.code, 'FORBIDDEN');
   t.equal((await f.create('ada', { type: 'api', domainId: f.refs.sales, name: 'still fine' })).status, 201, 'other types are not gated');
-  repos.tenancy.setRolloutFlags(orgId, { eventTriggers: true });
+  (await repos.tenancy.setRolloutFlags(orgId, { eventTriggers: true }));
   t.equal((await f.create('ada', eventBody(f))).status, 201);
 });
 
@@ -57,10 +57,10 @@ t.test('adapter and catalog: unknown integration 404; no events 400; unknown eve
   await refused(t, f, { sourceIntegrationId: 'notes', connectionId: f.refs['notes-conn'] }, 400, 'sourceIntegrationId');
   await refused(t, f, { eventType: 'contact.exploded' }, 400, 'eventType');
   const { repos } = f.server.service.store;
-  const crm = repos.integrations.integration('crm')!;
-  repos.integrations.upsertIntegration({ ...crm, available: false });
+  const crm = (await repos.integrations.integration('crm'))!;
+  (await repos.integrations.upsertIntegration({ ...crm, available: false }));
   await refused(t, f, {}, 404);
-  repos.integrations.upsertIntegration(crm);
+  (await repos.integrations.upsertIntegration(crm));
 });
 
 t.test('provider-app prerequisites: the event is signed (standard-webhooks) and the connection is connected', async (t) => {

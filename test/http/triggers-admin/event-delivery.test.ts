@@ -27,18 +27,18 @@ t.test('a verified delivery that passes the filter fans out like a fire: source 
   t.equal(answer.status, 202);
   t.equal(answer.json.status, 'fired');
   const { repos } = f.server.service.store;
-  const run = repos.triggerRuns.run(answer.json.runId)!;
+  const run = (await repos.triggerRuns.run(answer.json.runId))!;
   t.match(run, { triggerId: f.refs.signup, source: 'event', firedBy: null, outcome: 'partial' });
-  const [enrich, upgrader] = repos.triggerRuns.resultsOf([run.id]);
+  const [enrich, upgrader] = (await repos.triggerRuns.resultsOf([run.id]));
   t.match(enrich, { automationId: f.refs.enrich, status: 'started' });
   t.match(upgrader, { automationId: f.refs.upgrader, status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED' });
   t.same(answer.json.sessions, [{ automationId: f.refs.enrich, sessionId: enrich!.sessionId }]);
   // The run row is the delivery's one accept row; its session is written next (as any read route does first).
   await f.server.service.services.sessions.materializer.catchUp();
-  t.equal(repos.sessions.session(enrich!.sessionId!)!.origin, 'event');
+  t.equal((await repos.sessions.session(enrich!.sessionId!))!.origin, 'event');
   await f.settle();
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-1').length, 1, 'the flow ran on the event payload');
-  t.match(repos.eventDeliveries.recent(f.refs.signup!, 5)[0], { status: 'fired', runId: run.id, reason: null });
+  t.match((await repos.eventDeliveries.recent(f.refs.signup!, 5))[0], { status: 'fired', runId: run.id, reason: null });
 });
 
 t.test('filter miss and another event type: 202 with a recorded skip, nothing fired', async (t) => {
@@ -51,9 +51,9 @@ t.test('filter miss and another event type: 202 with a recorded skip, nothing fi
   t.same(noSeats.json, { status: 'skipped', reason: 'FILTER_MISS' }, 'a missing field never matches');
   const other = await deliver(f, f.refs.signup!, { ...signup(500), type: 'contact.deleted' });
   t.same(other.json, { status: 'skipped', reason: 'EVENT_TYPE_MISMATCH' });
-  t.equal(repos.triggerRuns.countOfTrigger(f.refs.signup!), 0);
-  t.match(repos.eventDeliveries.delivery(f.refs.signup!, 'small-one'), { status: 'skipped', reason: 'FILTER_MISS', runId: null });
-  t.equal(repos.eventDeliveries.recent(f.refs.signup!, 10).length, 3);
+  t.equal((await repos.triggerRuns.countOfTrigger(f.refs.signup!)), 0);
+  t.match((await repos.eventDeliveries.delivery(f.refs.signup!, 'small-one')), { status: 'skipped', reason: 'FILTER_MISS', runId: null });
+  t.equal((await repos.eventDeliveries.recent(f.refs.signup!, 10)).length, 3);
 });
 
 t.test('dedupe by webhook-id: a redelivery answers the first result and never fires again, even concurrently', async (t) => {
@@ -68,7 +68,7 @@ t.test('dedupe by webhook-id: a redelivery answers the first result and never fi
   const runIds = new Set(racing.map((a) => a.json.runId));
   t.equal(runIds.size, 1, 'every answer names the one run');
   t.equal(racing.filter((a) => a.json.duplicate !== true).length, 1, 'one original');
-  t.equal(repos.triggerRuns.countOfTrigger(f.refs.signup!), 2, 'two messages, two firings');
+  t.equal((await repos.triggerRuns.countOfTrigger(f.refs.signup!)), 2, 'two messages, two firings');
   const skipped = await deliver(f, f.refs.signup!, signup(1), { id: 'evt-3' });
   t.same((await deliver(f, f.refs.signup!, signup(1000), { id: 'evt-3' })).json, { status: 'skipped', reason: 'FILTER_MISS', duplicate: true }, 'a skip replays as a skip');
   t.equal(skipped.json.status, 'skipped');
@@ -97,8 +97,8 @@ t.test('401 for a missing, wrong or stale signature; nothing recorded', async (t
     t.equal(answer.status, 401, name);
     t.equal(answer.json.error.code, 'UNAUTHORIZED');
   }
-  t.equal(repos.eventDeliveries.recent(f.refs.signup!, 10).length, 0);
-  t.equal(repos.triggerRuns.countOfTrigger(f.refs.signup!), 0);
+  t.equal((await repos.eventDeliveries.recent(f.refs.signup!, 10)).length, 0);
+  t.equal((await repos.triggerRuns.countOfTrigger(f.refs.signup!)), 0);
 
   // The tolerance is measured on the injected clock: a delivery signed "now" is accepted after the clock moves.
   f.clock.advance(30 * 24 * 3_600_000);

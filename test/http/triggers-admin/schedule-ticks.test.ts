@@ -7,6 +7,7 @@ import { ManualClock } from '../../../runtime/clock.js';
 import { SCHEDULE_TICK } from '../../../runtime/triggers/schedule-ticks.js';
 import { testKeyRing } from '../../runtime/manifest/manifest-fixtures.js';
 import { startTriggerServer } from './trigger-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const HOUR = 3_600_000;
 
@@ -29,17 +30,17 @@ t.test('advancing the clock past the cron slot fires once: caller-required subsc
 
   f.clock.advance(2 * HOUR);
   await f.settle();
-  t.equal(repos.triggerRuns.countOfTrigger(id), 0, 'nothing before the slot');
+  t.equal((await repos.triggerRuns.countOfTrigger(id)), 0, 'nothing before the slot');
 
   f.clock.advance(31 * 60_000);
   await f.settle();
-  const [run] = repos.triggerRuns.page(id, null, 10);
-  t.equal(repos.triggerRuns.countOfTrigger(id), 1, 'one firing');
+  const [run] = (await repos.triggerRuns.page(id, null, 10));
+  t.equal((await repos.triggerRuns.countOfTrigger(id)), 1, 'one firing');
   t.match(run, { source: 'schedule', firedBy: null, outcome: 'partial' });
-  const results = repos.triggerRuns.resultsOf([run!.id]);
+  const results = (await repos.triggerRuns.resultsOf([run!.id]));
   t.match(results[0], { automationId: f.refs.upgrader, status: 'failed', code: 'CALLER_CREDENTIALS_REQUIRED', sessionId: null });
   t.match(results[1], { automationId: f.refs.enrich, status: 'started', code: null });
-  const session = repos.sessions.session(results[1]!.sessionId!)!;
+  const session = (await repos.sessions.session(results[1]!.sessionId!))!;
   t.equal(session.origin, 'schedule');
   t.equal(session.createdBy, null, 'no caller');
   t.equal(f.upstream.received.filter((r) => r.pathname === '/contacts/c-7').length, 1, 'the flow got the configured input');
@@ -52,7 +53,7 @@ t.test('advancing the clock past the cron slot fires once: caller-required subsc
 
   f.clock.advance(24 * HOUR);
   await f.settle();
-  t.equal(repos.triggerRuns.countOfTrigger(id), 2, 'the next day fires again');
+  t.equal((await repos.triggerRuns.countOfTrigger(id)), 2, 'the next day fires again');
 });
 
 t.test('manifest-applied schedule triggers are armed; a manifest change re-arms, pausing disarms', async (t) => {
@@ -70,22 +71,22 @@ t.test('manifest-applied schedule triggers are armed; a manifest change re-arms,
   t.equal(await ticks.nextRunAt(f.refs.nightly!), null, 'paused: no tick');
   f.clock.advance(48 * HOUR);
   await f.settle();
-  t.equal(f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.nightly!), 0);
+  t.equal((await f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.nightly!)), 0);
 });
 
 t.test('a tick armed for an older cron re-arms instead of firing', async (t) => {
   const f = await startTriggerServer(t);
   const { repos } = f.server.service.store;
-  const row = repos.triggers.trigger(f.refs.nightly!)!;
+  const row = (await repos.triggers.trigger(f.refs.nightly!))!;
   // Changed behind the scheduler's back (no reconcile): the pending tick still says 0 2 * * * Paris.
-  repos.triggers.updateTrigger({ ...row, config: { cron: '0 9 * * *', timezone: 'UTC', input: { id: 'c-1' } } });
+  (await repos.triggers.updateTrigger({ ...row, config: { cron: '0 9 * * *', timezone: 'UTC', input: { id: 'c-1' } } }));
   f.clock.set(Date.UTC(2026, 10, 23, 1, 0, 1));
   await f.settle();
-  t.equal(repos.triggerRuns.countOfTrigger(row.id), 0, 'the stale slot did not fire');
+  t.equal((await repos.triggerRuns.countOfTrigger(row.id)), 0, 'the stale slot did not fire');
   t.equal(await f.server.service.services.scheduleTicks.nextRunAt(row.id), Date.UTC(2026, 10, 23, 9));
   f.clock.set(Date.UTC(2026, 10, 23, 9, 0, 1));
   await f.settle();
-  t.equal(repos.triggerRuns.countOfTrigger(row.id), 1);
+  t.equal((await repos.triggerRuns.countOfTrigger(row.id)), 1);
 });
 
 t.test('a tick missed while the service was down fires once at boot, not once per missed slot', async (t) => {
@@ -106,15 +107,15 @@ t.test('a tick missed while the service was down fires once at boot, not once pe
   const second = await startTriggerServer(t, { dbPath, clock, keyRing });
   await second.settle();
   const { repos } = second.server.service.store;
-  t.equal(repos.triggerRuns.countOfTrigger(id), 1, 'one catch-up firing at boot');
-  const [run] = repos.triggerRuns.page(id, null, 5);
+  t.equal((await repos.triggerRuns.countOfTrigger(id)), 1, 'one catch-up firing at boot');
+  const [run] = (await repos.triggerRuns.page(id, null, 5));
   t.equal(run!.createdAt, Date.UTC(2026, 10, 25, 13, 15), 'fired at boot time');
-  t.equal(repos.triggerRuns.resultsOf([run!.id])[0]!.code, 'CALLER_CREDENTIALS_REQUIRED');
+  t.equal((await repos.triggerRuns.resultsOf([run!.id]))[0]!.code, 'CALLER_CREDENTIALS_REQUIRED');
   t.equal(await second.server.service.services.scheduleTicks.nextRunAt(id), Date.UTC(2026, 10, 25, 18), 'then the next future slot');
-  const pending = second.server.service.store.db.prepare(`SELECT count(*) AS n FROM timers WHERE kind = ? AND target_id = ? AND fired_at IS NULL`).get(SCHEDULE_TICK, id) as { n: number };
+  const pending = (await sqlReader(second.server.service).get(`SELECT count(*) AS n FROM timers WHERE kind = ? AND target_id = ? AND fired_at IS NULL`, SCHEDULE_TICK, id)) as { n: number };
   t.equal(pending.n, 1, 'exactly one pending tick');
 
   clock.advance(5 * HOUR);
   await second.settle();
-  t.equal(repos.triggerRuns.countOfTrigger(id), 2, 'and it keeps ticking');
+  t.equal((await repos.triggerRuns.countOfTrigger(id)), 2, 'and it keeps ticking');
 });

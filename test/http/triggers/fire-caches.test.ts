@@ -27,7 +27,7 @@ t.test('a disabled entitlement, a paused trigger and a changed subscriber list c
   t.equal(first.json.sessions.length, 2, 'both subscribers start (plan now cached)');
   const org = (await repos.automations.automation(f.refs.lookup))!.orgId;
   // The partner entitlements service writes exactly this (runtime/partners/entitlements.ts setOverride).
-  await writer.submit((tx) => tx.repos.entitlements.set({ orgId: org, automationId: f.refs.lookup, enabled: false, updatedAt: Date.now() }));
+  await writer.submit(async (tx) => (await tx.repos.entitlements.set({ orgId: org, automationId: f.refs.lookup, enabled: false, updatedAt: Date.now() })));
   const gated = await fire();
   t.same(gated.json.sessions.map((s: { automationId: string }) => s.automationId), [f.refs.enrich], 'the disabled subscriber is skipped at once');
   const run = await f.run('bob', 'new-lead', gated.json.runId);
@@ -48,8 +48,8 @@ t.test('GET /me serves the user row from memory, yet a rename or a disabled user
   t.equal((await me()).json.name, 'Bob Operator');
   t.equal((await me()).json.name, 'Bob Operator', 'served with the cached row');
   const userId = (await me()).json.userId as string;
-  await writer.submit((tx) => tx.repos.tenancy.updateUser({ id: userId, name: 'Robert Operator', passwordHash: null }));
+  await writer.submit(async (tx) => (await tx.repos.tenancy.updateUser({ id: userId, name: 'Robert Operator', passwordHash: null })));
   t.equal((await me()).json.name, 'Robert Operator', 'the rename is read at once');
-  await writer.submit((tx) => tx.repos.tenancy.setUserDisabled(userId, true));
+  await writer.submit(async (tx) => (await tx.repos.tenancy.setUserDisabled(userId, true)));
   t.equal((await me()).status, 404, 'a disabled user\'s key is refused at once');
 });

@@ -3,6 +3,7 @@ import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
 import t from 'tap';
 import { startFireServer } from './fire-server.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 interface Outcome {
   status: number;
@@ -49,9 +50,9 @@ t.test('exactly one firing; every answer is the original 202, its replay, or 409
   t.equal(new Set(accepted.map((o) => o.body)).size, 1, 'every 202 carries the original body');
 
   const { runId, sessions } = JSON.parse(originals[0]!.body) as { runId: string; sessions: Array<{ sessionId: string }> };
-  const db = f.server.service.store.db;
+  const db = sqlReader(f.server.service);
   t.equal((await f.server.service.store.repos.triggerRuns.countOfTrigger(f.refs.fan!)), 1, 'exactly one firing');
-  t.equal(db.prepare('SELECT COUNT(*) FROM sessions WHERE trigger_run_id = ?').pluck().get(runId), sessions.length, 'its sessions, once');
-  t.equal(db.prepare('SELECT COUNT(*) FROM sessions').pluck().get(), sessions.length, 'no other session anywhere');
+  t.equal((await db.value('SELECT COUNT(*) FROM sessions WHERE trigger_run_id = ?', runId)), sessions.length, 'its sessions, once');
+  t.equal((await db.value('SELECT COUNT(*) FROM sessions')), sessions.length, 'no other session anywhere');
   await f.settle();
 });

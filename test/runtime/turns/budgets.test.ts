@@ -1,9 +1,10 @@
 // Per-turn budgets (steps, tokens, wall time) end the turn with budget.failed, against a real server and loopback crm.
 import t from 'tap';
 import { startConversation, type Conversation } from '../../http/sessions/conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
-function storedEvents(c: Conversation, sessionId: string): Array<{ type: string; [k: string]: unknown }> {
-  const rows = c.server.service.store.db.prepare('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq').all(sessionId) as Array<{ type: string; payload: string }>;
+async function storedEvents(c: Conversation, sessionId: string): Promise<Array<{ type: string; [k: string]: unknown }>> {
+  const rows = (await sqlReader(c.server.service).all('SELECT type, payload FROM session_events WHERE session_id = ? ORDER BY seq', sessionId)) as Array<{ type: string; payload: string }>;
   return rows.map((row) => ({ type: row.type, ...JSON.parse(row.payload) }));
 }
 
@@ -16,7 +17,7 @@ t.test('steps: a turn that needs a second model step past the limit fails with b
   const opened = await c.open('lookup', 'ada', { message: 'id: c-1' });
   await c.settle();
   t.same(await turnOf(c, opened.json.sessionId), { executionId: opened.json.executionId, status: 'failed', errorCode: 'BUDGET_EXCEEDED' });
-  const events = storedEvents(c, opened.json.sessionId);
+  const events = (await storedEvents(c, opened.json.sessionId));
   t.match(events.slice(-2), [
     { type: 'budget.failed', executionId: opened.json.executionId, budget: 'steps', limit: 1, used: 1 },
     { type: 'turn.completed', outcome: 'failed', errorCode: 'BUDGET_EXCEEDED' },
@@ -29,7 +30,7 @@ t.test('tokens: a step that pushes usage past the limit ends the turn before its
   const opened = await c.open('lookup', 'ada', { message: 'id: c-1' });
   await c.settle();
   t.equal((await turnOf(c, opened.json.sessionId)).errorCode, 'BUDGET_EXCEEDED');
-  const failed = storedEvents(c, opened.json.sessionId).find((e) => e.type === 'budget.failed')!;
+  const failed = (await storedEvents(c, opened.json.sessionId)).find((e) => e.type === 'budget.failed')!;
   t.match(failed, { budget: 'tokens', limit: 10 });
   t.ok((failed.used as number) > 10);
   t.equal(c.upstream.received.length, 0, 'the over-budget step\'s tool call never reached the upstream');
@@ -47,7 +48,7 @@ t.test('wall time: moving the clock past the limit aborts the in-flight call and
   c.clock.advance(2_000);
   await c.settle();
   t.same(await turnOf(c, opened.json.sessionId), { executionId: opened.json.executionId, status: 'failed', errorCode: 'BUDGET_EXCEEDED' });
-  const events = storedEvents(c, opened.json.sessionId);
+  const events = (await storedEvents(c, opened.json.sessionId));
   t.match(events.find((e) => e.type === 'tool_call.finished'), { status: 'failed', errorCode: 'TOOL_CANCELLED' });
   t.match(events.find((e) => e.type === 'budget.failed'), { budget: 'wall_time', limit: 60_000, used: 61_000 });
 });

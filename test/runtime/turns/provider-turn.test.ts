@@ -3,6 +3,7 @@ import t from 'tap';
 import { chatCompletionsSse } from '../models/wire-formats.js';
 import { startFakeProvider, type RecordedRequest } from '../models/fake-provider.js';
 import { conversationWorkspace, startConversation } from '../../http/sessions/conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 const hasToolResult = (request: RecordedRequest) => (request.body.messages as Array<{ role: string }>).some((m) => m.role === 'tool');
 
@@ -49,11 +50,9 @@ t.test('the model calls a bound tool, sees its result on the next step, and its 
   t.match(toolMessage.content, /pro/);
   t.notOk(JSON.stringify(provider.requests).includes('org-token-123'), 'connection material never goes to the model');
 
-  const deltas = c.server.service.store.db
-    .prepare("SELECT payload FROM session_events WHERE session_id = ? AND type = 'message.delta' ORDER BY seq")
-    .all(opened.json.sessionId) as Array<{ payload: string }>;
+  const deltas = (await sqlReader(c.server.service).all("SELECT payload FROM session_events WHERE session_id = ? AND type = 'message.delta' ORDER BY seq", opened.json.sessionId)) as Array<{ payload: string }>;
   t.equal(deltas.map((d) => JSON.parse(d.payload).text).join(''), 'Contact c-1 is on the pro tier.');
-  const usage = c.server.service.store.db.prepare('SELECT steps_used, tokens_used FROM executions WHERE id = ?').get(opened.json.executionId);
+  const usage = (await sqlReader(c.server.service).get('SELECT steps_used, tokens_used FROM executions WHERE id = ?', opened.json.executionId));
   t.same(usage, { steps_used: 2, tokens_used: 241 });
 });
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startTestServer } from '../../helpers/server.js';
 import { bearer, call } from '../../helpers/http.js';
 import { crmCredentials, crmResponder, startConversation, type Conversation } from '../../http/sessions/conversation-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 function tempDb(t: { teardown(fn: () => unknown): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-recovery-'));
@@ -38,11 +39,11 @@ t.test('a non-readonly call in flight at the crash is failed with a recorded rea
   const { server, api } = await restart(t, c, dbPath);
   const view = (await api(`/agents/sessions/${opened.json.sessionId}`, 'ada')).json;
   t.match(view.toolCalls[0], { toolName: 'crm.update_contact', status: 'failed', errorCode: 'INTERRUPTED', args: { id: 'c-1', tier: 'pro' } });
-  const reason = server.service.store.db.prepare('SELECT error_message FROM tool_calls WHERE id = ?').get(view.toolCalls[0].toolCallId) as { error_message: string };
+  const reason = (await sqlReader(server.service).get('SELECT error_message FROM tool_calls WHERE id = ?', view.toolCalls[0].toolCallId)) as { error_message: string };
   t.match(reason.error_message, /restarted while this call was in flight/);
   t.match(view.toolCalls[1], { args: { id: 'c-2', tier: 'free' }, status: 'succeeded' }, 'the queued turn ran after it');
   t.same(c.upstream.received.map((r) => `${r.method} ${r.pathname}`), ['PATCH /contacts/c-1', 'PATCH /contacts/c-2'], 'c-1 was not written twice');
-  const statuses = server.service.store.db.prepare('SELECT status FROM executions WHERE session_id = ? ORDER BY position').all(opened.json.sessionId);
+  const statuses = (await sqlReader(server.service).all('SELECT status FROM executions WHERE session_id = ? ORDER BY position', opened.json.sessionId));
   t.same(statuses, [{ status: 'completed' }, { status: 'completed' }]);
 });
 

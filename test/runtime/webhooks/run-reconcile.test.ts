@@ -25,11 +25,12 @@ t.test('boot reconcile announces finished runs that were never announced, once',
   const { repos } = first.server.service.store;
   // A firing committed by a process that died before it could check the run (nothing started: finished at once).
   const runId = newId();
-  first.server.service.store.transaction(() =>
-    repos.triggerRuns.insertRun({
+  const orgId = (await repos.tenancy.domain(first.refs.sales!))!.orgId;
+  await first.server.service.store.writer.submit(async (tx) =>
+    (await tx.repos.triggerRuns.insertRun({
       id: runId,
       triggerId: first.refs.empty!,
-      orgId: repos.tenancy.domain(first.refs.sales!)!.orgId,
+      orgId,
       source: 'api',
       firedBy: null,
       outcome: 'skipped',
@@ -37,7 +38,7 @@ t.test('boot reconcile announces finished runs that were never announced, once',
       idempotencyKey: null,
       results: [],
       createdAt: clock.now(),
-    }),
+    })),
   );
   await first.settle();
   t.equal(receiver.received.length, 0, 'nobody checked it');

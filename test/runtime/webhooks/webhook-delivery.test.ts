@@ -2,6 +2,7 @@
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { startWebhookWorld } from './webhook-fixture.js';
+import { sqlReader } from '../../helpers/sql.js';
 
 t.test('registration: the secret is returned once; owner/admin only; other organizations\' ids are 404', async (t) => {
   const w = await startWebhookWorld(t);
@@ -14,7 +15,7 @@ t.test('registration: the secret is returned once; owner/admin only; other organ
   t.same(listed.json.webhooks, [created.json.webhook]);
   t.notOk(listed.text.includes(created.json.secret), 'never listed again');
   const { repos } = w.server.service.store;
-  t.notOk(repos.webhooks.endpoint(created.json.webhook.id)!.secretSealed.toString('latin1').includes(created.json.secret.slice(6)), 'sealed at rest');
+  t.notOk((await repos.webhooks.endpoint(created.json.webhook.id))!.secretSealed.toString('latin1').includes(created.json.secret.slice(6)), 'sealed at rest');
 
   t.equal((await w.register('bob', { url: `${w.receiver.baseUrl}/x` })).status, 403, 'a member is not');
   t.equal((await w.list('bob')).status, 403);
@@ -44,7 +45,7 @@ t.test('a firing that starts nothing is finished at once: one signed delivery th
   const verified = new Webhook(reg.secret).verify(post.body, post.headers as Record<string, string>) as any;
   t.equal(verified.type, 'trigger.run.completed');
   t.match(verified.data, { runId: fired.json.runId, triggerId: w.refs.empty, triggerName: 'Nobody listens', triggerType: 'api', source: 'api', outcome: 'skipped', result: 'skipped', subscribers: [] });
-  t.equal(post.headers['webhook-id'], w.server.service.store.repos.webhooks.deliveriesPage(reg.webhook.id, null, 5)[0]!.id, 'webhook-id is the delivery id');
+  t.equal(post.headers['webhook-id'], (await w.server.service.store.repos.webhooks.deliveriesPage(reg.webhook.id, null, 5))[0]!.id, 'webhook-id is the delivery id');
   t.throws(() => new Webhook('whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD').verify(post.body, post.headers as Record<string, string>), 'another secret does not verify');
 
   const log = await w.deliveries('ada', reg.webhook.id);
@@ -107,7 +108,7 @@ t.test('an organization without endpoints tracks nothing; endpoints of another o
   const fired = await w.fire('quiet');
   await w.settle();
   t.equal(w.posts().length, 0);
-  const notices = w.server.service.store.db.prepare('SELECT count(*) AS n FROM webhook_run_notices WHERE run_id = ?').get(fired.json.runId) as { n: number };
+  const notices = (await sqlReader(w.server.service).get('SELECT count(*) AS n FROM webhook_run_notices WHERE run_id = ?', fired.json.runId)) as { n: number };
   t.equal(notices.n, 0);
 });
 

@@ -36,11 +36,11 @@ t.test('registration refuses private, loopback, link-local and localhost address
 t.test('delivery re-checks the address it dials: an endpoint that became private is refused, not retried, never contacted', async (t) => {
   const w = await startWebhookWorld(t, { allowPrivate: false });
   const { store, services } = w.server.service;
-  const orgId = store.repos.tenancy.domain(w.refs.sales!)!.orgId;
+  const orgId = (await store.repos.tenancy.domain(w.refs.sales!))!.orgId;
   // As if registered while allowed, or its name re-pointed at a private address since.
   const id = newId();
-  store.transaction(() =>
-    store.repos.webhooks.insertEndpoint({
+  await store.writer.submit(async (tx) =>
+    (await tx.repos.webhooks.insertEndpoint({
       id,
       orgId,
       url: `${w.receiver.baseUrl}/hooks`,
@@ -49,7 +49,7 @@ t.test('delivery re-checks the address it dials: an endpoint that became private
       active: true,
       createdBy: null,
       createdAt: w.clock.now(),
-    }),
+    })),
   );
   await w.fire('empty');
   await w.settle();

@@ -125,6 +125,6 @@ t.test('retries survive a restart: the pending attempt is a durable timer', asyn
   const second = await startTriggerServer(t, options);
   await second.settle();
   t.equal(receiver.received.length, 2, 'the due retry ran at boot');
-  const [delivery] = second.server.service.store.repos.webhooks.deliveriesPage(reg.json.webhook.id, null, 5);
+  const [delivery] = (await second.server.service.store.repos.webhooks.deliveriesPage(reg.json.webhook.id, null, 5));
   t.match(delivery, { status: 'delivered', attempts: 2, lastStatus: 204 });
 });
