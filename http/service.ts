@@ -192,7 +192,10 @@ export async function createService(options: CreateServiceOptions = {}): Promise
           setTimeout(resolve, 10_000).unref();
         });
       }
+      // Accepts those requests made after runtime.stop() are written (not dispatched: the next boot or node runs them).
+      await runtime.services.sessions.materializer.idle();
       await server.terminate();
+      // Last: nothing above is still querying, so no query meets the closed pool and no connection opens after it.
       await driver.close();
       logger.info('closed');
     },

@@ -57,7 +57,10 @@ export interface Runtime {
   readonly telemetry: Telemetry;
   /** Boot recovery and background loops; called once the store is open. */
   start(): Promise<void>;
-  /** Stops background loops; in-flight units of work are flushed by the store. */
+  /**
+   * Stops background loops and aborts running turns; resolves once no loop, pump, timer delivery or stream read is
+   * still querying (the store may be closed next). In-flight units of work are flushed by the store.
+   */
   stop(): Promise<void>;
 }
 
@@ -156,7 +159,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await sessions.stop();
       webhooks.runSettlement.close();
       await webhooks.runSettlement.idle();
-      scheduler.close();
+      // Timer deliveries in flight finish first: a handler still querying would otherwise meet the closed pool.
+      await scheduler.close();
       actors.close();
       await deps.ownership?.close?.();
       await events.close();

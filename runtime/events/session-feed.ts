@@ -54,6 +54,8 @@ export function createSessionFeed(options: SessionFeedOptions): SessionFeed {
   /** Sessions to read on the next turn (insertion order: first signalled, first read). */
   const due = new Set<string>();
   const reading = new Set<string>();
+  /** Reads in flight: close() waits for them, so none reaches a pool that closes next. */
+  const reads = new Set<Promise<void>>();
   const retries = new Set<NodeJS.Timeout>();
   let scheduled = false;
   let closed = false;
@@ -71,11 +73,13 @@ export function createSessionFeed(options: SessionFeedOptions): SessionFeed {
 
   function pump(): void {
     scheduled = false;
+    if (closed) return;
     for (const sessionId of due) {
       if (reading.size >= maxConcurrentReads) break;
       if (reading.has(sessionId)) continue; // read again once the running read ends
       due.delete(sessionId);
-      void read(sessionId);
+      const running = read(sessionId).finally(() => reads.delete(running));
+      reads.add(running);
     }
   }
 
@@ -135,6 +139,7 @@ export function createSessionFeed(options: SessionFeedOptions): SessionFeed {
       const last = listener;
       listener = null;
       await last?.close();
+      await Promise.all([...reads]);
     },
   };
 }

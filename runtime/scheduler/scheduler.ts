@@ -97,7 +97,8 @@ export interface Scheduler {
   start(): Promise<number>;
   /** Delivers everything due now and waits until none is in flight; resolves with how many were delivered. */
   drain(): Promise<number>;
-  close(): void;
+  /** Stops claiming timers and resolves once the read and the deliveries in flight ended (the pool may close next). */
+  close(): Promise<void>;
 }
 
 export class TimerNotPendingError extends AppError {
@@ -297,11 +298,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return drain();
     },
     drain,
-    close() {
+    async close() {
       closed = true;
       stopListening();
       if (wake !== null) clearTimeout(wake);
       wake = null;
+      await settled();
     },
   };
 }

@@ -175,8 +175,8 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     }
   }
 
-  /** Stops the takeover scan (N nodes), started by recover(). */
-  let stopTakeover: (() => void) | undefined;
+  /** Stops the takeover scan (N nodes), started by recover(); resolves once a scan in flight ended. */
+  let stopTakeover: (() => Promise<void>) | undefined;
 
   function dispatch(sessionId: string): void {
     if (shutdown.signal.aborted) return;
@@ -187,9 +187,14 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     }
     const state = { again: false, done: Promise.resolve() };
     // Started on the next turn of the event loop: the HTTP answer that dispatched goes out before engine work.
-    state.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => owned(sessionId, state)).finally(() => {
-      if (pumps.get(sessionId) === state) pumps.delete(sessionId);
-    });
+    // A pump that fails (the database unreachable, the pool closing) leaves its work durable for the next dispatch,
+    // the takeover scan or the next boot: logged here, never an unhandled rejection, and idle()/stop() still resolve.
+    state.done = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => owned(sessionId, state))
+      .catch((error: unknown) => deps.logger.warn({ sessionId, err: error instanceof Error ? error.message : String(error) }, 'session pump stopped on an error; its work stays queued'))
+      .finally(() => {
+        if (pumps.get(sessionId) === state) pumps.delete(sessionId);
+      });
     pumps.set(sessionId, state);
   }
 
@@ -228,7 +233,8 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
     },
     async stop() {
       shutdown.abort();
-      stopTakeover?.();
+      await stopTakeover?.();
+      // A scan's dispatches after the abort are refused, so the pumps below are the last ones.
       await Promise.all([...pumps.values()].map((p) => p.done));
     },
   };

@@ -32,8 +32,11 @@ export function createPostgresSessionOwnership(options: PostgresSessionOwnership
   const ttlMs = options.ttlMs ?? 15_000;
   const leases = createLeases(pool);
   const heartbeats = new Set<NodeJS.Timeout>();
+  /** Renewals in flight: close() waits for them, so none reaches a pool that closes next. */
+  const renewals = new Set<Promise<void>>();
   /** Claims held by this node, by session: a seize notice checks one at once, a local seize shares it. */
   const holding = new Map<string, { claim: SessionClaim; fence: Fence; check(): void }>();
+  let closed = false;
 
   function held(sessionId: string, lease: Lease): SessionClaim {
     let current = lease;
@@ -50,11 +53,14 @@ export function createPostgresSessionOwnership(options: PostgresSessionOwnership
       lost.abort();
     };
     const check = (): void => {
-      leases.renew(current, ttlMs, now()).then(
-        (renewed) => (renewed === null ? lose() : (current = renewed)),
+      if (closed) return;
+      const renewal = leases.renew(current, ttlMs, now()).then(
+        (renewed) => void (renewed === null ? lose() : (current = renewed)),
         // A failed round trip is not a lost lease: the next beat tries again well before expiry.
         () => {},
       );
+      renewals.add(renewal);
+      void renewal.finally(() => renewals.delete(renewal));
     };
     const heartbeat = setInterval(check, Math.max(1, Math.floor(ttlMs / 3)));
     heartbeat.unref();
@@ -104,9 +110,11 @@ export function createPostgresSessionOwnership(options: PostgresSessionOwnership
       return rows.map((row) => row.session_id);
     },
     async close() {
+      closed = true;
       for (const heartbeat of heartbeats) clearInterval(heartbeat);
       heartbeats.clear();
       holding.clear();
+      await Promise.all([...renewals]);
     },
   };
 }

@@ -67,7 +67,7 @@ async function testDatabase(dbPath: string | undefined): Promise<{ url: string; 
   return {
     url: shared.url,
     async drop() {
-      // Teardowns run in the order they were added: the last server on a path drops it, after every close.
+      // The last server on a path drops it, after its own close (see the teardown in startTestServer).
       if (--shared.users > 0) return;
       if (key !== null) databasesByPath.delete(key);
       await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -104,8 +104,12 @@ export async function startTestServer(
   });
   const port = await service.listen(0, '127.0.0.1');
   const close = () => service.close();
-  t.teardown(close);
-  if (database !== null) t.teardown(database.drop);
+  // One teardown, closing before dropping: tap runs teardowns last-added first, so two would drop the database
+  // under the running service (its pool then meets "terminating connection" / "database … does not exist").
+  t.teardown(async () => {
+    await close();
+    await database?.drop();
+  });
   return { service, url: `http://127.0.0.1:${port}`, clock, logs, close };
 }
 
