@@ -15,21 +15,26 @@ import { conversationWorkspace, crmResponder } from './conversation-fixture.js';
 
 const pgServer = await usePostgres(t);
 
-/** Every query or checkout the pool is asked for, with whether close() had returned by then. */
-function watchPool(pool: PostgresStorage['pool'], closedYet: () => boolean): string[] {
+/** Every query, checkout or new connection the pool is asked for once its end() was called: none may come. */
+function watchPool(pool: PostgresStorage['pool']): string[] {
   const late: string[] = [];
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { query: unknown }).query = (...args: unknown[]) => {
-    if (closedYet()) late.push(`query ${String(typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text).slice(0, 80)}`);
-    return query(...args);
+  let ending = false;
+  const patched = pool as unknown as Record<'query' | 'connect' | 'end', (...args: unknown[]) => unknown>;
+  const original = { query: patched.query.bind(pool), connect: patched.connect.bind(pool), end: patched.end.bind(pool) };
+  patched.query = (...args) => {
+    if (ending) late.push(`query ${String(typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text).slice(0, 80)}`);
+    return original.query(...args);
   };
-  (pool as unknown as { connect: unknown }).connect = (...args: unknown[]) => {
-    if (closedYet()) late.push('connect');
-    return connect(...args);
+  patched.connect = (...args) => {
+    if (ending) late.push('connect');
+    return original.connect(...args);
+  };
+  patched.end = (...args) => {
+    ending = true;
+    return original.end(...args);
   };
   pool.on('connect', () => {
-    if (closedYet()) late.push('new connection');
+    if (ending) late.push('new connection');
   });
   return late;
 }
@@ -50,8 +55,7 @@ t.test('close() with a turn in flight and two queued: no query after close, no c
     logger,
     config: { ...DEFAULT_CONFIG, pgSessionLeaseMs: 90, keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
   });
-  let closed = false;
-  const late = watchPool((service.store as PostgresStorage).pool, () => closed);
+  const late = watchPool((service.store as PostgresStorage).pool);
   const port = await service.listen(0, '127.0.0.1');
   const { refs } = await applyManifest(service.store, conversationWorkspace(upstream.baseUrl), { clock, keyRing: service.services.keyRing });
   const base = `http://127.0.0.1:${port}/api/v1`;
@@ -64,12 +68,11 @@ t.test('close() with a turn in flight and two queued: no query after close, no c
   }
 
   await service.close();
-  closed = true;
   // What a stray loop would do now: the held tool call answers, timers fire (lease 90 ms: heartbeat and scan every 30 ms).
   held.forEach((release) => release());
   await new Promise((resolve) => setTimeout(resolve, 300));
 
-  t.same(late, [], 'nothing asked the pool after close() returned');
+  t.same(late, [], 'nothing asked the pool once it began to end');
   t.equal((service.store as PostgresStorage).pool.totalCount, 0, 'no pooled connection is left');
   // Without FORCE: refused while any connection (pooled or LISTEN) of the closed service is still on the database.
   const name = new URL(databaseUrl).pathname.slice(1);
