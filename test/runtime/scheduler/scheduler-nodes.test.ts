@@ -30,7 +30,7 @@ async function node(t: Test, url: string, clock: ManualClock, name: string, conc
   const logger = memoryLogger();
   const scheduler = createScheduler({ store: storage, clock, logger, nodeId: name, claimTtlMs: TTL, concurrency });
   t.teardown(async () => {
-    scheduler.close();
+    await scheduler.close();
     await storage.close();
   });
   return { storage, scheduler, logger };
