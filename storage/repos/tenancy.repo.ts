@@ -86,6 +86,8 @@ export function createTenancyRepo(db: SqliteDatabase) {
     setPassword: (id: string, hash: string): void => void s.setPassword.run(hash, id),
     user: (id: string) => mapOptional(s.userById.get(id), userFromRow),
     userByEmail: (email: string) => mapOptional(s.userByEmail.get(email), userFromRow),
+    /** Orders a unit's checks on this person against other writers: SQLite's one writer already does. */
+    lockUser: (_id: string): void => {},
     setOrgRole: (orgId: string, userId: string, role: OrgRole, now: number): void => void s.upsertOrgMember.run(orgId, userId, role, now),
     removeOrgMember: (orgId: string, userId: string): void => void s.removeOrgMember.run(orgId, userId),
     orgRole: (orgId: string, userId: string) => (s.orgRole.get(orgId, userId) as { role: OrgRole } | undefined)?.role ?? null,

@@ -27,6 +27,11 @@ export function createPostgresTenancyRepo(q: Queryable) {
     user: (id: string) => one(q, 'SELECT * FROM users WHERE id = $1', [id], userFromRow),
     // SQLite's email is COLLATE NOCASE; here the unique index is on lower(email), which this lookup uses.
     userByEmail: (email: string) => one(q, 'SELECT * FROM users WHERE lower(email) = lower($1)', [email], userFromRow),
+    /**
+     * Holds the person's row lock until the unit's transaction ends: two units checking, then adding, this person's
+     * membership run one after the other, and the statements after the wait see the first one's rows.
+     */
+    lockUser: (id: string): Promise<void> => write(q, 'SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE', [id]),
     setOrgRole: (orgId: string, userId: string, orgRole: OrgRole, now: number): Promise<void> =>
       write(
         q,
