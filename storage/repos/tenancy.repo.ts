@@ -78,6 +78,8 @@ export function createTenancyRepo(db: SqliteDatabase) {
     /** `flags` is the whole object (e.g. `{ eventTriggers: false }`); it replaces the stored one. */
     setRolloutFlags: (id: string, flags: Record<string, boolean>): void => void s.setRolloutFlags.run(JSON.stringify(flags), id),
     organization: (id: string) => mapOptional(s.orgById.get(id), organizationFromRow),
+    /** Orders a unit's checks across the organization (a free domain name) against other writers: SQLite's one writer already does. */
+    lockOrganization: (_id: string): void => {},
     organizationBySegment: (segment: string) => mapOptional(s.orgBySegment.get(segment), organizationFromRow),
     insertUser: (user: User): void => void s.insertUser.run(userToRow(user)),
     updateUser: (user: Pick<User, 'id' | 'name' | 'passwordHash'>): void =>
