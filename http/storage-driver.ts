@@ -26,7 +26,7 @@ export interface StorageDriver {
   readonly target: string;
   /** The SQLite store itself, for what only a file has (tests, bench seeding); null on PostgreSQL. */
   readonly sqlite: Store | null;
-  /** Per-batch samples for /metrics, where the writer keeps them (SQLite's group commit). */
+  /** Per-batch samples for /metrics (both drivers' writers keep them). */
   readonly writerSamples?: WriterSamples;
   /** Lets the writer commit in the execution pacer's slices, where it can (SQLite commits on this loop). */
   paceWriter?(pacer: Pacer): void;
@@ -69,6 +69,7 @@ export async function openStorageDriver(config: ServiceConfig, logger: Logger, c
       storage,
       target: describeTarget(url),
       sqlite: null,
+      writerSamples: storage.writer.stats,
       sharing: { soleScheduler: false, ownership },
       close: () => storage.close(),
     };

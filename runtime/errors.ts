@@ -1,4 +1,5 @@
 // The one application error type and the frozen code -> HTTP status catalog (docs/errors.md lists it).
+import { isUniqueViolation } from '../storage/port/errors.js';
 import { BatchRolledBackError, UnitContendedError, WriterOverloadedError } from '../storage/port/unit-errors.js';
 
 export const ERROR_STATUS = Object.freeze({
@@ -83,9 +84,9 @@ export function validation(message: string, details?: Record<string, unknown>): 
 }
 
 /**
- * A storage refusal the client can simply retry, as the 503 + Retry-After it should see (storage/ imports nothing
- * from runtime/, so its errors are plain ones); null for anything else. A full writer queue wrote nothing; a batch
- * rolled back before COMMIT wrote nothing either. An unknown commit outcome stays INTERNAL: retrying is not safe.
+ * A storage refusal as the answer the client should see (storage/ imports nothing from runtime/, so its errors are
+ * plain ones): a duplicate key is a 409 CONFLICT, the rest a 503 + Retry-After the client can simply retry; null for
+ * anything else. A full writer queue wrote nothing; a batch rolled back before COMMIT wrote nothing either. An unknown commit outcome stays INTERNAL: retrying is not safe.
  */
 export function storageRefusal(error: unknown): AppError | null {
   if (error instanceof WriterOverloadedError) {
@@ -96,6 +97,13 @@ export function storageRefusal(error: unknown): AppError | null {
   if (error instanceof UnitContendedError) {
     return new AppError('SERVICE_UNAVAILABLE', 'The write conflicted with concurrent writes and was rolled back; nothing was written. Retry.', undefined, {
       retryAfterSeconds: 1,
+    });
+  }
+  // A unit's insert broke a unique key: a concurrent request wrote the same thing first (on PostgreSQL units run in
+  // parallel transactions; paths that can answer the race better retry or replay first). The unit rolled back whole.
+  if (isUniqueViolation(error)) {
+    return new AppError('CONFLICT', 'A concurrent request wrote the same thing first; nothing was written. Read the current state before retrying.', {
+      reason: 'concurrent_write',
     });
   }
   if (error instanceof BatchRolledBackError) {

@@ -161,6 +161,8 @@ export function createAgentAuthoring(deps: AgentAuthoringDeps): AgentAuthoring {
       const catalog = await deps.catalogFor(author.orgId);
       return writer.submit(async (tx) => {
         const automations = tx.repos.automations;
+        // First, so every read below sees the revision a concurrent publish of this agent committed (latest + 1).
+        await automations.lockAutomation(automationId);
         const automation = await editableAutomation(tx.repos, author, automationId);
         requireAgent(automation);
         // Read inside the unit, so a PATCH committed just before is what gets verified and frozen.

@@ -59,6 +59,8 @@ export function createApiKeyService(deps: { store: Storage; clock: Clock }): Api
   return {
     create(caller, input) {
       return store.writer.submit(async (tx) => {
+        // The cap is a count, not a key: concurrent creates of one person (PostgreSQL units in parallel) wait here.
+        await tx.repos.tenancy.lockUser(caller.userId);
         const active = (await tx.repos.credentials.apiKeysOfUser(caller.userId, caller.orgId)).filter((k) => k.revokedAt === null).length;
         if (active >= ACTIVE_KEYS_PER_USER) {
           throw new AppError('CONFLICT', `You already hold ${ACTIVE_KEYS_PER_USER} active keys; revoke one first.`, { reason: 'too_many_keys', limit: ACTIVE_KEYS_PER_USER });

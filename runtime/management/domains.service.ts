@@ -39,6 +39,8 @@ export function createDomainsService(deps: { store: Storage; clock: Clock }): Do
     async create(manager, { name }) {
       await requireOrgAdmin(repos, manager);
       return writer.submit(async (tx) => {
+        // Domain names are unique by this check alone: a concurrent create or rename in the organization waits here.
+        await tx.repos.tenancy.lockOrganization(manager.orgId);
         await assertFreeName(tx.repos, manager.orgId, name, null);
         const now = deps.clock.now();
         const row: Domain = { id: newId(), orgId: manager.orgId, name, approvalPolicy: {}, createdAt: now };
@@ -52,6 +54,7 @@ export function createDomainsService(deps: { store: Storage; clock: Clock }): Do
     async rename(manager, domainId, { name }) {
       await requireOrgAdmin(repos, manager);
       return writer.submit(async (tx) => {
+        await tx.repos.tenancy.lockOrganization(manager.orgId);
         const domain = await domainOfOrg(tx.repos, manager.orgId, domainId);
         await assertFreeName(tx.repos, manager.orgId, name, domain.id);
         await tx.repos.management.renameDomain(domain.id, name);

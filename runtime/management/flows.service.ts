@@ -105,6 +105,8 @@ export function createFlowsService(deps: { store: Storage; clock: Clock }): Flow
       const stored = await checked(author.orgId, input.definition);
       const created = await writer.submit(async (tx) => {
         const { automations } = tx.repos;
+        // Before reading the latest version: a concurrent addVersion's commit is then seen (one version each).
+        await automations.lockAutomation(row.id);
         const now = deps.clock.now();
         const latest = await automations.latestFlowVersion(row.id);
         const changed = latest === undefined || canonicalJson(latest.definition) !== canonicalJson(stored.definition) || canonicalJson(latest.bindings) !== canonicalJson(stored.bindings);

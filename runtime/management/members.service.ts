@@ -12,6 +12,7 @@ import { hashSecret, mintSecret } from '../auth/secrets.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, forbidden, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
+import { retryLostInsert } from '../lost-insert.js';
 import { activationLink } from '../partners/provisioning-outcome.js';
 import { INVITATION_TTL_MS } from '../partners/customer-record.js';
 import { domainOfOrg, requireOrgAdmin, type Manager } from './org-access.js';
@@ -109,9 +110,13 @@ export function createMembersService(deps: { store: Storage; clock: Clock }): Me
       if (input.orgRole === 'owner' && callerRole !== 'owner') throw forbidden('Only an organization Owner can invite an Owner.');
       const secret = mintSecret('svi_');
       const now = deps.clock.now();
-      const answer = await writer.submit(async (tx) => {
+      // A concurrent invite of the same person (into any organization) creates the user first: run again, this one
+      // finds the account (and answers CONFLICT when the race was for this organization).
+      const answer = await retryLostInsert(['users'], () => writer.submit(async (tx) => {
         const { tenancy, management } = tx.repos;
         let user = await tenancy.userByEmail(input.email);
+        // Before the membership check: a concurrent invite of this existing person then commits first and is seen.
+        if (user !== undefined) await tenancy.lockUser(user.id);
         if (user !== undefined && (await management.member(manager.orgId, user.id)) !== undefined) throw new AppError('CONFLICT', 'This person is already a member of the organization.');
         if (user === undefined) {
           user = { id: newId(), email: input.email, name: input.name, passwordHash: null, disabled: false, createdAt: now };
@@ -125,7 +130,7 @@ export function createMembersService(deps: { store: Storage; clock: Clock }): Me
           await tx.repos.provisioning.insertInvitation({ id: newId(), userId: user.id, tokenHash: hashSecret(secret), expiresAt: now + INVITATION_TTL_MS, usedAt: null, createdAt: now });
         }
         return { member: await view(tx.repos, manager.orgId, (await management.member(manager.orgId, user.id))!), needsLink };
-      });
+      }));
       return {
         member: answer.member,
         invitationLink: answer.needsLink ? activationLink(linkBase, secret) : null,

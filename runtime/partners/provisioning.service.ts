@@ -16,6 +16,7 @@ import { hashSecret, mintSecret } from '../auth/secrets.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
+import { retryLostInsert } from '../lost-insert.js';
 import type { Logger } from '../logger.js';
 import type { KeyRing } from '../vault/index.js';
 import { createCustomerRecord, type CustomerRecord } from './customer-record.js';
@@ -86,7 +87,8 @@ export function createProvisioningService(deps: {
     const invitation = mintSecret('svi_');
     let record: CustomerRecord;
     try {
-      record = await store.writer.submit(async (tx) => {
+      // Two customers racing for one clientSegment or ownerEmail: the loser runs again and meets IDENTIFIER_TAKEN.
+      record = await retryLostInsert(['organizations', 'users'], () => store.writer.submit(async (tx) => {
         const created = await createCustomerRecord(tx.repos, {
           partnerId: principal.partnerId,
           partnerKeyId: principal.partnerKeyId,
@@ -96,7 +98,7 @@ export function createProvisioningService(deps: {
         });
         await claims.recordOrganization(tx.repos, ref, created.orgId);
         return created;
-      });
+      }));
     } catch (error) {
       // Nothing of the customer committed, so the outcome is known: release the key.
       const refusal = error instanceof ProvisioningRefusal ? error : new ProvisioningRefusal('PROVISIONING_FAILED', 'The customer could not be created.', { onboardingStatus: 'not_started' });

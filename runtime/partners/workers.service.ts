@@ -14,6 +14,7 @@ import type { PartnerPrincipal } from '../auth/principal.js';
 import { toIso, type Clock } from '../clock.js';
 import { AppError, notFound, validation } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
+import { retryLostInsert } from '../lost-insert.js';
 import { customerOf } from './customer-of.js';
 import { setApprover } from './domain-approvers.js';
 
@@ -145,7 +146,9 @@ export function createWorkersService(deps: { store: Pick<Storage, 'repos' | 'wri
     async vouch(principal, orgId, body) {
       await customerOf(store.repos, principal.partnerId, orgId);
       await assertDomains(orgId, body.domainRoles);
-      return store.writer.submit(async (tx) => {
+      // A concurrent vouch of the same subject (or a new person with the same email) inserts first: run again, this
+      // one re-vouches the winner's mapping, as a sequential retry would.
+      return retryLostInsert(['worker_mappings', 'users'], () => store.writer.submit(async (tx) => {
         const { repos } = tx;
         const now = clock.now();
         const active = await repos.workers.activeBySubject(orgId, body.partnerSubject);
@@ -171,7 +174,7 @@ export function createWorkersService(deps: { store: Pick<Storage, 'repos' | 'wri
           revokedAt: null,
         });
         return { worker: await view(repos, (await repos.workers.mapping(id))!), created: true };
-      });
+      }));
     },
 
     async revoke(principal, orgId, mappingId) {

@@ -9,9 +9,10 @@
  *   `type` present and not the trigger's eventType, or the filter misses        -> 202 { status: 'skipped', reason } (recorded)
  *   otherwise: fan out like a fire (source 'event', no caller: SPEC Trigger firing rule 7) -> 202 { status: 'fired', runId, sessions }
  * The dedupe row commits in the firing's own unit of work, so a message fires at most once even when the sender
- * retries concurrently.
+ * retries concurrently, on one node or several (the primary key decides; the loser answers the winner's result).
  */
 import type { EventDelivery } from '../../storage/records/event-deliveries.js';
+import { isUniqueViolationOn } from '../../storage/port/errors.js';
 import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import { parseBoundedJson } from '../bounded-json.js';
 import type { Clock } from '../clock.js';
@@ -149,7 +150,10 @@ export function createEventDeliveryService(deps: EventDeliveryDeps): EventDelive
         );
         return { body: { status: 'fired', runId: result.runId, sessions: result.sessions }, dispatch: result.dispatch };
       } catch (error) {
-        if (error instanceof AlreadyDelivered) return await answerDuplicate();
+        // The primary key (trigger, message) is the guarantee: on PostgreSQL a concurrent delivery's unit does not see
+        // the winner's uncommitted row, its insert waits for that commit and fails. Its transaction refuses any further
+        // statement, so the winner's answer is read after the unit, from committed state (as a keyed fire's is).
+        if (error instanceof AlreadyDelivered || isUniqueViolationOn(error, 'event_deliveries')) return await answerDuplicate();
         throw error;
       }
     },

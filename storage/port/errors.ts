@@ -45,6 +45,17 @@ export function constraintKind(error: unknown): ConstraintKind | null {
 export const isUniqueViolation = (error: unknown): boolean => constraintKind(error) === 'unique';
 
 /**
+ * A duplicate key on `table`, on either driver: the PostgreSQL repositories name the table, SQLite's message names its
+ * columns as `table.column`. Lets a request path answer a lost insert race (its unit rolled back) from committed state.
+ */
+export function isUniqueViolationOn(error: unknown, table: string): boolean {
+  if (!isUniqueViolation(error)) return false;
+  if (error instanceof ConstraintViolationError) return error.table === table;
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && message.includes(`${table}.`);
+}
+
+/**
  * True when `error` is a run insert meeting trigger_runs_claim (another run already holds the idempotency key), on
  * either driver: SQLite names the column in its message, the PostgreSQL repositories the index.
  */

@@ -41,6 +41,10 @@ export interface PostgresUnitWriterStats extends UnitWriterStats {
   inFlight: number;
   /** Submits refused with WriterOverloadedError. */
   refused: number;
+  /** Always 0: units here may await I/O inside their transaction (runtime/telemetry's WriterSamples reads it). */
+  readonly spannedTurns: number;
+  /** [units, seconds] of recent batches, for a metrics scrape to drain; stops growing at SAMPLE_LIMIT. */
+  samples: Array<[number, number]>;
 }
 
 interface Pending {
@@ -65,6 +69,8 @@ interface Outcome {
 class TransactionLost extends Error {}
 
 const MAX_RETRY_AFTER_S = 60;
+/** Per-batch samples kept between two scrapes at most (as SQLite's group commit): nothing scraping, nothing grows. */
+const SAMPLE_LIMIT = 10_000;
 /** Runs of a rerunnable unit that may end contended before its caller gets UnitContendedError. */
 const MAX_CONTENDED_RUNS = 3;
 
@@ -86,7 +92,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
   let queue: Pending[] = [];
   let scheduled = false;
   const idle: Array<() => void> = [];
-  const stats: PostgresUnitWriterStats = { batches: 0, units: 0, seconds: 0, queued: 0, inFlight: 0, refused: 0 };
+  const stats: PostgresUnitWriterStats = { batches: 0, units: 0, seconds: 0, queued: 0, inFlight: 0, refused: 0, spannedTurns: 0, samples: [] };
 
   /** Control statements: any failure means the transaction is gone (aborted server-side or the connection lost). */
   const control = async (client: pg.PoolClient, sql: string): Promise<pg.QueryResult> => {
@@ -155,6 +161,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     stats.batches += 1;
     stats.units += ran.length;
     stats.seconds += seconds;
+    if (stats.samples.length < SAMPLE_LIMIT) stats.samples.push([ran.length, seconds]);
     if (commitError !== null) {
       // A unit that failed on its own was rolled back whatever COMMIT did; the others share the commit's fate.
       ran.forEach((unit, i) => {

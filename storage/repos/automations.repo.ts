@@ -97,6 +97,8 @@ export function createAutomationsRepo(db: SqliteDatabase) {
     updateAutomation: (a: AutomationUpdate): void => void s.update.run(updateToRow(a)),
     setPublishedRevision: (id: string, revision: number | null, now: number): void => void s.setPublished.run(revision, now, id),
     automation: (id: string): Automation | undefined => mapOptional(s.byId.get(id), automationFromRow),
+    /** Orders a unit's revision numbering against other writers of this automation: SQLite's one writer already does. */
+    lockAutomation: (_id: string): void => {},
     /** Puts the published pointer aside; false when already archived. */
     archiveAutomation: (id: string, now: number): boolean => s.archive.run({ id, now }).changes > 0,
     /** Restores the pointer an archive put aside; false when not archived. */

@@ -78,6 +78,8 @@ export function createTenancyRepo(db: SqliteDatabase) {
     /** `flags` is the whole object (e.g. `{ eventTriggers: false }`); it replaces the stored one. */
     setRolloutFlags: (id: string, flags: Record<string, boolean>): void => void s.setRolloutFlags.run(JSON.stringify(flags), id),
     organization: (id: string) => mapOptional(s.orgById.get(id), organizationFromRow),
+    /** Orders a unit's checks across the organization (a free domain name) against other writers: SQLite's one writer already does. */
+    lockOrganization: (_id: string): void => {},
     organizationBySegment: (segment: string) => mapOptional(s.orgBySegment.get(segment), organizationFromRow),
     insertUser: (user: User): void => void s.insertUser.run(userToRow(user)),
     updateUser: (user: Pick<User, 'id' | 'name' | 'passwordHash'>): void =>
@@ -86,6 +88,8 @@ export function createTenancyRepo(db: SqliteDatabase) {
     setPassword: (id: string, hash: string): void => void s.setPassword.run(hash, id),
     user: (id: string) => mapOptional(s.userById.get(id), userFromRow),
     userByEmail: (email: string) => mapOptional(s.userByEmail.get(email), userFromRow),
+    /** Orders a unit's checks on this person against other writers: SQLite's one writer already does. */
+    lockUser: (_id: string): void => {},
     setOrgRole: (orgId: string, userId: string, role: OrgRole, now: number): void => void s.upsertOrgMember.run(orgId, userId, role, now),
     removeOrgMember: (orgId: string, userId: string): void => void s.removeOrgMember.run(orgId, userId),
     orgRole: (orgId: string, userId: string) => (s.orgRole.get(orgId, userId) as { role: OrgRole } | undefined)?.role ?? null,

@@ -27,6 +27,12 @@ export function createPostgresAutomationsRepo(q: Queryable) {
     setPublishedRevision: (id: string, revision: number | null, now: number): Promise<void> =>
       write(q, 'UPDATE automations SET published_revision = $1, archived_at = NULL, archived_revision = NULL, updated_at = $2 WHERE id = $3', [revision, now, id]),
     automation: (id: string) => one(q, 'SELECT * FROM automations WHERE id = $1', [id], rows.automationFromRow),
+    /**
+     * Holds the automation's row lock until the unit's transaction ends, so two units numbering its next revision or
+     * version (latest + 1) run one after the other; READ COMMITTED gives the statements after the wait a fresh snapshot
+     * that sees the first one's row. FOR NO KEY UPDATE leaves other writers' foreign-key checks unblocked.
+     */
+    lockAutomation: (id: string): Promise<void> => write(q, 'SELECT 1 FROM automations WHERE id = $1 FOR NO KEY UPDATE', [id]),
     /** Puts the published pointer aside; false when already archived. */
     archiveAutomation: async (id: string, now: number): Promise<boolean> =>
       (await run(

@@ -16,6 +16,11 @@ export function createPostgresTenancyRepo(q: Queryable) {
     setRolloutFlags: (id: string, flags: Record<string, boolean>): Promise<void> =>
       write(q, 'UPDATE organizations SET rollout_flags = $1 WHERE id = $2', [json(flags), id]),
     organization: (id: string) => one(q, 'SELECT * FROM organizations WHERE id = $1', [id], organizationFromRow),
+    /**
+     * Holds the organization's row lock until the unit's transaction ends, for a check no unique key backs (domain
+     * names are unique per organization, case-insensitively, by the check alone): two such units run one after the other.
+     */
+    lockOrganization: (id: string): Promise<void> => write(q, 'SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [id]),
     organizationBySegment: (segment: string) => one(q, 'SELECT * FROM organizations WHERE client_segment = $1', [segment], organizationFromRow),
     insertUser: (user: User): Promise<void> => insert(q, 'users', userToRow(user)),
     updateUser: (user: Pick<User, 'id' | 'name' | 'passwordHash'>): Promise<void> =>
@@ -27,6 +32,11 @@ export function createPostgresTenancyRepo(q: Queryable) {
     user: (id: string) => one(q, 'SELECT * FROM users WHERE id = $1', [id], userFromRow),
     // SQLite's email is COLLATE NOCASE; here the unique index is on lower(email), which this lookup uses.
     userByEmail: (email: string) => one(q, 'SELECT * FROM users WHERE lower(email) = lower($1)', [email], userFromRow),
+    /**
+     * Holds the person's row lock until the unit's transaction ends: two units checking, then adding, this person's
+     * membership run one after the other, and the statements after the wait see the first one's rows.
+     */
+    lockUser: (id: string): Promise<void> => write(q, 'SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE', [id]),
     setOrgRole: (orgId: string, userId: string, orgRole: OrgRole, now: number): Promise<void> =>
       write(
         q,

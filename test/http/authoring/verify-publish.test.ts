@@ -1,6 +1,5 @@
 // GET …/verify and POST …/publish: findings with spans and proposals, warnings, 422, the revision counter (SPEC "Authoring").
 import t from 'tap';
-import { testStorage } from '../../helpers/server.js';
 import { startAuthoring, type AuthoringWorld } from './authoring-fixture.js';
 
 async function newAgent(world: AuthoringWorld, initialSetup: Record<string, unknown>) {
@@ -156,9 +155,8 @@ t.test('the belt takes identity modes from the bindings and equals the one manif
   t.equal(JSON.stringify((await automations.agentRevision(id, 2))!.setup), JSON.stringify((await automations.agentRevision(id, 1))!.setup), 'same frozen setup format (key order)');
 });
 
-// On PostgreSQL the writer runs batches in parallel and nothing orders two publishes of one agent: both read the
-// same latest revision, the second insert violates the key and answers 500 (reported to the lead, not fixed here).
-t.test('concurrent publishes get distinct consecutive revisions', { todo: testStorage === 'postgres' ? 'PostgreSQL: concurrent publishes of one agent race for the next revision (500)' : false }, async (t) => {
+// On PostgreSQL the writer runs batches in parallel transactions: the agent's row lock orders the publishes.
+t.test('concurrent publishes get distinct consecutive revisions', async (t) => {
   const world = await startAuthoring(t);
   const ada = world.as(world.refs['ada-key']);
   const id = await newAgent(world, { procedure: 'Read with #crm.get_contact.' });

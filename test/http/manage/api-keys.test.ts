@@ -109,3 +109,13 @@ t.test(`at most ${ACTIVE_KEYS_PER_USER} active keys per person: 409 until one is
   await f.req('DELETE', `/api/v1/api-keys/${last.json.apiKey.id}`, { user: 'vic' });
   t.equal((await f.req('POST', '/api/v1/api-keys', { user: 'vic' }, { name: 'replacement' })).status, 201);
 });
+
+t.test('concurrent creates near the cap: exactly enough succeed to reach it, the rest 409 too_many_keys', async (t) => {
+  const f = await startManageServer(t);
+  const create = (name: string) => f.req('POST', '/api/v1/api-keys', { user: 'vic' }, { name });
+  // vic holds one key from the workspace: three below the cap after these.
+  for (let i = 1; i < ACTIVE_KEYS_PER_USER - 3; i++) t.equal((await create(`k${i}`)).status, 201);
+  const racing = await Promise.all(Array.from({ length: 6 }, (_, i) => create(`race-${i}`)));
+  t.same(racing.map((a) => a.status).sort(), [201, 201, 201, 409, 409, 409]);
+  t.ok(racing.filter((a) => a.status === 409).every((a) => a.json.error.details.reason === 'too_many_keys'));
+});

@@ -26,6 +26,15 @@ t.test('domains: create (creator owns it), rename, unique names, 403 inside, 404
   for (const body of [{}, { name: '' }, { name: 'A', approvalPolicy: {} }]) t.equal((await m.as('ada', 'POST', '/org/domains', body)).status, 400, JSON.stringify(body));
 });
 
+// On PostgreSQL the creates run in concurrent transactions and no unique key backs the name: the organization's row lock orders them.
+t.test('concurrent creates of one domain name: one 201, the rest 409 CONFLICT, one domain', async (t) => {
+  const m = await startManage(t);
+  const answers = await Promise.all(['Racing', 'racing', 'RACING', 'Racing'].map((name) => m.as('ada', 'POST', '/org/domains', { name })));
+  t.same(answers.map((a) => a.status).sort(), [201, 409, 409, 409]);
+  t.ok(answers.filter((a) => a.status === 409).every((a) => a.json.error.code === 'CONFLICT'));
+  t.equal((await m.as('ada', 'GET', '/org/domains')).json.domains.filter((d: { name: string }) => d.name.toLowerCase() === 'racing').length, 1);
+});
+
 t.test('connections: add, rotate, remove; material sealed with the vault and never in an answer or a log', async (t) => {
   const m = await startManage(t);
   const keyRing = m.c.server.service.services.keyRing;

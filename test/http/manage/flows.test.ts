@@ -36,6 +36,18 @@ t.test('create, add versions (only when changed), publish, roll back by publishi
   t.equal(await m.c.count('SELECT COUNT(*) AS n FROM flow_versions WHERE automation_id = ?', flowId), 2);
 });
 
+// On PostgreSQL the units run in concurrent transactions: the flow's row lock orders them (latest + 1 each).
+t.test('concurrent new versions of one flow: each gets its own number, none answers 500', async (t) => {
+  const m = await startManage(t);
+  const created = await m.as('ada', 'POST', '/flows', { domainId: m.c.refs.sales!, name: 'Racer', definition: definition() });
+  const flowId: string = created.json.flow.flowId;
+  const answers = await Promise.all(['a', 'b', 'c', 'd'].map((note) => m.as('ada', 'POST', `/flows/${flowId}/versions`, { definition: definition(note) })));
+  t.same(answers.map((a) => a.status), [200, 200, 200, 200]);
+  t.ok(answers.every((a) => a.json.created === true), 'four different definitions, four versions');
+  t.equal(await m.c.count('SELECT COUNT(*) AS n FROM flow_versions WHERE automation_id = ?', flowId), 5);
+  t.equal((await m.as('ada', 'GET', `/flows/${flowId}`)).json.flow.latestVersion, 5);
+});
+
 t.test('definitions are checked like a manifest\'s (422 with issues), bodies are strict (400), nothing partial is stored', async (t) => {
   const m = await startManage(t);
   const domainId = m.c.refs.sales!;

@@ -115,3 +115,18 @@ t.test('disabling a member stops their key, user token and console session at on
   t.equal((await m.as('bob', 'POST', `/org/members/${ada}/disable`)).status, 403);
   t.equal((await m.as('ada', 'POST', `/org/members/${newId()}/disable`)).status, 404);
 });
+
+// On PostgreSQL the invites' units run in concurrent transactions: all but one lose the race to create the account.
+t.test('concurrent invites of one person: one account; the same organization answers CONFLICT, another one adds them, never 500', async (t) => {
+  const m = await startManage(t);
+  const invite = (who: 'ada' | 'gina') => m.as(who, 'POST', '/org/members', { email: 'race@example.test', name: 'Race', orgRole: 'member' });
+  const answers = await Promise.all([invite('ada'), invite('ada'), invite('ada'), invite('gina'), invite('gina')]);
+  const acme = answers.slice(0, 3).map((a) => a.status).sort();
+  t.same(acme, [201, 409, 409], 'one invite per organization wins');
+  t.ok(answers.slice(0, 3).filter((a) => a.status === 409).every((a) => a.json.error.code === 'CONFLICT'));
+  t.notOk(answers.some((a) => a.json.error?.details?.reason === 'concurrent_write'), 'every loser ran again and answered as a sequential invite');
+  t.same(answers.slice(3).map((a) => a.status).sort(), [201, 409], 'the other organization adds the same account once');
+  t.equal(await m.c.count('SELECT COUNT(*) AS n FROM users WHERE email = ?', 'race@example.test'), 1, 'one account');
+  const userIds = new Set(answers.filter((a) => a.status === 201).map((a) => a.json.member.userId));
+  t.equal(userIds.size, 1, 'both organizations name the same person');
+});

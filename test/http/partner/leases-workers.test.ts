@@ -108,6 +108,20 @@ t.test('workers: vouch creates a provisioned person with domain roles; re-vouch 
   t.not(back.json.worker.mappingId, worker.mappingId);
 });
 
+// On PostgreSQL the vouches' units run in concurrent transactions: the losers of the subject's key re-vouch the winner.
+t.test('concurrent vouches of one subject: one mapping and one person, the rest answer the re-vouch, never 500', async (t) => {
+  const p = await startPartner(t);
+  const { organization, domain } = await customer(p, 'racing');
+  const key = p.refs['northwind-key']!;
+  const path = `/organizations/${organization.id}/workers`;
+  const body = { partnerSubject: 'emp-race', email: 'race@racing.example', domainRoles: [{ domainId: domain.id, role: 'operator' }] };
+  const answers = await Promise.all(Array.from({ length: 5 }, () => p.api('POST', path, key, body)));
+  t.same(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 201]);
+  t.equal(new Set(answers.map((a) => a.json.worker.mappingId)).size, 1, 'every answer names the one mapping');
+  t.equal(await p.count('worker_mappings', 'org_id = ? AND partner_subject = ?', organization.id, 'emp-race'), 1);
+  t.equal(await p.count('users', 'email = ?', 'race@racing.example'), 1);
+});
+
 t.test('vouching checks domains and people: foreign domains are 400, outside accounts 409, existing members are linked and keep their membership', async (t) => {
   const p = await startPartner(t);
   const { organization, domain, owner } = await customer(p, 'linked');

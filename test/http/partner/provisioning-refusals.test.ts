@@ -81,3 +81,16 @@ t.test('IDENTIFIER_TAKEN names the caller\'s own customer in details.existing, n
   const corrected = await p.provision('order-id-4', customerBody('fresh-seg'));
   t.equal(corrected.status, 202, 'released: the corrected request reuses the key');
 });
+
+// On PostgreSQL the two customers' units run in concurrent transactions: the loser of the segment's key runs again.
+t.test('two keys racing for one clientSegment: one customer, the other IDENTIFIER_TAKEN (not PROVISIONING_FAILED)', async (t) => {
+  const p = await startPartner(t);
+  const answers = await Promise.all([
+    p.provision('order-race-1', customerBody('racing', { ownerEmail: 'one@racing.example' })),
+    p.provision('order-race-2', customerBody('racing', { ownerEmail: 'two@racing.example' })),
+  ]);
+  t.same(answers.map((a) => a.status).sort(), [202, 409]);
+  t.match(answers.find((a) => a.status === 409)!.json.error, { code: 'IDENTIFIER_TAKEN', details: { field: 'clientSegment' } });
+  t.equal(await p.count('organizations', 'client_segment = ?', 'racing'), 1);
+  t.equal(await quotaUsed(p), 1, 'the loser spent no allowance');
+});

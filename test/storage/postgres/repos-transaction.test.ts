@@ -6,7 +6,7 @@ import { migratePostgres } from '../../../storage/postgres/migrate.js';
 import { createPostgresRepositories } from '../../../storage/postgres/repos/index.js';
 import { usePostgres } from '../../helpers/postgres.js';
 import { lockWaiters, transaction } from '../../helpers/postgres-races.js';
-import { organization, partner, user } from '../contract/seed.js';
+import { automation, domain, organization, partner, user } from '../contract/seed.js';
 import { newExecution, newMessage, seedSession } from '../contract/session-seed.js';
 
 const pg = await usePostgres(t);
@@ -119,4 +119,32 @@ t.test('session trail numbering under concurrent transactions: event seqs, messa
   await a.end('COMMIT');
   t.equal(await position, 2);
   await b.end('COMMIT');
+});
+
+t.test('row locks for read-then-write units: the second waits for the first commit, then reads what it wrote', { skip: pg.skip }, async (t) => {
+  const pool = await migrated(t);
+  const repos = createPostgresRepositories(pool);
+  await repos.tenancy.insertOrganization(organization('org-1'));
+  await repos.tenancy.insertUser(user('u-1'));
+  await repos.tenancy.insertDomain(domain('dom-1', 'org-1'));
+  await repos.automations.insertAutomation(automation('a-1'));
+  const revision = (n: number) => ({ automationId: 'a-1', revision: n, setup: {}, belt: [], changeNote: null, publishedBy: null, createdAt: 1_000 });
+  const cases: Array<[string, (r: typeof repos) => Promise<void>, (r: typeof repos) => Promise<unknown>, (r: typeof repos) => Promise<unknown>]> = [
+    ['organization (domain names)', (r) => r.tenancy.lockOrganization('org-1'), (r) => r.tenancy.insertDomain(domain('d-1', 'org-1')), async (r) => (await r.tenancy.domainsOfOrganization('org-1')).length],
+    ['user (memberships)', (r) => r.tenancy.lockUser('u-1'), (r) => r.tenancy.setOrgRole('org-1', 'u-1', 'member', 5), (r) => r.tenancy.orgRole('org-1', 'u-1')],
+    ['automation (revision numbers)', (r) => r.automations.lockAutomation('a-1'), (r) => r.automations.insertAgentRevision(revision(1)), async (r) => (await r.automations.latestAgentRevision('a-1'))?.revision],
+  ];
+  for (const [name, lock, write, read] of cases) {
+    const before = await read(repos);
+    const [a, b] = [await transaction(t, pool), await transaction(t, pool)];
+    await lock(a.repos);
+    await write(a.repos);
+    const seen = lock(b.repos).then(() => read(b.repos));
+    await lockWaiters(pool, 1);
+    await a.end('COMMIT');
+    const after = await seen;
+    t.notSame(after, before, `${name}: a's write changed what is read`);
+    t.same(after, await read(repos), `${name}: after the wait b reads a's commit`);
+    await b.end('ROLLBACK');
+  }
 });

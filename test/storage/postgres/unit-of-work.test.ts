@@ -55,6 +55,8 @@ t.test('units of one loop turn share one transaction on one client; more batches
   const txids = results.map((r) => r.txid);
   t.ok(txids[0] === txids[2] && txids[3] === txids[5] && txids[0] !== txids[3], 'one transaction per batch');
   t.equal(writer.stats.batches, 2);
+  t.same(writer.stats.samples.map(([units]) => units), [3, 3], 'one [units, seconds] sample per batch, for /metrics');
+  t.ok(writer.stats.samples.every(([, seconds]) => seconds > 0));
   t.equal((await committed()).length, 6);
 });
 
