@@ -144,6 +144,8 @@ t.test('console in Chromium', { skip: executable ? false : SKIP_REASON }, async 
     t.ok(reached, 'Tab reaches the first session');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Messages' }).waitFor();
+    // The title names the session once its record has loaded, which may come after the Messages heading renders.
+    await waitUntil(page, `/^Session …[0-9a-f]{8} · Switchyard$/.test(document.title)`).catch(() => undefined);
     t.match(await page.title(), /^Session …[0-9a-f]{8} · Switchyard$/, 'the session page names itself');
   });
 
