@@ -108,6 +108,8 @@ export interface PgSseResult {
   clients: number;
   opened: number;
   failed: number;
+  /** Opens tried again after a failed attempt (as an EventSource reconnects). */
+  retries: number;
   openSeconds: number;
   deliverAllMs: number[];
   firstClientMs: number[];
@@ -170,6 +172,7 @@ export async function runPgSse(streams: number, workers: number, rounds: number)
       clients,
       opened,
       failed: ready.reduce((sum, r) => sum + r.failed, 0),
+      retries: ready.reduce((sum, r) => sum + r.retries, 0),
       openSeconds: round1(Math.max(...ready.map((r) => r.openMs)) / 1000),
       deliverAllMs,
       firstClientMs,
@@ -209,7 +212,7 @@ export const pgSseScenario: CustomScenario = {
         non2xx: 0,
         note:
           `from posting a message to its turn.started on every stream, ${r.deliverAllMs.length} rounds: p50 ${p50} ms, worst ${round1(Math.max(0, ...r.deliverAllMs))} ms ` +
-          `(first stream after ${r.firstClientMs.length > 0 ? round1(median(r.firstClientMs)) : '-'} ms); opened in ${r.openSeconds} s, ${r.failed} failed to open, ${r.missed} missed an event; ` +
+          `(first stream after ${r.firstClientMs.length > 0 ? round1(median(r.firstClientMs)) : '-'} ms); opened in ${r.openSeconds} s, ${r.failed} failed to open (after ${r.retries} retries of a failed open, up to 3 attempts each), ${r.missed} missed an event; ` +
           `RSS per worker with the streams open: ${r.rssAfter.map(mib).join(', ')} (${Math.round(perStream)} B per stream); descriptors per worker: ${r.fds.join(', ')}; ` +
           `${r.clients} client processes (≤${CLIENT_STREAMS} streams each, own source address); ${r.facts}`,
       },

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { announce, exitWithParent } from './child-lifecycle.js';
 
 export type SseClientReport =
-  | { type: 'ready'; opened: number; failed: number; openMs: number }
+  | { type: 'ready'; opened: number; failed: number; retries: number; openMs: number }
   | { type: 'armed'; marker: string }
   | { type: 'received'; marker: string; count: number; firstAt: number; lastAt: number };
 
@@ -18,6 +18,12 @@ const OPEN_TIMEOUT_MS = 20_000;
 /** Opening stops after this long (env SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS): the report then says what holds. */
 const OPEN_BUDGET_MS = Number(process.env.SWITCHYARD_BENCH_SSE_OPEN_BUDGET_MS ?? 600_000);
 const ROUND_DEADLINE_MS = 30_000;
+/**
+ * A stream whose open failed (timed out or closed before its snapshot, e.g. a SYN dropped while the server's accept
+ * queue was full) is tried again after a pause, as an EventSource reconnects; it counts as failed after this many.
+ */
+const OPEN_ATTEMPTS = 3;
+const RETRY_PAUSE_MS = 1_000;
 
 interface Stream {
   socket: net.Socket;
@@ -97,15 +103,24 @@ async function openAll(): Promise<void> {
   const started = wallNow();
   let next = 0;
   let failed = 0;
+  let retries = 0;
+  const openWithRetries = async (): Promise<boolean> => {
+    for (let attempt = 1; ; attempt += 1) {
+      if (await open()) return true;
+      if (attempt === OPEN_ATTEMPTS || wallNow() - started >= OPEN_BUDGET_MS) return false;
+      retries += 1;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
+  };
   const worker = async (): Promise<void> => {
     while (next < total && wallNow() - started < OPEN_BUDGET_MS) {
       next += 1;
-      if (!(await open())) failed += 1;
+      if (!(await openWithRetries())) failed += 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONNECT_CONCURRENCY, total) }, worker));
   // Streams never tried (the budget ran out) count as failed too.
-  announce({ type: 'ready', opened: streams.length, failed: failed + (total - next), openMs: wallNow() - started } satisfies SseClientReport);
+  announce({ type: 'ready', opened: streams.length, failed: failed + (total - next), retries, openMs: wallNow() - started } satisfies SseClientReport);
 }
 
 createInterface({ input: process.stdin }).on('line', (line) => {
