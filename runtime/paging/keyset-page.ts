@@ -23,6 +23,19 @@ export interface PageOf<R> {
   nextCursor: string | null;
 }
 
+/**
+ * The page from a read of `limit + 1` rows: the extra row only says a next page exists, and the cursor names the
+ * last row shown (`cursorOf`).
+ */
+export function probedPage<R>(rows: readonly R[], limit: number, cursorOf: (last: R) => string): PageOf<R> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { rows: page, nextCursor: rows.length > limit && last !== undefined ? cursorOf(last) : null };
+}
+
+/** The cursor after a record sorted by (createdAt, id), newest first. */
+export const creationCursor = (record: { readonly createdAt: number; readonly id: string }): string => encodePosition(byCreation(record));
+
 /** Where a record sorted by (createdAt, id) sits: the position of most lists. */
 export const byCreation = (record: { readonly createdAt: number; readonly id: string }): KeysetPosition => ({ createdAt: record.createdAt, id: record.id });
 
@@ -34,9 +47,7 @@ export async function keysetPage<R>(
   positionOf: (row: R) => KeysetPosition,
 ): Promise<PageOf<R>> {
   const rows = await fetch(cursor ? decodePosition(cursor) : null, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { rows: page, nextCursor: rows.length > limit && last !== undefined ? encodePosition(positionOf(last)) : null };
+  return probedPage(rows, limit, (last) => encodePosition(positionOf(last)));
 }
 
 /** keysetPage with each row turned into its view (a view that reads storage is awaited, row by row). */
@@ -66,9 +77,7 @@ export async function revisionPage<R>(
   numberOf: (row: R) => number,
 ): Promise<PageOf<R>> {
   const rows = await fetch(cursor ? decodeRevisionCursor(cursor) : REVISION_CEILING, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { rows: page, nextCursor: rows.length > limit && last !== undefined ? Buffer.from(`r${numberOf(last)}`, 'utf8').toString('base64url') : null };
+  return probedPage(rows, limit, (last) => Buffer.from(`r${numberOf(last)}`, 'utf8').toString('base64url'));
 }
 
 function decodeRevisionCursor(text: string): number {

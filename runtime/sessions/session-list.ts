@@ -2,7 +2,8 @@
 import type { PortRepositories } from '../../storage/port/storage.js';
 import type { Session, SessionOutcome } from '../../storage/records/sessions.js';
 import { toIso } from '../clock.js';
-import { decodePosition, decodeTuple, encodePosition, encodeTuple } from '../paging/cursor.js';
+import { decodePosition, decodeTuple, encodeTuple } from '../paging/cursor.js';
+import { creationCursor, probedPage } from '../paging/keyset-page.js';
 import { visibleSession, type Caller } from './session-access.js';
 import { messageView, toolCallView, type MessageView, type ToolCallView } from './session-view.js';
 
@@ -89,12 +90,8 @@ export function createSessionList(repos: Repos) {
         rows.push(...(await sessionList.personalOf(caller.userId, caller.orgId, query)));
         rows.sort(newestFirst);
       }
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        sessions: page.map(summary),
-        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.createdAt, id: last.id }) : null,
-      };
+      const page = probedPage(rows, limit, creationCursor);
+      return { sessions: page.rows.map(summary), nextCursor: page.nextCursor };
     },
 
     /** The people-facing messages of a visible session, newest first (the GET body holds them oldest first). */
@@ -103,12 +100,8 @@ export function createSessionList(repos: Repos) {
       const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
       const before = options.cursor ? decodeTuple(options.cursor, ['n', 'n']) : null;
       const rows = await repos.sessionList.messagesPage(session.id, before && { turn: before[0] as number, position: before[1] as number }, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        messages: page.map((m) => messageView(caller, m)),
-        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.executionPosition, last.position]) : null,
-      };
+      const page = probedPage(rows, limit, (last) => encodeTuple([last.executionPosition, last.position]));
+      return { messages: page.rows.map((m) => messageView(caller, m)), nextCursor: page.nextCursor };
     },
 
     /** The tool calls of a visible session, newest first. */
@@ -117,12 +110,8 @@ export function createSessionList(repos: Repos) {
       const limit = options.limit ?? SESSIONS_PAGE_DEFAULT;
       const before = options.cursor ? decodeTuple(options.cursor, ['n', 's']) : null;
       const rows = await repos.sessionList.toolCallsPage(session.id, before && { createdAt: before[0] as number, id: before[1] as string }, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        toolCalls: page.map(toolCallView),
-        nextCursor: rows.length > limit && last !== undefined ? encodeTuple([last.createdAt, last.id]) : null,
-      };
+      const page = probedPage(rows, limit, (last) => encodeTuple([last.createdAt, last.id]));
+      return { toolCalls: page.rows.map(toolCallView), nextCursor: page.nextCursor };
     },
   };
 }

@@ -5,7 +5,8 @@ import { toIso } from '../clock.js';
 import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { assertCanReadRuns, triggerOfCaller, type TriggerCaller } from './trigger-access.js';
-import { decodePosition, encodePosition } from '../paging/cursor.js';
+import { decodePosition } from '../paging/cursor.js';
+import { creationCursor, probedPage } from '../paging/keyset-page.js';
 
 export const RUNS_PAGE_DEFAULT = 20;
 export const RUNS_PAGE_MAX = 100;
@@ -78,19 +79,14 @@ export function createRunHistory(repos: Pick<PortRepositories, 'triggers' | 'ten
       const limit = options.limit ?? RUNS_PAGE_DEFAULT;
       const before = options.cursor ? decodePosition(options.cursor) : null;
       // One row more than asked tells whether an older page exists.
-      const rows = await runs.page(trigger.id, before, limit + 1);
-      const page = rows.slice(0, limit);
+      const { rows: page, nextCursor } = probedPage(await runs.page(trigger.id, before, limit + 1), limit, creationCursor);
       const byRun = new Map<string, SubscriberResultView[]>();
       for (const result of await runs.resultsOf(page.map((r) => r.id))) {
         const list = byRun.get(result.runId) ?? [];
         list.push(result);
         byRun.set(result.runId, list);
       }
-      const last = page[page.length - 1];
-      return {
-        runs: page.map((run) => view(run, byRun.get(run.id) ?? [])),
-        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.createdAt, id: last.id }) : null,
-      };
+      return { runs: page.map((run) => view(run, byRun.get(run.id) ?? [])), nextCursor };
     },
     async get(caller, triggerId, runId) {
       const trigger = await triggerOfCaller(repos, caller, triggerId);

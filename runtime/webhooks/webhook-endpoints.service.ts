@@ -16,7 +16,8 @@ import { mintSigningSecret } from './standard-webhooks.js';
 import type { WebhookDeliveries } from './webhook-deliveries.js';
 import { checkWebhookUrl } from './webhook-url.js';
 import type { ResolveAll } from '../tools/network-guard.js';
-import { decodePosition, encodePosition } from '../paging/cursor.js';
+import { decodePosition } from '../paging/cursor.js';
+import { creationCursor, probedPage } from '../paging/keyset-page.js';
 
 export const DELIVERIES_PAGE_DEFAULT = 20;
 export const DELIVERIES_PAGE_MAX = 100;
@@ -142,19 +143,14 @@ export function createWebhookEndpoints(deps: WebhookEndpointsDeps): WebhookEndpo
       const row = await endpointOf(caller, id);
       const limit = options.limit ?? DELIVERIES_PAGE_DEFAULT;
       const before = options.cursor ? decodePosition(options.cursor) : null;
-      const rows = await repos.webhooks.deliveriesPage(row.id, before, limit + 1);
-      const page = rows.slice(0, limit);
+      const { rows: page, nextCursor } = probedPage(await repos.webhooks.deliveriesPage(row.id, before, limit + 1), limit, creationCursor);
       const byDelivery = new Map<string, WebhookAttempt[]>();
       for (const attempt of await repos.webhooks.attemptsOf(page.map((d) => d.id))) {
         const list = byDelivery.get(attempt.deliveryId) ?? [];
         list.push(attempt);
         byDelivery.set(attempt.deliveryId, list);
       }
-      const last = page[page.length - 1];
-      return {
-        deliveries: page.map((d) => deliveryView(d, byDelivery.get(d.id) ?? [])),
-        nextCursor: rows.length > limit && last !== undefined ? encodePosition({ createdAt: last.createdAt, id: last.id }) : null,
-      };
+      return { deliveries: page.map((d) => deliveryView(d, byDelivery.get(d.id) ?? [])), nextCursor };
     },
   };
 }
