@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { ApprovalDeadlines } from '../turns/approval-deadlines.js';
 import type { CallerGrants } from '../turns/caller-grants.js';
 import type { SessionEngine } from '../turns/engine.js';
+import { SettledBeforeStart } from '../turns/settled-before-start.js';
 import type { HttpIntegrationExecutor } from '../tools/http-integration.executor.js';
 import { createJsonSchemaValidator, type JsonSchemaValidator } from '../tools/json-schema-validator.js';
 import type { ToolProviderRegistry } from '../tools/tool-providers.js';
@@ -102,7 +103,7 @@ export function createFlowEngine(deps: FlowEngineDeps): FlowEngine {
       try {
         await runFlowExecution(runner, execution, signal);
       } catch (error) {
-        if (signal.aborted) return;
+        if (signal.aborted || error instanceof SettledBeforeStart) return;
         deps.logger.error({ executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'flow run failed unexpectedly');
         await failStuckRun(runner, execution.sessionId, execution.executionId);
       }

@@ -9,6 +9,7 @@ import type { JsonValue } from '../manifest/json-value.schema.js';
 import type { ToolFile, ToolResult } from '../tools/tool-result.js';
 import type { ApprovalDeadlines } from '../turns/approval-deadlines.js';
 import type { CallerGrants } from '../turns/caller-grants.js';
+import { markStarted } from '../turns/settled-before-start.js';
 import { CALLER_FAILURE_CODES, FLOW_FAILURE, type RecordedFailure } from './flow-errors.js';
 
 /** The run a write belongs to. */
@@ -87,7 +88,7 @@ export function createFlowTrail(deps: FlowTrailDeps) {
     commit,
 
     async started(unit: TrailUnit, run: RunRef, resumed: boolean): Promise<void> {
-      await unit.tx.repos.executions.markStarted(run.executionId, unit.now);
+      await markStarted(unit.tx.repos.executions, run.executionId, unit.now);
       await unit.emit({ type: 'turn.started', executionId: run.executionId, resumed });
     },
 

@@ -40,6 +40,8 @@ export async function applyManifest(
   const hashes = await planPasswordHashes(store.repos, checked);
   // One unit: the whole manifest applies or nothing does (a ManifestError thrown midway rolls it back).
   return store.writer.submit(async (tx) => {
+    // First in the unit: applies from other nodes wait here, then read what the one before them wrote (PostgreSQL).
+    await tx.repos.tenancy.lockManifestApply();
     const ctx: ApplyContext = {
       repos: tx.repos,
       now: deps.clock.now(),

@@ -6,6 +6,7 @@ import { readRevision } from './agent-revision.js';
 import type { TurnDeps } from './turn-deps.js';
 import { createTurnMover } from './turn-mover.js';
 import { runAgentTurn } from './turn-runner.js';
+import { SettledBeforeStart } from './settled-before-start.js';
 
 export function createAgentEngine(deps: TurnDeps): SessionEngine {
   const { repos } = deps.store;
@@ -42,7 +43,7 @@ export function createAgentEngine(deps: TurnDeps): SessionEngine {
       try {
         await runAgentTurn(deps, execution, signal);
       } catch (error) {
-        if (signal.aborted) return;
+        if (signal.aborted || error instanceof SettledBeforeStart) return;
         deps.logger.error({ executionId: execution.executionId, err: error instanceof Error ? error.message : String(error) }, 'agent turn failed unexpectedly');
         await failStuckTurn(deps, execution.sessionId, execution.executionId);
       }

@@ -6,11 +6,15 @@
  * any step it still tries is refused by the turn machine, which is final. Idempotency: docs/decisions.md.
  * With N nodes the run may be on another node: the cancel first seizes the session's lease (storage/port/ownership.ts),
  * which fences off every later unit of that run and tells its node to abort it. Decision "Cancel across nodes".
+ * A later, queued execution is settled without the lease, its row held first in the unit: the owner's start waits on
+ * it and is refused once it settled (settled-before-start.ts); started first, it is cancelled as the running one.
+ * Decision "A cancel racing a queued execution".
  */
 import { CANCELLED } from '../../machines/session-turn.machine.js';
 import type { SessionOwnership } from '../../storage/port/ownership.js';
 import type { AutomationKind } from '../../storage/records/automations.js';
 import type { Execution } from '../../storage/records/executions.js';
+import type { StepUnit } from '../actors/index.js';
 import { AppError } from '../errors.js';
 import type { SessionDispatcher } from './dispatcher.js';
 import { closeOpenWork, settleClosedRun } from './open-work.js';
@@ -21,6 +25,12 @@ export interface ExecutionCancelDeps extends TurnMoverDeps {
   /** N nodes (PostgreSQL): whose lease the cancel takes; absent on one process. */
   ownership?: Pick<SessionOwnership, 'seize'>;
 }
+
+/** Its owner started the execution after the cancel found it queued behind another one: cancel it as the running one. */
+class StartedMeanwhile extends Error {}
+
+/** Work run first in the cancel's unit (N nodes, a later execution: its row held, still queued or already settled). */
+type Guard = (tx: StepUnit) => Promise<void>;
 
 const CLOSED_BY = { code: CANCELLED, approvalComment: 'Closed without a decision: the turn was cancelled.' } as const;
 
@@ -33,22 +43,23 @@ export function createExecutionCancel(deps: ExecutionCancelDeps) {
   const settled = async (executionId: string) => alreadySettled((await repos.executions.execution(executionId)) ?? { status: 'completed' });
 
   /** An agent turn: the session-turn machine's CANCEL step, with its rows, in one unit of work. */
-  async function cancelTurn(sessionId: string, executionId: string): Promise<void> {
+  async function cancelTurn(sessionId: string, executionId: string, guard?: Guard): Promise<void> {
     const now = deps.clock.now();
     const moved = await createTurnMover(deps, { sessionId, executionId }).move(
       { type: 'CANCEL', now },
-      { refused: null, before: (_step, tx) => closeOpenWork(tx, { bus }, { sessionId, executionId }, CLOSED_BY, now) },
+      { refused: null, always: guard, before: (_step, tx) => closeOpenWork(tx, { bus }, { sessionId, executionId }, CLOSED_BY, now) },
     );
     // Refused by the machine (the turn already settled): nothing was written; the answer reads why.
     if (!moved) throw await settled(executionId);
   }
 
   /** A flow run has no turn machine: its trail is settled the way the flow runner settles a failed run. */
-  async function cancelRun(sessionId: string, executionId: string): Promise<void> {
+  async function cancelRun(sessionId: string, executionId: string, guard?: Guard): Promise<void> {
     // Its events are published by the unit's outbox at commit.
-    const out = await deps.store.writer.submit((tx) =>
-      settleClosedRun(tx, { bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines }, { sessionId, executionId }, CLOSED_BY, 'cancelled'),
-    );
+    const out = await deps.store.writer.submit(async (tx) => {
+      await guard?.(tx);
+      return settleClosedRun(tx, { bus, grants: deps.grants, clock: deps.clock, deadlines: deps.deadlines }, { sessionId, executionId }, CLOSED_BY, 'cancelled');
+    });
     // Already settled: nothing was written; the answer reads why.
     if (out === null) throw await settled(executionId);
   }
@@ -58,8 +69,20 @@ export function createExecutionCancel(deps: ExecutionCancelDeps) {
    * settled without disturbing the run ahead of it.
    */
   async function runsNow(sessionId: string, executionId: string): Promise<boolean> {
-    return deps.ownership?.seize !== undefined && (await repos.executions.firstUnsettled(sessionId))?.id === executionId;
+    return (await repos.executions.firstUnsettled(sessionId))?.id === executionId;
   }
+
+  /**
+   * The run ahead may finish and the owner start this execution between `runsNow` and the cancel's unit. Holding the
+   * execution's row first in the unit orders the two: the owner's start waits and is then refused (the cancel won),
+   * or it committed first and the cancel is redone as the owner's (seize, abort), as for a running execution.
+   */
+  const stillQueued =
+    (executionId: string): Guard =>
+    async (tx) => {
+      const status = await tx.repos.executions.statusForUpdate(executionId);
+      if (status === 'running' || status === 'suspended' || status === 'resume_queued') throw new StartedMeanwhile();
+    };
 
   /** Settles as the session's owner: the run on another node can no longer write, so its last step and ours never cross. */
   async function asOwner(sessionId: string, settle: () => Promise<void>): Promise<void> {
@@ -74,8 +97,15 @@ export function createExecutionCancel(deps: ExecutionCancelDeps) {
   return {
     /** Throws `alreadySettled` when the execution finished first (nothing written). */
     async cancel(kind: AutomationKind | undefined, sessionId: string, executionId: string): Promise<void> {
-      const settle = () => (kind === 'flow' ? cancelRun(sessionId, executionId) : cancelTurn(sessionId, executionId));
-      await ((await runsNow(sessionId, executionId)) ? asOwner(sessionId, settle) : settle());
+      const settle = (guard?: Guard) => (kind === 'flow' ? cancelRun(sessionId, executionId, guard) : cancelTurn(sessionId, executionId, guard));
+      if (deps.ownership?.seize === undefined) await settle();
+      else if (await runsNow(sessionId, executionId)) await asOwner(sessionId, () => settle());
+      else {
+        await settle(stillQueued(executionId)).catch(async (error: unknown) => {
+          if (!(error instanceof StartedMeanwhile)) throw error;
+          await asOwner(sessionId, () => settle());
+        });
+      }
       // The in-flight model or tool call sees its signal abort; the session's queue then moves on to the next execution.
       void deps.dispatcher.abort(executionId);
       deps.dispatcher.dispatch(sessionId);

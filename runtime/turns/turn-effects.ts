@@ -5,6 +5,7 @@ import type { SessionEventBus, SessionEventEnvelope } from '../events/index.js';
 import type { sessionTurnMachine } from '../../machines/session-turn.machine.js';
 import type { ApprovalDeadlines } from './approval-deadlines.js';
 import type { CallerGrants } from './caller-grants.js';
+import { markStarted } from './settled-before-start.js';
 
 export type TurnStep = ActorStep<typeof sessionTurnMachine>;
 
@@ -38,7 +39,7 @@ export async function applyTurnStep(tx: StepUnit, deps: TurnEffectsDeps, session
         // Whoever queued the turn wrote its rows (message, grant) in the same unit.
         break;
       case 'turn.started':
-        await executions.markStarted(fact.executionId, now);
+        await markStarted(executions, fact.executionId, now);
         await append({ type: 'turn.started', executionId: fact.executionId, resumed: step.before?.matches('resumeQueued') === true });
         break;
       case 'turn.suspended':

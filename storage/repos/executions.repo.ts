@@ -77,7 +77,10 @@ export function createExecutionsRepo(db: SqliteDatabase) {
     /** Executions accepted and not yet picked up (boot: the admission queue's starting depth). */
     countQueued: () => s.countQueued.get() as number,
     setStatus: (id: string, status: ExecutionStatus, now: number): void => void s.setStatus.run(status, now, id),
-    markStarted: (id: string, now: number): void => void s.markStarted.run({ id, now }),
+    /** False when the execution has settled (a cancel won the race with its start): nothing is written then. */
+    markStarted: (id: string, now: number): boolean => s.markStarted.run({ id, now }).changes > 0,
+    /** The execution's status, its row held for the unit on PostgreSQL; SQLite's one writer already orders units. */
+    statusForUpdate: (id: string): ExecutionStatus | undefined => (s.byId.get(id) as { status: ExecutionStatus } | undefined)?.status,
     settle: (id: string, status: 'completed' | 'failed' | 'rejected', now: number, errorCode: string | null, errorMessage: string | null): void =>
       void s.settle.run({ id, status, now, error_code: errorCode, error_message: errorMessage }),
     addUsage: (id: string, usage: { steps: number; tokens: number; ms: number }, now: number): void =>

@@ -114,6 +114,8 @@ export function createTenancyRepo(db: SqliteDatabase) {
       return row === undefined ? undefined : { entity: row.entity, entityId: row.entity_id };
     },
     putManifestRef: (scope: string, ref: string, entity: string, entityId: string): void => void s.refPut.run(scope, ref, entity, entityId),
+    /** Orders manifest applies (each reads its refs, then inserts what is missing): SQLite's one writer already does. */
+    lockManifestApply: (): void => {},
     /** True for a database nothing was ever applied to or provisioned in (no organization, user, partner, integration or ref). */
     isEmpty: (): boolean => (s.anyWorkspace.get() as { held: number }).held === 0,
   };

@@ -49,8 +49,15 @@ export function createPostgresExecutionsRepo(q: Queryable) {
     // A settled execution never becomes unsettled again (a cancel can land while its run is still writing).
     setStatus: (id: string, status: ExecutionStatus, now: number): Promise<void> =>
       write(q, 'UPDATE executions SET status = $1, updated_at = $2 WHERE id = $3 AND settled_at IS NULL', [status, now, id]),
-    markStarted: (id: string, now: number): Promise<void> =>
-      write(q, `UPDATE executions SET status = 'running', started_at = COALESCE(started_at, $1), updated_at = $1 WHERE id = $2 AND settled_at IS NULL`, [now, id]),
+    /** False when the execution has settled (a cancel won the race with its start): nothing is written then. */
+    markStarted: async (id: string, now: number): Promise<boolean> =>
+      (await run(q, `UPDATE executions SET status = 'running', started_at = COALESCE(started_at, $1), updated_at = $1 WHERE id = $2 AND settled_at IS NULL`, [now, id])) > 0,
+    /**
+     * The execution's status, its row locked until the unit's transaction ends: a start (markStarted) waiting on it
+     * reads the outcome of the unit that holds it.
+     */
+    statusForUpdate: async (id: string): Promise<ExecutionStatus | undefined> =>
+      (await one(q, 'SELECT status FROM executions WHERE id = $1 FOR UPDATE', [id], (r: { status: ExecutionStatus }) => r.status)),
     settle: (id: string, status: 'completed' | 'failed' | 'rejected', now: number, errorCode: string | null, errorMessage: string | null): Promise<void> =>
       write(
         q,

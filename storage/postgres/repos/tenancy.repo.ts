@@ -4,6 +4,9 @@ import { insert, json, many, one, scalar, write, type Queryable } from './sql.js
 import { tenancyRows } from '../../rows/tenancy.js';
 import { postgresCodec } from '../../row-codec.js';
 
+/** The manifest applies' advisory lock (any constant other than the migrations' MIGRATION_LOCK_KEY). */
+const MANIFEST_APPLY_LOCK_KEY = '6005916555199791445';
+
 const role = <R>(r: { role: R }) => r.role;
 
 const { organizationToRow, userFromRow, userToRow, domainFromRow, domainToRow, organizationFromRow } = tenancyRows(postgresCodec);
@@ -106,6 +109,12 @@ export function createPostgresTenancyRepo(q: Queryable) {
          ON CONFLICT (scope, ref) DO UPDATE SET entity = EXCLUDED.entity, entity_id = EXCLUDED.entity_id`,
         [scope, ref, entity, entityId],
       ),
+    /**
+     * Holds the manifest applies' advisory lock until the unit's transaction ends: an apply reads its refs (and users
+     * by email, global integrations) then inserts what is missing, and no single row covers all of that, so two
+     * applies from two nodes run one after the other and the second sees the first's rows.
+     */
+    lockManifestApply: (): Promise<void> => write(q, 'SELECT pg_advisory_xact_lock($1::bigint)', [MANIFEST_APPLY_LOCK_KEY]),
     /** True for a database nothing was ever applied to or provisioned in (no organization, user, partner, integration or ref). */
     isEmpty: async (): Promise<boolean> =>
       !(await scalar<boolean>(

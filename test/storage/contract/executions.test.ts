@@ -31,7 +31,9 @@ contract(t, drivers, 'executions: positions per session, input key order, lifecy
   t.equal((await executions.firstUnsettled('s-1'))!.id, 'e-1');
   t.strictSame((await executions.sessionsWithRunnableWork()).sort(), ['s-1', 's-2']);
   t.equal(await executions.countQueued(), 3);
-  await executions.markStarted('e-1', 50);
+  t.equal(await executions.statusForUpdate('e-1'), 'queued');
+  t.equal(await executions.statusForUpdate('nope'), undefined);
+  t.equal(await executions.markStarted('e-1', 50), true, 'a start says it marked the row');
   await executions.markStarted('e-1', 60);
   t.match(await executions.execution('e-1'), { status: 'running', startedAt: 50, updatedAt: 60 }, 'the first start stays');
   await executions.addUsage('e-1', { steps: 2, tokens: 5_000_000_000, ms: 30 }, 61);
@@ -42,8 +44,9 @@ contract(t, drivers, 'executions: positions per session, input key order, lifecy
   await executions.settle('e-1', 'failed', 70, 'TOOL_FAILED', 'it broke');
   t.match(await executions.execution('e-1'), { status: 'failed', settledAt: 70, updatedAt: 70, errorCode: 'TOOL_FAILED', errorMessage: 'it broke', grantIntegrationIds: [] });
   await executions.setStatus('e-1', 'running', 80);
-  await executions.markStarted('e-1', 81);
+  t.equal(await executions.markStarted('e-1', 81), false, 'a start of a settled execution marks nothing, and says so');
   await executions.settle('e-1', 'completed', 82, null, null);
+  t.equal(await executions.statusForUpdate('e-1'), 'failed');
   t.match(await executions.execution('e-1'), { status: 'failed', updatedAt: 70, settledAt: 70 }, 'settled: nothing changes it');
   await executions.setStatus('e-2', 'suspended', 90);
   t.equal((await executions.firstUnsettled('s-1'))!.id, 'e-2', 'suspended is unsettled');
