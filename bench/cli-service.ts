@@ -1,5 +1,5 @@
 // Runs the real `switchyard start [--workers N] --demo` for a bench (SQLite file or PostgreSQL), and reads its banner.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,10 @@ export async function startCliService(options: CliServiceOptions): Promise<CliSe
   };
   const args = ['start', '--demo', '--host', '127.0.0.1', '--port', String(port), ...(options.workers > 1 ? ['--workers', String(options.workers)] : [])];
   const child = spawnNode([...(options.nodeArgs ?? []), '--import', 'tsx', 'bin/switchyard.ts', ...args], detectPinning().serverCore, env);
+  // Its log goes to stdout, which nothing here reads: undrained, a full pipe blocks the service's synchronous log
+  // writes (pino) mid-run or at exit. SWITCHYARD_BENCH_LOG=FILE keeps it, for a look at what a run logged.
+  if (process.env.SWITCHYARD_BENCH_LOG) child.process.stdout?.pipe(createWriteStream(process.env.SWITCHYARD_BENCH_LOG, { flags: 'a' }));
+  else child.process.stdout?.resume();
   const cleanup = async (): Promise<void> => {
     await stopChild(child, 10_000);
     if (dir !== null) rmSync(dir, { recursive: true, force: true });

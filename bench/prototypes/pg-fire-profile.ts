@@ -38,7 +38,7 @@ const db = new pg.Client({ connectionString: url });
 await db.connect();
 await db.query('CREATE EXTENSION pg_stat_statements');
 const cpuProf = values['cpu-prof'];
-const service = await startCliService({ databaseUrl: url, workers, nodeArgs: cpuProf === undefined ? [] : ['--prof', '--no-logfile-per-isolate', `--logfile=${cpuProf}/v8.log`] });
+const service = await startCliService({ databaseUrl: url, workers, nodeArgs: cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] });
 
 interface Counters { xacts: number; walSync: number; walRecords: number; statements: Map<string, { calls: number; ms: number }> }
 
@@ -99,7 +99,7 @@ async function client(): Promise<void> {
 }
 const sampler = setInterval(() => {
   void db.query<{ w: string; n: string }>(
-    "SELECT coalesce(wait_event_type || ':' || wait_event, state) AS w, count(*) AS n FROM pg_stat_activity WHERE datname = 'profile' AND pid <> pg_backend_pid() GROUP BY 1",
+    "SELECT state || coalesce(' ' || wait_event_type || ':' || wait_event, '') AS w, count(*) AS n FROM pg_stat_activity WHERE datname = 'profile' AND pid <> pg_backend_pid() GROUP BY 1",
   ).then(({ rows }) => {
     samples += 1;
     for (const row of rows) waits.set(row.w, (waits.get(row.w) ?? 0) + Number(row.n));
