@@ -12,7 +12,7 @@ import type { PostgresPool } from './connection.js';
 import type { Unit, UnitContext, UnitSubmitOptions, UnitWriter, UnitWriterStats } from '../port/unit.js';
 import { BatchRolledBackError, CommitOutcomeUnknownError, UnitContendedError, WriterOverloadedError } from '../port/unit-errors.js';
 import { currentFence, type Fence } from './fence.js';
-import { BatchFences } from './fence-checks.js';
+import { BatchLocks } from './batch-locks.js';
 import { StaleLeaseError } from './leases.js';
 
 export interface PostgresUnitWriterOptions<R> {
@@ -114,7 +114,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
    * unit's SAVEPOINT. Returns the outcome and that next check's answer.
    */
   async function runUnit(
-    fences: BatchFences,
+    fences: BatchLocks,
     repos: R,
     unit: Pending,
     savepoint: boolean,
@@ -143,6 +143,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     const started = performance.now();
     const outcomes: Outcome[] = [];
     let client: pg.PoolClient | null = null;
+    let locks: BatchLocks | null = null;
     let ended = false;
     // A checked-out client's connection error (the server ended the backend between two queries) is emitted on the
     // client, which the pool only watches while idle: unobserved it would crash the process. The next query fails.
@@ -151,7 +152,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
       client = await pool.connect();
       client.on('error', swallow);
       const repos = bindRepos(client);
-      const fences = new BatchFences(client);
+      const fences = (locks = new BatchLocks(client));
       const alone = batch.length === 1;
       let held: boolean | undefined;
       try {
@@ -159,6 +160,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
       } catch (error) {
         throw new TransactionLost('transaction lost', { cause: error });
       }
+      fences.opened();
       // The cap counts unit time only: waiting for a client (or opening one) delays no commit already in this batch.
       const opened = performance.now();
       /** The unit at `index`, if the batch has one and the time cap still lets it in. */
@@ -174,6 +176,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
         held = next;
       }
     } catch (error) {
+      locks?.ended();
       client?.off('error', swallow);
       client?.release(true);
       for (const unit of batch) unit.reject(new BatchRolledBackError((error as Error).cause ?? error));
@@ -183,6 +186,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     /** Rerunnable units that ended contended: back to the head of the queue, for a later transaction. */
     const again: Pending[] = [];
     const commitError = ended ? null : await commit(client);
+    locks!.ended();
     client.off('error', swallow);
     client.release(commitError !== null);
     const seconds = (performance.now() - started) / 1000;

@@ -1,4 +1,4 @@
-// A batch transaction's fence checks: each rides a control statement's round trip, and a lease checked once is not checked again.
+// A batch transaction's row locks: fence checks ride a control statement's round trip; a lease or row locked once is not locked again.
 /*
  * Every unit submitted under a session's lease starts with `SELECT … FOR SHARE` on the lease row (leases.ts
  * assertFenced): one round trip per unit, the largest single cost the PostgreSQL profile of a fire showed (decision
@@ -9,24 +9,55 @@
  * Within one transaction a lease row this transaction locked FOR SHARE cannot change hands until it ends (a takeover
  * updates the row and waits), so a later unit under the same lease needs no second check, unless the lock was undone:
  * ROLLBACK TO SAVEPOINT releases the row locks taken after that savepoint, so the leases checked since the last
- * savepoint are forgotten with it.
+ * savepoint are forgotten with it. Repositories use the same memo for their own row locks (lockOnce: a session's
+ * row locked before each message insert, several per unit), found by the client the batch runs on.
  */
 import pg from 'pg';
 import type { Fence } from './fence.js';
 import { assertFenced } from './leases.js';
+import type { Queryable } from './queryable.js';
 
-const keyOf = (fence: Fence): string => `${fence.token} ${fence.resource}`;
+const keyOf = (fence: Fence): string => `fence ${fence.token} ${fence.resource}`;
 
 /** PostgreSQL's answer to any statement after an earlier one failed in the same transaction. */
 const IN_FAILED_TRANSACTION = '25P02';
 
-export class BatchFences {
-  /** Leases verified (and locked FOR SHARE) by this transaction. */
+/** The batch transaction open on each client the unit writer holds (nothing for a pool or any other client). */
+const openBatches = new WeakMap<Queryable, BatchLocks>();
+
+/**
+ * Takes a row lock by running `lock` (a `SELECT … FOR NO KEY UPDATE`), unless `q` is a unit writer's batch client
+ * whose transaction already holds it (then nothing is sent). Outside a batch the lock is taken every time.
+ */
+export async function lockOnce(q: Queryable, key: string, lock: () => Promise<void>): Promise<void> {
+  const batch = openBatches.get(q);
+  if (batch === undefined) return lock();
+  await batch.lockOnce(key, lock);
+}
+
+export class BatchLocks {
+  /** Leases verified (and locked FOR SHARE) and rows locked by this transaction. */
   private readonly verified = new Set<string>();
   /** Those verified since the latest savepoint: a ROLLBACK TO it releases their locks. */
   private sinceSavepoint: string[] = [];
 
   constructor(readonly client: pg.PoolClient) {}
+
+  /** From BEGIN until the transaction ended: repositories on this client may skip locks it holds. */
+  opened(): void {
+    openBatches.set(this.client, this);
+  }
+
+  ended(): void {
+    if (openBatches.get(this.client) === this) openBatches.delete(this.client);
+  }
+
+  async lockOnce(key: string, lock: () => Promise<void>): Promise<void> {
+    if (this.verified.has(key)) return;
+    await lock();
+    this.verified.add(key);
+    this.sinceSavepoint.push(key);
+  }
 
   /**
    * Runs `control` (ending with a savepoint when `savepoint`) and, in the same round trip, the check of `fence` unless

@@ -1,7 +1,8 @@
-// The unit writer's fence checks on a real server: they ride BEGIN/SAVEPOINT, a lease is checked once per transaction, stale units are refused.
+// The unit writer's row locks on a real server: fence checks ride BEGIN/SAVEPOINT, a lease or row is locked once per transaction, stale units are refused.
 import t, { type Test } from 'tap';
 import type pg from 'pg';
 import { connectPostgres } from '../../../storage/postgres/connection.js';
+import { lockOnce } from '../../../storage/postgres/batch-locks.js';
 import { runFenced, type Fence } from '../../../storage/postgres/fence.js';
 import { createLeases, StaleLeaseError } from '../../../storage/postgres/leases.js';
 import { migratePostgres } from '../../../storage/postgres/migrate.js';
@@ -30,7 +31,12 @@ async function setup(t: Test) {
         return query(...args);
       };
     }
-    return { add: async (id: string) => void (await client.query('INSERT INTO notes (id) VALUES ($1)', [id])) };
+    return {
+      add: async (id: string) => void (await client.query('INSERT INTO notes (id) VALUES ($1)', [id])),
+      /** A repository's row lock, as lockSession takes the session's. */
+      lock: (id: string) => lockOnce(client, `note ${id}`, async () => void (await client.query('SELECT 1 FROM notes WHERE id = $1 FOR NO KEY UPDATE', [id]))),
+      touch: async (id: string) => void (await client.query("UPDATE notes SET id = id WHERE id = $1", [id])),
+    };
   };
   const writer = createPostgresUnitWriter({ pool, bindRepos });
   const leases = createLeases(pool);
@@ -128,4 +134,63 @@ t.test('a check that is refused by the server fails its unit alone (the control 
   t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
   t.match(String((results[1] as PromiseRejectedResult).reason), /lock timeout/);
   t.same(await notes(), ['first', 'last']);
+});
+
+t.test('a repository row lock is taken once per batch transaction, again after the unit that took it was rolled back', { skip: server.skip }, async (t) => {
+  const { pool, writer, sent } = await setup(t);
+  await pool.query("INSERT INTO notes (id) VALUES ('row')");
+  const locks = () => sent.filter((text) => text.includes('FOR NO KEY UPDATE')).length;
+  const results = await Promise.allSettled([
+    writer.submit(async (tx) => {
+      await tx.repos.lock('row');
+      await tx.repos.lock('row');
+    }),
+    writer.submit(async (tx) => tx.repos.lock('row')),
+    writer.submit(async () => {
+      throw new Error('fails after the lock it did not need to take');
+    }),
+    writer.submit(async (tx) => tx.repos.lock('row')),
+  ]);
+  t.same(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+  t.equal(locks(), 1, 'one lock for the whole batch: the first unit\'s subtransaction was kept');
+
+  sent.length = 0;
+  const second = await Promise.allSettled([
+    writer.submit(async (tx) => tx.repos.add('other')),
+    writer.submit(async (tx) => {
+      await tx.repos.lock('row');
+      throw new Error('rolled back with the lock it took');
+    }),
+    writer.submit(async (tx) => tx.repos.lock('row')),
+  ]);
+  t.same(second.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  t.equal(locks(), 2, 'the lock went with the rolled-back unit, so the next unit takes it again');
+
+  // Outside a batch (the pool) nothing is remembered: the lock is the statement's.
+  const client = await pool.connect();
+  t.teardown(() => client.release());
+  let ran = 0;
+  await lockOnce(client, 'note row', async () => void (ran += 1));
+  await lockOnce(client, 'note row', async () => void (ran += 1));
+  t.equal(ran, 2);
+});
+
+t.test('a lock kept from an earlier unit survives a later unit that updated the row and was rolled back', { skip: server.skip }, async (t) => {
+  // What skipping a repeated lock relies on: PostgreSQL (since 9.3) keeps the first lock when a later subtransaction
+  // that updated the same row rolls back.
+  const { pool } = await setup(t);
+  await pool.query("INSERT INTO notes (id) VALUES ('row')");
+  const holder = await pool.connect();
+  const other = await pool.connect();
+  t.teardown(() => {
+    holder.release();
+    other.release();
+  });
+  await holder.query('BEGIN; SAVEPOINT unit');
+  await holder.query("SELECT 1 FROM notes WHERE id = 'row' FOR NO KEY UPDATE");
+  await holder.query('SAVEPOINT unit');
+  await holder.query("UPDATE notes SET id = id WHERE id = 'row'");
+  await holder.query('ROLLBACK TO SAVEPOINT unit');
+  await t.rejects(other.query("SELECT 1 FROM notes WHERE id = 'row' FOR NO KEY UPDATE NOWAIT"), /could not obtain lock/, 'still held');
+  await holder.query('ROLLBACK');
 });
