@@ -4,7 +4,8 @@
  * idle background for a few seconds, then sends keyed fires for `--seconds` at `--connections` in flight, waits for
  * every execution to settle, and prints per accepted fire: statements by text (calls, mean ms), transactions, WAL
  * flushes, and the wait events pg_stat_activity showed while it ran. `--workers N` runs N processes; `--cpu-prof DIR`
- * writes a CPU profile of the serving process(es) there. Counts include the runs of both demo subscribers.
+ * writes a CPU profile of the serving process(es) there. Counts include the runs of both demo subscribers. A
+ * measurement only: nothing in runtime/, storage/ or http/ imports it.
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
