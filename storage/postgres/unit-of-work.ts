@@ -4,8 +4,10 @@
  * runs (setImmediate after a submit, or as soon as a client is free), up to maxBatch units and maxBatchMs of unit
  * time; up to maxInFlight batches run at once, each on its own client. Each unit runs after a savepoint, so a
  * failing unit is rolled back alone (ROLLBACK TO) and rejects only its caller; a batch of one needs no savepoint. Failures of
- * the transaction itself reject every unit it ran with an error saying whether anything may have committed.
- * Decision "Asynchronous units of work (issue 16 item 1)" holds the measurements behind the defaults.
+ * the transaction itself reject every unit it ran with an error saying whether anything may have committed. A
+ * fenced unit's lease check rides the BEGIN or SAVEPOINT sent before it and is made once per transaction
+ * (batch-locks.ts). Decision "Asynchronous units of work (issue 16 item 1)" holds the measurements behind the
+ * defaults, "PostgreSQL throughput: where the time went" those behind the riding checks.
  */
 import pg from 'pg';
 import type { PostgresPool } from './connection.js';
