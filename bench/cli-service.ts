@@ -1,9 +1,9 @@
 // Runs the real `switchyard start [--workers N] --demo` for a bench (SQLite file or PostgreSQL), and reads its banner.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectPinning, spawnTsNode, stopChild, type Child } from './children.js';
+import { detectPinning, spawnNode, stopChild, type Child } from './children.js';
 import type { RunningServer } from './scenario.js';
 
 export interface CliServiceOptions {
@@ -12,6 +12,8 @@ export interface CliServiceOptions {
   workers: number;
   /** Seconds to wait for the banner (migrations, demo seeding, every worker listening). */
   readyTimeoutSec?: number;
+  /** Extra node flags for the serving process (a profile run passes `--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 export interface CliService {
@@ -65,7 +67,11 @@ export async function startCliService(options: CliServiceOptions): Promise<CliSe
     ...(options.databaseUrl === null ? { SWITCHYARD_DATABASE_URL: '', SWITCHYARD_DB: join(dir!, 'bench.db') } : { SWITCHYARD_DATABASE_URL: options.databaseUrl }),
   };
   const args = ['start', '--demo', '--host', '127.0.0.1', '--port', String(port), ...(options.workers > 1 ? ['--workers', String(options.workers)] : [])];
-  const child = spawnTsNode('bin/switchyard.ts', args, detectPinning().serverCore, env);
+  const child = spawnNode([...(options.nodeArgs ?? []), '--import', 'tsx', 'bin/switchyard.ts', ...args], detectPinning().serverCore, env);
+  // Its log goes to stdout, which nothing here reads: undrained, a full pipe blocks the service's synchronous log
+  // writes (pino) mid-run or at exit. SWITCHYARD_BENCH_LOG=FILE keeps it, for a look at what a run logged.
+  if (process.env.SWITCHYARD_BENCH_LOG) child.process.stdout?.pipe(createWriteStream(process.env.SWITCHYARD_BENCH_LOG, { flags: 'a' }));
+  else child.process.stdout?.resume();
   const cleanup = async (): Promise<void> => {
     await stopChild(child, 10_000);
     if (dir !== null) rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 // Buffers message.delta text per session and merges consecutive chunks of one message into one stored event.
+import { AsyncResource } from 'node:async_hooks';
 import type { MessageDelta } from './session-event.js';
 
 /** Timer port: real timers by default; tests pass a manual one so they never wait for time. */
@@ -26,8 +27,15 @@ export interface DeltaCoalescerOptions {
 interface Pending {
   segments: MessageDelta[];
   chars: number;
-  /** onDue was already called for this buffer's size: one flush request per buffer is enough. */
+  /** onDue was already called for this buffer (its size, or the window): one flush request per buffer is enough. */
   due: boolean;
+  /**
+   * The async context of the buffer's first push (its session's run): the shared timer asks for each session's flush
+   * in that session's own context, so a PostgreSQL lease fencing one session's run (storage/postgres/fence.ts) never
+   * fences another session's flush. Without it every flush inherited the context of whichever push armed the timer,
+   * and was refused as stale once that run released its lease (decision "PostgreSQL throughput: where the time went").
+   */
+  scope: AsyncResource;
 }
 
 export class DeltaCoalescer {
@@ -40,7 +48,7 @@ export class DeltaCoalescer {
     if (delta.text.length === 0) return;
     let entry = this.pending.get(sessionId);
     if (!entry) {
-      entry = { segments: [], chars: 0, due: false };
+      entry = { segments: [], chars: 0, due: false, scope: new AsyncResource('switchyard.delta-flush') };
       this.pending.set(sessionId, entry);
     }
     const last = entry.segments[entry.segments.length - 1];
@@ -61,7 +69,12 @@ export class DeltaCoalescer {
     if (this.timer === null) {
       this.timer = this.options.timers.set(() => {
         this.timer = null;
-        if (this.pending.size > 0) this.options.onDue([...this.pending.keys()]);
+        for (const [sessionId, entry] of [...this.pending]) {
+          // A flush already asked for takes whatever was pushed since: asking again only queues empty units behind it.
+          if (entry.due) continue;
+          entry.due = true;
+          entry.scope.runInAsyncScope(() => this.options.onDue([sessionId]));
+        }
       }, this.options.windowMs);
     }
   }

@@ -4,15 +4,18 @@
  * runs (setImmediate after a submit, or as soon as a client is free), up to maxBatch units and maxBatchMs of unit
  * time; up to maxInFlight batches run at once, each on its own client. Each unit runs after a savepoint, so a
  * failing unit is rolled back alone (ROLLBACK TO) and rejects only its caller; a batch of one needs no savepoint. Failures of
- * the transaction itself reject every unit it ran with an error saying whether anything may have committed.
- * Decision "Asynchronous units of work (issue 16 item 1)" holds the measurements behind the defaults.
+ * the transaction itself reject every unit it ran with an error saying whether anything may have committed. A
+ * fenced unit's lease check rides the BEGIN or SAVEPOINT sent before it and is made once per transaction
+ * (batch-locks.ts). Decision "Asynchronous units of work (issue 16 item 1)" holds the measurements behind the
+ * defaults, "PostgreSQL throughput: where the time went" those behind the riding checks.
  */
 import pg from 'pg';
 import type { PostgresPool } from './connection.js';
 import type { Unit, UnitContext, UnitSubmitOptions, UnitWriter, UnitWriterStats } from '../port/unit.js';
 import { BatchRolledBackError, CommitOutcomeUnknownError, UnitContendedError, WriterOverloadedError } from '../port/unit-errors.js';
 import { currentFence, type Fence } from './fence.js';
-import { assertFenced } from './leases.js';
+import { BatchLocks } from './batch-locks.js';
+import { StaleLeaseError } from './leases.js';
 
 export interface PostgresUnitWriterOptions<R> {
   pool: PostgresPool;
@@ -108,18 +111,32 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
    * the one taken after a unit both checks that the unit left the transaction usable (a unit that caught a failed
    * statement and returned leaves it aborted: that SAVEPOINT fails) and is the next unit's, one round trip per unit
    * instead of SAVEPOINT + RELEASE. ROLLBACK TO keeps the savepoint, so after a failure it serves the next unit too.
+   * `held` is the answer of the unit's fence check if one rode the previous control statement; `following` (asked
+   * once the unit's work is done, so the batch's time cap counts it) is the unit to run next, whose check rides this
+   * unit's SAVEPOINT. Returns the outcome and that next check's answer.
    */
-  async function runUnit(client: pg.PoolClient, repos: R, unit: Pending, savepoint: boolean): Promise<Outcome> {
+  async function runUnit(
+    fences: BatchLocks,
+    repos: R,
+    unit: Pending,
+    savepoint: boolean,
+    held: boolean | undefined,
+    following: () => Pending | undefined,
+  ): Promise<[Outcome, boolean | undefined]> {
     const outbox: Array<() => void> = [];
     const tx: UnitContext<R> = { repos, afterCommit: (publish) => void outbox.push(publish) };
     try {
-      if (unit.fence !== undefined) await assertFenced(client, unit.fence.resource, unit.fence.token);
+      if (unit.fence !== undefined) {
+        if (held === false) throw new StaleLeaseError(unit.fence.resource, unit.fence.token);
+        if (held === undefined) await fences.check(unit.fence);
+      }
       const value = await (unit.work as Unit<R, unknown>)(tx);
-      if (savepoint) await client.query('SAVEPOINT unit');
-      return { ok: true, value, outbox };
+      const next = savepoint ? await fences.control('SAVEPOINT unit', true, following()?.fence) : undefined;
+      return [{ ok: true, value, outbox }, next];
     } catch (error) {
-      await control(client, savepoint ? 'ROLLBACK TO SAVEPOINT unit' : 'ROLLBACK');
-      return { ok: false, value: error, outbox: [] };
+      await control(fences.client, savepoint ? 'ROLLBACK TO SAVEPOINT unit' : 'ROLLBACK');
+      fences.rolledBack();
+      return [{ ok: false, value: error, outbox: [] }, undefined];
     }
   }
 
@@ -128,6 +145,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     const started = performance.now();
     const outcomes: Outcome[] = [];
     let client: pg.PoolClient | null = null;
+    let locks: BatchLocks | null = null;
     let ended = false;
     // A checked-out client's connection error (the server ended the backend between two queries) is emitted on the
     // client, which the pool only watches while idle: unobserved it would crash the process. The next query fails.
@@ -136,16 +154,31 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
       client = await pool.connect();
       client.on('error', swallow);
       const repos = bindRepos(client);
+      const fences = (locks = new BatchLocks(client));
       const alone = batch.length === 1;
-      await control(client, alone ? 'BEGIN' : 'BEGIN; SAVEPOINT unit');
+      let held: boolean | undefined;
+      try {
+        held = await fences.control(alone ? 'BEGIN' : 'BEGIN; SAVEPOINT unit', !alone, batch[0]!.fence);
+      } catch (error) {
+        throw new TransactionLost('transaction lost', { cause: error });
+      }
+      fences.opened();
       // The cap counts unit time only: waiting for a client (or opening one) delays no commit already in this batch.
       const opened = performance.now();
-      while (outcomes.length < batch.length && (outcomes.length === 0 || performance.now() - opened < maxBatchMs)) {
-        outcomes.push(await runUnit(client, repos, batch[outcomes.length]!, !alone));
+      /** The unit at `index`, if the batch has one and the time cap still lets it in. */
+      const admits = (index: number): Pending | undefined => (index < batch.length && performance.now() - opened < maxBatchMs ? batch[index] : undefined);
+      for (let i = 0; ; i++) {
+        // Whether the next unit runs is decided once: where its fence check rode this unit's SAVEPOINT, or after a failure.
+        let asked = null as Pending | undefined | null;
+        const [outcome, next] = await runUnit(fences, repos, batch[i]!, !alone, held, () => (asked = admits(i + 1)));
+        outcomes.push(outcome);
         // A lone unit that failed was rolled back with its transaction: nothing is left to commit.
-        if (alone && !outcomes[0]!.ok) ended = true;
+        if (alone && !outcome.ok) ended = true;
+        if ((asked === null ? admits(i + 1) : asked) === undefined) break;
+        held = next;
       }
     } catch (error) {
+      locks?.ended();
       client?.off('error', swallow);
       client?.release(true);
       for (const unit of batch) unit.reject(new BatchRolledBackError((error as Error).cause ?? error));
@@ -155,6 +188,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     /** Rerunnable units that ended contended: back to the head of the queue, for a later transaction. */
     const again: Pending[] = [];
     const commitError = ended ? null : await commit(client);
+    locks!.ended();
     client.off('error', swallow);
     client.release(commitError !== null);
     const seconds = (performance.now() - started) / 1000;

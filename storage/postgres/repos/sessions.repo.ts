@@ -5,6 +5,7 @@ import {
   conversationFromRow, fileFromRow, fileMetaFromRow, fileToRow, messageToRow, pendingFromRow, sessionFromRow, sessionToRow,
   VISIBLE_MESSAGE_COLUMNS, visibleMessageFromRow,
 } from '../../rows/sessions.js';
+import { lockOnce } from '../batch-locks.js';
 import { insert, many, one, run, write, type Queryable } from './sql.js';
 
 /** Every column sessionFromRow reads: `pending` (a whole first turn, parsed by pg) stays unread on ordinary reads. */
@@ -19,7 +20,8 @@ export const SESSION_COLUMNS =
  * unit of work (where the runtime writes); on the pool the lock ends with the statement.
  */
 export async function lockSession(q: Queryable, sessionId: string): Promise<void> {
-  await write(q, 'SELECT 1 FROM sessions WHERE id = $1 FOR NO KEY UPDATE', [sessionId]);
+  // Once per batch transaction: a unit inserting several messages (or the next unit of the batch) holds it already.
+  await lockOnce(q, `session ${sessionId}`, () => write(q, 'SELECT 1 FROM sessions WHERE id = $1 FOR NO KEY UPDATE', [sessionId]));
 }
 
 export function createPostgresSessionsRepo(q: Queryable) {

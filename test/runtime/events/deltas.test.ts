@@ -129,3 +129,46 @@ t.test('credential material never reaches the table or subscribers', async (t) =
     t.ok(text.includes('[redacted]'), `${where}: redaction is visible`);
   }
 });
+
+t.test('the window timer asks for each session\'s flush in the async context of that session\'s own pushes', async (t) => {
+  // On PostgreSQL a session's run is fenced through its async context: a flush run in another session's context
+  // would be fenced by that session's lease (and refused once it is released).
+  const { DeltaCoalescer } = await import('../../../runtime/events/delta-coalescer.js');
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const context = new AsyncLocalStorage<string>();
+  let fire: () => void = () => undefined;
+  const seen: Array<[string, string | undefined]> = [];
+  const coalescer = new DeltaCoalescer({
+    windowMs: 50,
+    maxChars: 4096,
+    timers: { set: (run) => void (fire = run), clear: () => undefined },
+    onDue: (ids) => ids.forEach((id) => seen.push([id, context.getStore()])),
+  });
+  context.run('run of A', () => coalescer.push('A', chunk('a')));
+  context.run('run of B', () => coalescer.push('B', chunk('b')));
+  context.run('unrelated', () => fire());
+  t.strictSame(seen, [['A', 'run of A'], ['B', 'run of B']]);
+});
+
+t.test('a buffer whose flush was asked for is not asked again by later windows until that flush takes it', async (t) => {
+  // Under load a flush may wait in the writer's queue longer than a window: each extra request was an empty unit.
+  const { DeltaCoalescer } = await import('../../../runtime/events/delta-coalescer.js');
+  let fire: (() => void) | null = null;
+  const asked: string[] = [];
+  const coalescer = new DeltaCoalescer({
+    windowMs: 50,
+    maxChars: 4096,
+    timers: { set: (run) => void (fire = run), clear: () => void (fire = null) },
+    onDue: (ids) => asked.push(...ids),
+  });
+  coalescer.push('A', chunk('a1'));
+  fire!();
+  coalescer.push('A', chunk('a2'));
+  coalescer.push('B', chunk('b1'));
+  fire!();
+  t.strictSame(asked, ['A', 'B'], 'A asked once, B once');
+  t.strictSame(coalescer.take('A').map((d) => d.text), ['a1a2'], 'the one flush takes everything A buffered');
+  coalescer.push('A', chunk('a3'));
+  fire!();
+  t.strictSame(asked, ['A', 'B', 'A'], 'a new buffer after the take is asked for again');
+});
