@@ -115,7 +115,9 @@ export const fireScenario: CustomScenario = {
   name: 'fire',
   async run(ctx) {
     const rows: Row[] = [];
-    for (const target of TARGETS) rows.push(...(await measure(ctx, target)));
+    // --target picks targets by row label ('switchyard-fire --accept-only') or server name (every switchyard-fire row).
+    const wanted = TARGETS.filter((t) => ctx.targets.length === 0 || ctx.targets.includes(t.label ?? t.server) || ctx.targets.includes(t.server));
+    for (const target of wanted) rows.push(...(await measure(ctx, target)));
     const grouped = [FIRE, REPLAY].map((scenario) => rows.filter((r) => r.scenario === scenario));
     for (const group of grouped) {
       const floor = group.find((r) => r.target === FLOOR);

@@ -41,6 +41,7 @@ export async function runBench(scenarios: Scenario[], argv: string[], section?: 
     durationSec: options.durationSec,
     connections: options.connections,
     quick: options.quick,
+    targets: options.targets,
     async startServer(name, args) {
       const server = await startServer(name, args);
       started.add(server);
