@@ -53,7 +53,11 @@ export async function runBench(scenarios: Scenario[], argv: string[], section?: 
       await stopServer(server);
     },
     load: (scenario, server, request, overrides) =>
-      loadServer(scenario, server, request, { ...options, connections: overrides?.connections ?? options.connections }),
+      loadServer(scenario, server, request, {
+        ...options,
+        connections: overrides?.connections ?? options.connections,
+        warmupSec: overrides?.warmupSec ?? options.warmupSec,
+      }),
   };
 
   for (const scenario of selected) {

@@ -94,7 +94,7 @@ export interface BenchContext {
   startServer(name: string, args?: string[]): Promise<RunningServer>;
   stopServer(server: RunningServer): Promise<void>;
   /** Loads a 127.0.0.1 server from the pinned client process and returns its row (ratioToBaseline null). */
-  load(scenario: string, server: RunningServer, request: LoadRequest, options?: { connections?: number }): Promise<Row>;
+  load(scenario: string, server: RunningServer, request: LoadRequest, options?: { connections?: number; warmupSec?: number }): Promise<Row>;
 }
 
 /**
