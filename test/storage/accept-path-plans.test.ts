@@ -7,12 +7,11 @@
  * ANALYZE), must not scan a stored table: no cost that grows with history.
  */
 import t from 'tap';
-import Database from 'better-sqlite3';
 import { onSqlite } from '../../http/service.js';
 import { seedFireHistory } from '../../bench/history-seed.js';
 import { startFireServer } from '../http/triggers/fire-server.js';
 import { sqliteOnly } from '../helpers/server.js';
-import type { SqliteDatabase } from '../../storage/database.js';
+import { openDatabase, type SqliteDatabase } from '../../storage/database.js';
 
 const HISTORY = 5_000;
 const DAY_MS = 86_400_000;
@@ -22,7 +21,8 @@ type Method = 'run' | 'get' | 'all' | 'iterate';
 /** Records the SQL of every statement executed on any better-sqlite3 handle while `recording` is on. */
 function statementRecorder(t: { teardown(fn: () => void): void }): { recording: boolean; sources: Set<string> } {
   const recorder = { recording: false, sources: new Set<string>() };
-  const probe = new Database(':memory:');
+  // Every statement shares one prototype: patching it reaches the statements the repositories prepared at start-up.
+  const probe = openDatabase(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<Method, (...args: unknown[]) => unknown>;
   probe.close();
   for (const method of ['run', 'get', 'all', 'iterate'] as const) {
