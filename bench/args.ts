@@ -21,7 +21,7 @@ export const USAGE = `npm run bench -- [options]
   --duration N      seconds of load per target (default 10; --quick: 1), 1–600
   --connections N   autocannon connections (default 50; --quick: 10), 1–2000
   --only NAME       run scenarios whose name contains NAME (repeatable)
-  --target SERVER   load only this bench/servers/ target in HTTP scenarios (repeatable)
+  --target SERVER   load only this bench/servers/ target (or fire-bench row label) in HTTP and fire scenarios (repeatable)
   --quick           smoke run: 1 s, no warm-up; prints the table and writes no file unless --out is given
   --out FILE        write the results here (default ${DEFAULT_OUT})`;
 

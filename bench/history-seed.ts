@@ -56,7 +56,10 @@ export function seedFireHistory(running: Service, refs: Record<string, string>, 
     for (const statement of [...sessions, ...executions]) rows += statement.run(args).changes;
   });
   for (let from = 0; from < fires; from += CHUNK) chunk(from, Math.min(fires, from + CHUNK));
-  db.exec('ANALYZE');
+  // No ANALYZE: the service never runs it, so a database that grew over a day has no statistics. With them, this
+  // SQLite build (SQLITE_ENABLE_STAT4) re-plans every statement whose bound value meets an indexed column at each new
+  // binding: the 1M row once measured +25-35 % server CPU per fire for that alone (docs/decisions.md, "Accept
+  // throughput over a long history").
   service.store.checkpoint();
   return { seconds: (performance.now() - started) / 1000, rows };
 }

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { detectPinning, spawnTsNode, stopChild } from './children.js';
+import { serverCpuSeconds } from './server-process.js';
 import type { ClientJob, ClientResult } from './autocannon-child.js';
 import type { LoadRequest, Row, RunningServer } from './scenario.js';
 
@@ -22,14 +23,19 @@ export async function loadServer(scenario: string, server: RunningServer, reques
   if (url.hostname !== '127.0.0.1') throw new Error(`load tests run only against 127.0.0.1, not ${url.hostname}`);
   await probe(url, request);
   const job: ClientJob = { url: server.url, connections: options.connections, durationSec: options.durationSec, warmupSec: options.warmupSec, request };
+  const cpuBefore = serverCpuSeconds(server);
   const result = await runClient(job);
+  const cpu = cpuOf(server, cpuBefore, options.warmupSec + options.durationSec, result.reqPerSec);
   const expected = request.expectedStatus ?? 200;
+  // The curve behind the steadiness note, for reading warm-up and decay (stderr: the table keeps only the ratio).
+  if (request.steadiness) process.stderr.write(`${scenario} / ${server.name}: ${expected}s per second ${result.expectedPerSecond.join(' ')}\n`);
   const bounded = Object.entries(result.statusCodes).filter(([code]) => request.boundedStatuses?.includes(Number(code)));
   const unexpected = Object.entries(result.statusCodes).filter(([code]) => Number(code) !== expected && !request.boundedStatuses?.includes(Number(code)));
   const answered = Object.values(result.statusCodes).reduce((sum, n) => sum + n, 0);
   const expectedRate = answered > 0 ? (result.reqPerSec * (result.statusCodes[String(expected)] ?? 0)) / answered : 0;
   const notes = [
     request.steadiness ? steadiness(result.expectedPerSecond, options.durationSec) : '',
+    cpu,
     bounded.length > 0 ? `${expected}s: ${Math.round(expectedRate)}/s; refused by the queue bound: ${bounded.map(([code, count]) => `${code}×${count}`).join(' ')}` : '',
     result.reqPerSec > CLIENT_BOUND_REQ_PER_SEC ? 'client-bound' : '',
     result.timeouts > 0 ? `${result.timeouts} timeouts` : '',
@@ -59,6 +65,18 @@ export function steadiness(perSecond: readonly number[], durationSec: number): s
   const first = sum(perSecond.slice(0, window));
   const last = sum(perSecond.slice(durationSec - window, durationSec));
   return first > 0 ? `last ${window} s / first ${window} s: ${(last / first).toFixed(2)}` : '';
+}
+
+/**
+ * The server's CPU share while loaded (warm-up included; the client's start-up leaves the server idle) and that share
+ * per answer: on a shared, busy box the server gets less than its core, so CPU per answer compares rows better than
+ * req/s alone. Empty without /proc.
+ */
+function cpuOf(server: RunningServer, before: number | null, loadedSec: number, reqPerSec: number): string {
+  const after = serverCpuSeconds(server);
+  if (before === null || after === null || reqPerSec <= 0) return '';
+  const share = (after - before) / loadedSec;
+  return `server CPU ${Math.round(share * 100)} %, ${Math.round((share * 1e6) / reqPerSec)} µs/answer`;
 }
 
 /** One request before the load: a wrong route, key or seed fails here instead of producing a fast table of 404s. */

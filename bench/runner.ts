@@ -41,6 +41,7 @@ export async function runBench(scenarios: Scenario[], argv: string[], section?: 
     durationSec: options.durationSec,
     connections: options.connections,
     quick: options.quick,
+    targets: options.targets,
     async startServer(name, args) {
       const server = await startServer(name, args);
       started.add(server);
@@ -52,7 +53,11 @@ export async function runBench(scenarios: Scenario[], argv: string[], section?: 
       await stopServer(server);
     },
     load: (scenario, server, request, overrides) =>
-      loadServer(scenario, server, request, { ...options, connections: overrides?.connections ?? options.connections }),
+      loadServer(scenario, server, request, {
+        ...options,
+        connections: overrides?.connections ?? options.connections,
+        warmupSec: overrides?.warmupSec ?? options.warmupSec,
+      }),
   };
 
   for (const scenario of selected) {

@@ -37,6 +37,8 @@ export interface RunningServer {
   /** http://127.0.0.1:<port> */
   url: string;
   ready: ServerReady;
+  /** The server process's id (its CPU time is read from /proc while it is loaded). */
+  pid?: number;
 }
 
 /** The request autocannon repeats. */
@@ -86,11 +88,13 @@ export interface BenchContext {
   durationSec: number;
   connections: number;
   quick: boolean;
+  /** --target values (empty: all): a custom scenario with several targets loads only those it names. */
+  targets: readonly string[];
   /** Starts bench/servers/<name>.ts in a pinned child process; the runner stops it after the scenario, even on failure. */
   startServer(name: string, args?: string[]): Promise<RunningServer>;
   stopServer(server: RunningServer): Promise<void>;
   /** Loads a 127.0.0.1 server from the pinned client process and returns its row (ratioToBaseline null). */
-  load(scenario: string, server: RunningServer, request: LoadRequest, options?: { connections?: number }): Promise<Row>;
+  load(scenario: string, server: RunningServer, request: LoadRequest, options?: { connections?: number; warmupSec?: number }): Promise<Row>;
 }
 
 /**

@@ -1,5 +1,5 @@
 // Starts a bench/servers/ script on the server core, waits for its ready line, and stops it by PID.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { detectPinning, REPO_ROOT, spawnTsNode, stopChild, type Child } from './children.js';
@@ -15,12 +15,24 @@ export async function startServer(name: string, args: string[] = []): Promise<Ru
   const child = spawnTsNode(script, args, detectPinning().serverCore);
   try {
     const ready = await readyLine(child, name);
-    const server: RunningServer = { name, url: `http://127.0.0.1:${ready.port}`, ready };
+    const server: RunningServer = { name, url: `http://127.0.0.1:${ready.port}`, ready, pid: child.process.pid };
     children.set(server, child);
     return server;
   } catch (error) {
     await stopChild(child);
     throw error;
+  }
+}
+
+/** CPU seconds (user + system) the server process has used so far; null where /proc is not readable. */
+export function serverCpuSeconds(server: RunningServer): number | null {
+  if (server.pid === undefined) return null;
+  try {
+    // Fields after the parenthesized command name: utime and stime are the 12th and 13th, in clock ticks (USER_HZ 100).
+    const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
   }
 }
 

@@ -18,8 +18,14 @@ export interface BenchServiceOptions {
   readonly manifest: string;
   /** Settings over the bench defaults (rate limits off). */
   readonly config?: Partial<ServiceConfig>;
-  /** Runs before the manifest is applied (e.g. keep sessions from reaching their engines). */
+  /** Runs before the manifest is applied (e.g. keep sessions from reaching their engines), and again after a restart. */
   prepare?(service: Service): void;
+  /**
+   * Fills the database after the manifest (e.g. a stored history); the service then closes and boots again over the
+   * file, as a long-running server restarted over its database would, so no seeding state (heap, caches, WAL) remains
+   * in the process under load. Returns facts for the results table (added to the ready line's `facts`).
+   */
+  seed?(service: Service, refs: Record<string, string>): Record<string, string>;
   /** HTTP adapter setting for the service (default auto). */
   readonly httpAdapter?: 'auto' | 'uws' | 'node';
   /** The ready line's fields after port and adapter: the refs the client needs and facts for the results table; may throw. */
@@ -39,14 +45,25 @@ export async function bootBenchService(options: BenchServiceOptions): Promise<vo
     const manifest = loadManifestFile(resolve(REPO_ROOT, options.manifest));
     // Rate limits off: the bench measures the request path, not the token buckets saying 429.
     // Logs go to stderr so stdout carries only the ready line; warn level keeps per-request logging off the hot path.
-    service = await createService({
-      dbPath: join(dir, 'bench.db'),
-      logger: createLogger('warn', pino.destination(2)),
-      config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, httpAdapter: options.httpAdapter ?? 'auto', ...options.config },
-    });
-    options.prepare?.(service);
+    const boot = async (): Promise<Service> => {
+      const booted = await createService({
+        dbPath: join(dir, 'bench.db'),
+        logger: createLogger('warn', pino.destination(2)),
+        config: { keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 }, httpAdapter: options.httpAdapter ?? 'auto', ...options.config },
+      });
+      options.prepare?.(booted);
+      return booted;
+    };
+    service = await boot();
     const { refs } = await service.applyManifest(manifest);
-    const fields = options.ready(service, refs);
+    let seeded: Record<string, string> = {};
+    if (options.seed) {
+      seeded = options.seed(service, refs);
+      await service.close();
+      service = await boot();
+    }
+    const ready = options.ready(service, refs);
+    const fields = options.seed ? { ...ready, facts: { ...(ready.facts as Record<string, string> | undefined), ...seeded } } : ready;
     const port = await service.listen(0, '127.0.0.1');
     announce({ port, adapter: service.adapter, ...fields });
   } catch (error) {
