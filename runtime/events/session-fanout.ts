@@ -23,6 +23,8 @@ export interface FanoutStats {
   subscribers: number;
   /** Subscribers waiting for their next delivery turn. */
   queued: number;
+  /** Subscribers whose catch-up read of the table is in flight (out of the queue until it answers). */
+  reading: number;
   deliveredBatches: number;
   deliveredEvents: number;
   /** Event-loop turns the fan-out has used (each delivers at most `fanoutChunk` batches). */
@@ -93,7 +95,7 @@ class Sub implements SessionSubscription {
 export function createSessionFanout(options: SessionFanoutOptions): SessionFanout {
   const { repo, clock, fanoutChunk, batchLimit, backlogLimit } = options;
   const channels = new Map<string, Channel>();
-  const stats = { deliveredBatches: 0, deliveredEvents: 0, drainTurns: 0 };
+  const stats = { deliveredBatches: 0, deliveredEvents: 0, drainTurns: 0, reading: 0 };
   let queue: Sub[] = [];
   let queueStart = 0;
   let drainScheduled = false;
@@ -185,7 +187,10 @@ export function createSessionFanout(options: SessionFanoutOptions): SessionFanou
       // Only a subscriber catching up from the table waits for storage; live ones are served from memory.
       let batch: SessionEventEnvelope[];
       try {
-        batch = readsTable(sub) ? await collectFromTable(sub) : collect(sub);
+        if (readsTable(sub)) {
+          stats.reading += 1;
+          batch = await collectFromTable(sub).finally(() => (stats.reading -= 1));
+        } else batch = collect(sub);
       } catch (error) {
         close(sub);
         options.onListenerError(error, sub.channel.sessionId);

@@ -1,12 +1,11 @@
 // Starts a real Switchyard service on 127.0.0.1:0 for a test (on the adapter SWITCHYARD_HTTP_ADAPTER names), and closes it at teardown.
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import pino from 'pino';
 import { createService, type CreateServiceOptions, type Service } from '../../http/service.js';
 import { ManualClock } from '../../runtime/clock.js';
 import { configFromEnv, DEFAULT_CONFIG, type ServiceConfig } from '../../runtime/config.js';
 import { REDACT_PATHS } from '../../runtime/logger.js';
+import { testDatabase, testStorage } from './test-database.js';
 
 export interface TestServer {
   /**
@@ -26,53 +25,10 @@ export function testHttpAdapter(): ServiceConfig['httpAdapter'] {
   return configFromEnv({ SWITCHYARD_HTTP_ADAPTER: process.env.SWITCHYARD_HTTP_ADAPTER }).httpAdapter;
 }
 
-/** The engine the service-level tests run on (SWITCHYARD_TEST_STORAGE): sqlite by default. */
-export const testStorage: 'sqlite' | 'postgres' = process.env.SWITCHYARD_TEST_STORAGE === 'postgres' ? 'postgres' : 'sqlite';
-
+export { testStorage };
 
 interface Teardown {
   teardown(fn: () => unknown): void;
-}
-
-/** Databases created for a `dbPath`, so a test that restarts its server on the same path finds its data again. */
-const databasesByPath = new Map<string, { url: string; users: number }>();
-
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(sql).finally(() => admin.end());
-}
-
-/**
- * SWITCHYARD_TEST_STORAGE=postgres runs the server on a fresh database of SWITCHYARD_TEST_DATABASE_URL's server (a
- * role that may CREATE DATABASE); the same `dbPath` names the same database, as the same file does on SQLite.
- * Returns null on SQLite; else the URL and the drop to run after the server closed (once its last user is done).
- */
-async function testDatabase(dbPath: string | undefined): Promise<{ url: string; drop(): Promise<void> } | null> {
-  if (testStorage !== 'postgres') return null;
-  const adminUrl = process.env.SWITCHYARD_TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error('SWITCHYARD_TEST_STORAGE=postgres needs SWITCHYARD_TEST_DATABASE_URL');
-  const key = dbPath === undefined || dbPath === ':memory:' ? null : dbPath;
-  let entry = key === null ? undefined : databasesByPath.get(key);
-  const name = entry === undefined ? `switchyard_http_${randomBytes(6).toString('hex')}` : new URL(entry.url).pathname.slice(1);
-  if (entry === undefined) {
-    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    entry = { url: url.toString(), users: 0 };
-    if (key !== null) databasesByPath.set(key, entry);
-  }
-  const shared = entry;
-  shared.users++;
-  return {
-    url: shared.url,
-    async drop() {
-      // The last server on a path drops it, after its own close (see the teardown in startTestServer).
-      if (--shared.users > 0) return;
-      if (key !== null) databasesByPath.delete(key);
-      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
 }
 
 export async function startTestServer(

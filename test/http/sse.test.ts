@@ -11,7 +11,7 @@ import type { Route, StreamSink } from '../../http/types.js';
 import { chooseAdapter, createHttpServer } from '../../http/http-server.js';
 import type { SessionEventEnvelope, SnapshotPayload } from '../../runtime/events/session-event.js';
 import { TokenBuckets } from '../../runtime/rate-limit.js';
-import { busFixture, range, settle } from '../runtime/events/bus-fixture.js';
+import { busFixture, range, settle, type BusFixture } from '../runtime/events/bus-fixture.js';
 import { testHttpAdapter } from '../helpers/server.js';
 
 interface Tap {
@@ -56,7 +56,7 @@ const SNAPSHOT: SnapshotPayload = {
 
 interface SseServer {
   url: string;
-  fixture: ReturnType<typeof busFixture>;
+  fixture: BusFixture;
   session: string;
   /** One per stream the server opened, with a promise that settles when it closes. */
   opened: Inbox<{ sink: StreamSink; closed: Promise<void> }>;
@@ -70,7 +70,7 @@ async function startSseServer(
   t: Tap,
   options: { heartbeatMs?: number; retryMs?: number; streamQueueLimit?: number; snapshot?: () => SnapshotPayload | Promise<SnapshotPayload> } = {},
 ): Promise<SseServer> {
-  const fixture = busFixture(1);
+  const fixture = await busFixture(t, 1);
   const [session] = fixture.sessions;
   const opened = new Inbox<{ sink: StreamSink; closed: Promise<void> }>();
   const lastEventIds = new Inbox<string | null>();

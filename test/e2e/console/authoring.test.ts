@@ -102,7 +102,10 @@ t.test('agents, flows and knowledge in Chromium', { skip: executable ? false : S
       const newest = page.getByRole('list', { name: 'Revisions' }).getByRole('listitem').first();
       await newest.filter({ hasText: `Revision ${revision}` }).waitFor();
       t.match(await newest.textContent(), new RegExp(`Revision ${revision}.*${note.replace(/[()]/g, '\\$&')}.*Current`), 'the new revision is current, with its note');
-      t.match(await page.getByRole('region', { name: 'Run' }).textContent(), new RegExp(`Runs use revision ${revision}`));
+      // The run panel rereads the agent on its own after the publish (as the revisions list does): wait for its answer.
+      const runPanel = page.getByRole('region', { name: 'Run' });
+      await runPanel.filter({ hasText: `Runs use revision ${revision}.` }).waitFor();
+      t.match(await runPanel.textContent(), new RegExp(`Runs use revision ${revision}`));
       t.equal(await page.getByText('unpublished changes', { exact: true }).count(), 0, 'published: nothing differs any more');
       t.match(await page.getByRole('region', { name: 'Run' }).textContent(), /Neither sends caller credentials/, 'the buttons say they send no caller credentials');
 

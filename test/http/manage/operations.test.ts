@@ -33,6 +33,10 @@ t.test('running, suspended, fires per second and webhook failures of one organiz
   const stream = new AbortController();
   const streaming = await fetch(`${m.url}/api/v1/agents/sessions/${opened.json.sessionId}/stream`, { headers: bearer(c.key('ada')), signal: stream.signal });
   t.equal(streaming.status, 200);
+  // The stream's headers may go out before its subscription is registered (a replay bounds read first, a round trip on
+  // PostgreSQL): wait for the count as for the running turn above.
+  const streamDeadline = Date.now() + 10_000;
+  while ((await ops('gina')).process.openStreams !== 1 && Date.now() < streamDeadline) await new Promise((r) => setTimeout(r, 20));
   t.equal((await ops('gina')).process.openStreams, 1, 'open streams are process-wide: every organization sees the same count');
   stream.abort();
   release();

@@ -10,6 +10,11 @@ export function send(c: Conversation, method: string, path: string, user: string
 export interface Watch {
   /** The `change` of every session.changed frame, in order. */
   changes: string[];
+  /**
+   * Resolves at the stream's first frame (its snapshot): a stream opened without Last-Event-ID carries what commits
+   * after it subscribed, so changes made before this may not be seen.
+   */
+  ready: Promise<void>;
   until(test: (changes: string[]) => boolean): Promise<void>;
   /** Resolves when the EventSource gave up (the stream ended and a reconnect was refused). */
   closed: Promise<void>;
@@ -23,18 +28,22 @@ export function watchChanges(c: Conversation, sessionId: string, user: string): 
   const source = new EventSource(`${c.server.url}/api/v1/agents/sessions/${sessionId}/stream`, {
     fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...bearer(c.key(user)) } }),
   });
+  let onReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
   let onClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
   source.onerror = () => {
     if (source.readyState === EventSource.CLOSED) onClosed();
   };
   source.onmessage = (message) => {
+    onReady();
     const { event } = JSON.parse(message.data) as { event: { type: string; change?: string } };
     if (event.type === 'session.changed' && event.change !== 'message_added') changes.push(event.change!);
     for (const w of [...waiters]) if (w.test(changes)) waiters.splice(waiters.indexOf(w), 1) && w.resolve();
   };
   return {
     changes,
+    ready,
     closed,
     close: () => source.close(),
     until(test) {

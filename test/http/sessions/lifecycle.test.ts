@@ -18,6 +18,8 @@ t.test('a manager renames, sets the outcome, archives, unarchives and deletes; a
   const id = await openSettled(c, 'bob');
   const watch = watchChanges(c, id, 'vic');
   t.teardown(() => watch.close());
+  // Subscribed before the first change (on PostgreSQL the subscription is a round trip behind the request).
+  await watch.ready;
   const path = `/agents/sessions/${id}`;
 
   const renamed = await send(c, 'PATCH', path, 'bob', { title: '  Contact c-1  ' });

@@ -1,9 +1,10 @@
-// Test fixture: a store with seeded sessions, a bus over it, manual delta timers, and a recording subscriber.
+// Test fixture: a store (the test storage mode's engine) with seeded sessions, a bus over it, manual delta timers, and a recording subscriber.
 import { ManualClock } from '../../../runtime/clock.js';
 import type { DeltaTimers } from '../../../runtime/events/delta-coalescer.js';
 import { createSessionEventBus, type SessionEventBus, type SessionEventBusOptions } from '../../../runtime/events/event-bus.js';
 import type { SessionEventEnvelope } from '../../../runtime/events/session-event.js';
-import { openStore, type Store } from '../../../storage/store.js';
+import type { Storage } from '../../../storage/port/storage.js';
+import { openTestStore, type TestStore } from '../../helpers/test-store.js';
 import { seedSessions } from './seed-sessions.js';
 
 /** Delta window timers that fire only when the test says so. */
@@ -26,7 +27,8 @@ export class ManualTimers implements DeltaTimers {
 }
 
 export interface BusFixture {
-  store: Store;
+  store: Storage;
+  db: TestStore;
   bus: SessionEventBus;
   clock: ManualClock;
   timers: ManualTimers;
@@ -34,9 +36,15 @@ export interface BusFixture {
   errors: unknown[];
 }
 
-export function busFixture(sessionCount = 2, options: Partial<SessionEventBusOptions> = {}): BusFixture {
-  const store = openStore({ path: ':memory:' });
-  const sessions = seedSessions(store, sessionCount);
+/** A fresh store with `sessionCount` sessions and a bus over it; the store closes at `t`'s teardown. */
+export async function busFixture(t: { teardown(fn: () => unknown): void }, sessionCount = 2, options: Partial<SessionEventBusOptions> = {}): Promise<BusFixture> {
+  return busOver(await openTestStore(t), sessionCount, options);
+}
+
+/** `sessionCount` new sessions in `db` and a new bus over it: many runs of a property share one database. */
+export async function busOver(db: TestStore, sessionCount = 2, options: Partial<SessionEventBusOptions> = {}): Promise<BusFixture> {
+  const store = db.store;
+  const sessions = await seedSessions(db.sql, sessionCount);
   const clock = new ManualClock(Date.UTC(2026, 3, 1, 9));
   const timers = new ManualTimers();
   const errors: unknown[] = [];
@@ -48,15 +56,19 @@ export function busFixture(sessionCount = 2, options: Partial<SessionEventBusOpt
     onError: (error) => errors.push(error),
     ...options,
   });
-  return { store, bus, clock, timers, sessions, errors };
+  return { store, db, bus, clock, timers, sessions, errors };
 }
 
 /** Resolves after the event loop's next check phase: one fan-out turn has run. */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Lets every queued fan-out turn run (bounded, so a bug shows as a failure, not a hang). */
-export async function settle(bus: SessionEventBus, maxTurns = 1000): Promise<void> {
-  for (let i = 0; i < maxTurns && bus.stats().queued > 0; i++) await nextTurn();
+/**
+ * Lets every queued fan-out turn run, and every catch-up read of the table answer (at once on SQLite, a round trip
+ * on PostgreSQL); bounded, so a bug shows as a failure, not a hang.
+ */
+export async function settle(bus: SessionEventBus, maxTurns = 10_000): Promise<void> {
+  const busy = () => bus.stats().queued > 0 || bus.stats().reading > 0;
+  for (let i = 0; i < maxTurns && busy(); i++) await nextTurn();
   await nextTurn();
 }
 

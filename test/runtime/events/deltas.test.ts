@@ -7,18 +7,18 @@ const types = (events: readonly { event: { type: string } }[]) => events.map((e)
 const texts = (events: readonly { event: unknown }[]) => events.map((e) => (e.event as { text?: string }).text);
 
 t.test('chunks of one message within the window become one stored and sent message.delta', async (t) => {
-  const { store, bus, sessions, timers } = busFixture(1);
+  const { store, bus, sessions, timers } = await busFixture(t, 1);
   const [s] = sessions;
   const watch = recorder();
   await bus.subscribe(s, null, watch.listener);
   for (const piece of ['Hel', 'lo, ', 'wor', 'ld']) bus.pushDelta(s, chunk(piece));
-  t.equal(store.repos.sessionEvents.maxSeq(s), 0, 'nothing stored before the window closes');
+  t.equal(await store.repos.sessionEvents.maxSeq(s), 0, 'nothing stored before the window closes');
   t.equal(timers.armed.size, 1, 'one window timer for all buffered sessions');
   t.equal([...timers.armed.values()][0].ms, 50, 'default window is 50 ms');
   timers.fireAll();
   await bus.flushDeltas();
   await settle(bus);
-  const rows = store.repos.sessionEvents.listRange(s, 0, 100, 100);
+  const rows = await store.repos.sessionEvents.listRange(s, 0, 100, 100);
   t.strictSame(rows.map((r) => [r.seq, r.type, JSON.parse(r.payload)]), [
     [1, 'message.delta', { executionId: 'e1', messageId: 'm1', text: 'Hello, world' }],
   ]);
@@ -26,7 +26,7 @@ t.test('chunks of one message within the window become one stored and sent messa
 });
 
 t.test('a switch of message starts a new delta event; order is kept', async (t) => {
-  const { bus, sessions } = busFixture(1);
+  const { bus, sessions } = await busFixture(t, 1);
   const [s] = sessions;
   const watch = recorder();
   await bus.subscribe(s, null, watch.listener);
@@ -47,7 +47,7 @@ t.test('a switch of message starts a new delta event; order is kept', async (t) 
 });
 
 t.test('buffered deltas are stored before the session\'s next event, in the same unit of work', async (t) => {
-  const { store, bus, sessions, timers } = busFixture(2);
+  const { store, bus, sessions, timers } = await busFixture(t, 2);
   const [s, other] = sessions;
   const watch = recorder();
   await bus.subscribe(s, null, watch.listener);
@@ -69,23 +69,23 @@ t.test('buffered deltas are stored before the session\'s next event, in the same
   await settle(bus);
   t.strictSame(types(watch.events), ['message.delta', 'tool_call.started'], 'the window flush found nothing left for this session');
   t.strictSame(seqs(watch.events), [1, 2]);
-  t.equal(store.repos.sessionEvents.maxSeq(other), 1, 'the other session\'s buffer was flushed by the window on its own');
+  t.equal(await store.repos.sessionEvents.maxSeq(other), 1, 'the other session\'s buffer was flushed by the window on its own');
 });
 
 t.test('reaching deltaMaxChars flushes without waiting for the window', async (t) => {
-  const { store, bus, sessions, timers } = busFixture(1, { deltaMaxChars: 10 });
+  const { store, bus, sessions, timers } = await busFixture(t, 1, { deltaMaxChars: 10 });
   const [s] = sessions;
   bus.pushDelta(s, chunk('12345'));
   bus.pushDelta(s, chunk('67890'));
   bus.pushDelta(s, chunk('x'));
   await new Promise((resolve) => setImmediate(resolve));
   await new Promise((resolve) => setImmediate(resolve));
-  t.strictSame(texts(store.repos.sessionEvents.listRange(s, 0, 100, 100).map((r) => ({ event: JSON.parse(r.payload) }))), ['1234567890x']);
+  t.strictSame(texts((await store.repos.sessionEvents.listRange(s, 0, 100, 100)).map((r) => ({ event: JSON.parse(r.payload) }))), ['1234567890x']);
   t.equal(timers.armed.size, 0, 'the window timer was cancelled once the buffer was taken');
 });
 
 t.test('interleaved deltas, events and window flushes: a late subscriber replays a gap-free, duplicate-free history', async (t) => {
-  const { bus, sessions, timers } = busFixture(1);
+  const { bus, sessions, timers } = await busFixture(t, 1);
   const [s] = sessions;
   const live = recorder();
   await bus.subscribe(s, null, live.listener);
@@ -110,7 +110,7 @@ t.test('interleaved deltas, events and window flushes: a late subscriber replays
 });
 
 t.test('credential material never reaches the table or subscribers', async (t) => {
-  const { store, bus, sessions } = busFixture(1);
+  const { store, bus, sessions } = await busFixture(t, 1);
   const [s] = sessions;
   const { mintSecret } = await import('../../../runtime/auth/secrets.js');
   const key = mintSecret('sv_');
@@ -121,7 +121,7 @@ t.test('credential material never reaches the table or subscribers', async (t) =
   const careless = { type: 'file.added', executionId: null, fileId: 'f', name: key, mediaType: 'text/plain', sizeBytes: 1, callerCredentials: { integrations: { crm: { token: 'tok-123' } } } };
   await bus.emit(s, careless as never);
   await settle(bus);
-  const raw = store.repos.sessionEvents.listRange(s, 0, 100, 100).map((r) => r.payload).join('\n');
+  const raw = (await store.repos.sessionEvents.listRange(s, 0, 100, 100)).map((r) => r.payload).join('\n');
   const sent = JSON.stringify(watch.events);
   for (const [where, text] of [['table', raw], ['subscriber', sent]] as const) {
     t.notOk(text.includes(key), `${where}: no service key`);

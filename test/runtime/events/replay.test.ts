@@ -2,18 +2,19 @@
 import fc from 'fast-check';
 import t from 'tap';
 import type { PersistedSessionEvent, SessionEventEnvelope } from '../../../runtime/events/session-event.js';
-import { busFixture, range, recorder, seqs, settle } from './bus-fixture.js';
+import { openTestStore } from '../../helpers/test-store.js';
+import { busFixture, busOver, type BusFixture, range, recorder, seqs, settle } from './bus-fixture.js';
 
 const delta = (n: number): PersistedSessionEvent => ({ type: 'message.delta', executionId: 'e1', messageId: 'm1', text: `chunk ${n} ` });
 const persisted = (events: readonly SessionEventEnvelope[]) => events.filter((e) => e.event.type !== 'stream.reset');
 
-async function emitMany(bus: ReturnType<typeof busFixture>['bus'], session: string, count: number): Promise<void> {
+async function emitMany(bus: BusFixture['bus'], session: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await bus.emit(session, delta(i));
 }
 
 t.test('replay after Last-Event-ID delivers exactly the missed events, then live ones, with zero gaps and duplicates', async (t) => {
   // Small batches and backlog force replay to page through the table and hand over to the in-memory backlog.
-  const { bus, sessions } = busFixture(1, { batchLimit: 3, backlogLimit: 4 });
+  const { bus, sessions } = await busFixture(t, 1, { batchLimit: 3, backlogLimit: 4 });
   const [s] = sessions;
   await emitMany(bus, s, 20);
   const watch = recorder();
@@ -31,7 +32,7 @@ t.test('replay after Last-Event-ID delivers exactly the missed events, then live
 });
 
 t.test('a subscriber from "now" (no Last-Event-ID) starts at the current max and replays nothing', async (t) => {
-  const { bus, sessions } = busFixture(1);
+  const { bus, sessions } = await busFixture(t, 1);
   const [s] = sessions;
   await emitMany(bus, s, 5);
   const watch = recorder();
@@ -43,7 +44,7 @@ t.test('a subscriber from "now" (no Last-Event-ID) starts at the current max and
 });
 
 t.test('a committed-but-unpublished event is counted by the snapshot position and not delivered twice', async (t) => {
-  const { store, bus, sessions } = busFixture(1);
+  const { store, bus, sessions } = await busFixture(t, 1);
   const [s] = sessions;
   const early = recorder();
   await bus.subscribe(s, null, early.listener);
@@ -58,7 +59,7 @@ t.test('a committed-but-unpublished event is counted by the snapshot position an
 });
 
 t.test('stream.reset when Last-Event-ID is ahead of the stored max, then live events continue from the max', async (t) => {
-  const { bus, sessions } = busFixture(1);
+  const { bus, sessions } = await busFixture(t, 1);
   const [s] = sessions;
   await emitMany(bus, s, 3);
   const watch = recorder();
@@ -73,11 +74,11 @@ t.test('stream.reset when Last-Event-ID is ahead of the stored max, then live ev
 });
 
 t.test('stream.reset when the events after Last-Event-ID were pruned; pruning keeps the high-water row', async (t) => {
-  const { store, bus, sessions } = busFixture(1);
+  const { store, bus, sessions } = await busFixture(t, 1);
   const [s] = sessions;
   await emitMany(bus, s, 10);
-  t.equal(store.repos.sessionEvents.pruneThrough(s, 1_000), 9, 'every row but the newest was pruned');
-  t.strictSame(store.repos.sessionEvents.bounds(s), { minSeq: 10, maxSeq: 10 });
+  t.equal(await store.repos.sessionEvents.pruneThrough(s, 1_000), 9, 'every row but the newest was pruned');
+  t.strictSame(await store.repos.sessionEvents.bounds(s), { minSeq: 10, maxSeq: 10 });
   const watch = recorder();
   const sub = await bus.subscribe(s, 4, watch.listener);
   t.equal(sub.reset, 'events_pruned');
@@ -91,7 +92,7 @@ t.test('stream.reset when the events after Last-Event-ID were pruned; pruning ke
 });
 
 t.test('stream.reset for a Last-Event-ID that is not a non-negative integer', async (t) => {
-  const { bus, sessions } = busFixture(1);
+  const { bus, sessions } = await busFixture(t, 1);
   const [s] = sessions;
   await emitMany(bus, s, 2);
   for (const bad of [Number.NaN, -1, 1.5]) {
@@ -105,18 +106,20 @@ t.test('stream.reset for a Last-Event-ID that is not a non-negative integer', as
 });
 
 t.test('rows pruned under a subscriber still catching up become a stream.reset, not a silent gap', async (t) => {
-  const { store, bus, sessions } = busFixture(1, { batchLimit: 2 });
+  const { store, bus, sessions } = await busFixture(t, 1, { batchLimit: 2 });
   const [s] = sessions;
   await emitMany(bus, s, 6);
   const watch = recorder();
   await bus.subscribe(s, 0, watch.listener);
-  store.repos.sessionEvents.pruneThrough(s, 3);
+  await store.repos.sessionEvents.pruneThrough(s, 3);
   await settle(bus);
   t.strictSame(watch.events[0].event, { type: 'stream.reset', reason: 'events_pruned', requestedSeq: 0, latestSeq: 6 });
   t.equal(persisted(watch.events).length, 0, 'after the reset the subscriber is at the head');
 });
 
 t.test('property: for any history, pruning and Last-Event-ID, a subscriber gets exactly (afterSeq, head] or one reset then live', async (t) => {
+  // One database for every run (a fresh PostgreSQL one per run would cost more than the property): each run its own session.
+  const db = await openTestStore(t);
   await fc.assert(
     fc.asyncProperty(
       fc.integer({ min: 0, max: 25 }),
@@ -125,11 +128,11 @@ t.test('property: for any history, pruning and Last-Event-ID, a subscriber gets 
       fc.integer({ min: 0, max: 4 }),
       fc.integer({ min: 1, max: 5 }),
       async (stored, pruneThrough, afterSeq, live, batchLimit) => {
-        const { store, bus, sessions } = busFixture(1, { batchLimit, backlogLimit: 3 });
+        const { store, bus, sessions } = await busOver(db, 1, { batchLimit, backlogLimit: 3 });
         const [s] = sessions;
         await emitMany(bus, s, stored);
-        store.repos.sessionEvents.pruneThrough(s, pruneThrough);
-        const { minSeq } = store.repos.sessionEvents.bounds(s);
+        await store.repos.sessionEvents.pruneThrough(s, pruneThrough);
+        const { minSeq } = await store.repos.sessionEvents.bounds(s);
         const watch = recorder();
         const sub = await bus.subscribe(s, afterSeq, watch.listener);
         await emitMany(bus, s, live);

@@ -8,7 +8,7 @@ const types = (trail: RunTrail) => trail.events.map((e) => e.type);
 t.test('a non-enterprise contact: get runs, the condition is false, no approval, output is the contact', async (t) => {
   const w = await flowWorld(t);
   const { sessionId } = await w.start({ id: 'c-1' });
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
 
   t.equal(trail.execution.status, 'completed');
   t.same(
@@ -34,7 +34,7 @@ t.test('a non-enterprise contact: get runs, the condition is false, no approval,
 t.test('an enterprise contact suspends at `tag` as a run approval; approving runs the templated update', async (t) => {
   const w = await flowWorld(t);
   const { sessionId, executionId } = await w.start({ id: 'c-2' });
-  let trail = w.trail(sessionId);
+  let trail = await w.trail(sessionId);
 
   t.equal(trail.execution.status, 'suspended');
   t.equal(trail.approvals.length, 1);
@@ -49,7 +49,7 @@ t.test('an enterprise contact suspends at `tag` as a run approval; approving run
   t.same(answer, { ok: true, approvalId: approval.id, decision: 'approved' });
   await w.dispatcher.idle(sessionId);
 
-  trail = w.trail(sessionId);
+  trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'completed');
   const patch = w.crm.requests('PATCH');
   t.equal(patch.length, 1);
@@ -80,7 +80,7 @@ t.test('rejecting the run approval ends the run as rejected and makes no update 
   t.equal(answer.decision, 'rejected');
   await w.dispatcher.idle(sessionId);
 
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'rejected');
   t.equal(trail.execution.errorCode, 'REJECTED');
   t.same(w.crm.requests('PATCH'), []);
@@ -93,7 +93,7 @@ t.test('rejecting the run approval ends the run as rejected and makes no update 
 
 t.test('input that fails the declared inputs is refused before anything is written or called', async (t) => {
   const w = await flowWorld(t);
-  const sessionsBefore = w.store.db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number };
+  const sessionsBefore = await w.sql.count('SELECT COUNT(*) AS n FROM sessions');
   for (const input of [{}, { id: 5 }, { id: null }]) {
     const error = await w.start(input).then(
       () => null,
@@ -103,7 +103,7 @@ t.test('input that fails the declared inputs is refused before anything is writt
     t.match(error, { code: 'VALIDATION', status: 400 });
     t.notOk(JSON.stringify((error as AppError).details).includes('5'), 'issues name paths and rules, not the values');
   }
-  t.same(w.store.db.prepare('SELECT COUNT(*) AS n FROM sessions').get(), sessionsBefore, 'no session written');
+  t.equal(await w.sql.count('SELECT COUNT(*) AS n FROM sessions'), sessionsBefore, 'no session written');
   t.same(w.crm.requests(), [], 'no upstream call');
 });
 
@@ -111,14 +111,12 @@ t.test('a stored input that bypassed admission fails the run before any step', a
   const w = await flowWorld(t);
   const planned = await w.starter.plan({ orgId: w.orgId, automationId: w.refs.enrich!, actorUserId: w.refs.ada!, origin: 'trigger', visibility: 'domain', input: { id: 'c-1' } });
   // Written as a path that skipped admission would: the stored input no longer matches the declared inputs.
-  await w.store.writer.submit(async (tx) => {
-    await planned.write(tx);
-    w.store.db.prepare(`UPDATE executions SET input = '{"id": 42}' WHERE id = ?`).run(planned.executionId);
-  });
+  await w.store.writer.submit(async (tx) => planned.write(tx));
+  await w.sql.run(`UPDATE executions SET input = '{"id": 42}' WHERE id = ?`, planned.executionId);
   planned.dispatch();
   await w.dispatcher.idle(planned.sessionId);
 
-  const trail = w.trail(planned.sessionId);
+  const trail = await w.trail(planned.sessionId);
   t.equal(trail.execution.status, 'failed');
   t.equal(trail.execution.errorCode, 'INVALID_INPUT');
   t.same(trail.calls, []);
@@ -140,7 +138,7 @@ t.test('deterministic: the same input and tool outputs give the same trail', asy
     await w.dispatcher.idle(sessionId);
     // The CRM keeps what the update wrote; reset it so the second run sees the same upstream answers.
     w.crm.contacts.set('c-2', { id: 'c-2', name: 'Erin Enterprise', tier: 'enterprise' });
-    runs.push(normalize(w.trail(sessionId)));
+    runs.push(normalize(await w.trail(sessionId)));
   }
   t.same(runs[1], runs[0]);
   t.equal(runs[0]!.calls.length, 2);
@@ -149,7 +147,7 @@ t.test('deterministic: the same input and tool outputs give the same trail', asy
 t.test('a failing step fails the run with its code; later steps do not run', async (t) => {
   const w = await flowWorld(t);
   const { sessionId } = await w.start({ id: 'c-404' });
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
   t.equal(trail.execution.errorCode, 'UPSTREAM_ERROR');
   t.match(trail.execution.errorMessage, /^Step "get" \(crm\.get_contact\) failed: /);

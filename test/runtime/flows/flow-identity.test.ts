@@ -27,15 +27,14 @@ function withCallerFlows(manifest: any): void {
 const credentials = (token: string) => normalizeCallerCredentials(callerCredentialsSchema.parse({ integrations: { crm: { token } } }));
 
 /** Everything a run stored, as text: the canary must be in none of it. */
-function storedText(w: FlowWorld): string {
-  const db = w.store.db;
-  const dump = (sql: string) => JSON.stringify(db.prepare(sql).all());
+async function storedText(w: FlowWorld): Promise<string> {
+  const dump = async (sql: string) => JSON.stringify(await w.sql.all(sql));
   return [
-    dump('SELECT * FROM session_events'),
-    dump('SELECT * FROM tool_calls'),
-    dump('SELECT * FROM messages'),
-    dump('SELECT * FROM approvals'),
-    dump('SELECT * FROM executions'),
+    await dump('SELECT * FROM session_events'),
+    await dump('SELECT * FROM tool_calls'),
+    await dump('SELECT * FROM messages'),
+    await dump('SELECT * FROM approvals'),
+    await dump('SELECT * FROM executions'),
     w.logs.join(''),
   ].join('\n');
 }
@@ -43,27 +42,27 @@ function storedText(w: FlowWorld): string {
 t.test('from /triggers/fire a caller-bound call runs with the caller token; the grant is gone when the run settles', async (t) => {
   const w = await flowWorld(t, { manifest: withCallerFlows });
   const { sessionId, executionId } = await w.start({ id: 'c-1' }, { flow: 'caller-get', callerCredentials: credentials(CANARY) });
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'completed');
   t.equal(w.crm.requests()[0]!.headers.authorization, `Bearer ${CANARY}`, 'caller material, not the organization token');
   t.match(trail.calls[0], { identity: 'caller', status: 'succeeded' });
-  t.equal(w.store.repos.executions.grantOf(executionId), undefined, 'custody ended with the run');
-  t.notOk(storedText(w).includes(CANARY), 'the credential is in no row, event or log');
+  t.equal(await w.store.repos.executions.grantOf(executionId), undefined, 'custody ended with the run');
+  t.notOk((await storedText(w)).includes(CANARY), 'the credential is in no row, event or log');
   t.equal(JSON.parse(trail.messages.at(-1)!.payload!).output, 'Pat Pro', 'embedded template output');
 });
 
 t.test('a schedule-origin run carries no caller credential: a caller-required call fails rather than running as the organization', async (t) => {
   const w = await flowWorld(t, { manifest: withCallerFlows });
-  const flow = w.store.repos.automations.automation(w.refs['caller-get']!)!;
+  const flow = (await w.store.repos.automations.automation(w.refs['caller-get']!))!;
   const sessionId = newId();
   const executionId = newId();
   // Written directly: the session starter already refuses this start; the engine must refuse it on its own too.
-  await w.store.writer.submit(() => {
-    w.store.repos.sessions.insertSession({
+  await w.store.writer.submit(async (tx) => {
+    await tx.repos.sessions.insertSession({
       id: sessionId, orgId: w.orgId, domainId: flow.domainId, automationId: flow.id, revision: flow.publishedRevision, visibility: 'domain',
       createdBy: null, origin: 'schedule', triggerRunId: null, status: 'active', title: null, createdAt: T0, updatedAt: T0,
     });
-    w.store.repos.executions.insertExecution({
+    await tx.repos.executions.insertExecution({
       id: executionId, sessionId, status: 'queued', input: { id: 'c-1' }, createdBy: null, createdAt: T0,
       revision: flow.publishedRevision, entry: 'open', grantIntegrationIds: [], grantExpiresAt: null,
     });
@@ -71,7 +70,7 @@ t.test('a schedule-origin run carries no caller credential: a caller-required ca
   w.dispatcher.dispatch(sessionId);
   await w.dispatcher.idle(sessionId);
 
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
   t.equal(trail.execution.errorCode, 'CALLER_CREDENTIALS_REQUIRED');
   t.match(trail.calls[0], { status: 'failed', errorCode: 'CALLER_CREDENTIALS_REQUIRED', identity: null });
@@ -92,7 +91,7 @@ t.test('the session starter refuses a caller-required flow fired by a schedule (
 t.test('approving after the caller credential expired fails the gated call (CALLER_CREDENTIAL_EXPIRED), with no fallback', async (t) => {
   const w = await flowWorld(t, { manifest: withCallerFlows });
   const { sessionId } = await w.start({ id: 'c-2' }, { flow: 'caller-tag', callerCredentials: credentials(CANARY), callerCredentialExpiresAt: T0 + 60_000 });
-  let trail = w.trail(sessionId);
+  let trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'suspended');
   t.match(trail.approvals[0], { kind: 'run', routing: 'user' }, 'the gated call would run with the caller credential');
   t.same(JSON.parse(trail.approvals[0]!.args!), { id: 'c-2', note: 'seen by Erin Enterprise' }, 'embedded template in an argument');
@@ -100,11 +99,11 @@ t.test('approving after the caller credential expired fails the gated call (CALL
   w.clock.advance(120_000);
   await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved' });
   await w.dispatcher.idle(sessionId);
-  trail = w.trail(sessionId);
+  trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
   t.equal(trail.execution.errorCode, 'CALLER_CREDENTIAL_EXPIRED');
   t.match(trail.calls[1], { callRef: 'tag', status: 'failed', errorCode: 'CALLER_CREDENTIAL_EXPIRED' });
   t.same(w.crm.requests('PATCH'), [], 'no call, and none as the organization');
   t.ok(trail.events.some((e) => e.type === 'caller_credential.failed' && e.payload.code === 'CALLER_CREDENTIAL_EXPIRED'));
-  t.notOk(storedText(w).includes(CANARY));
+  t.notOk((await storedText(w)).includes(CANARY));
 });

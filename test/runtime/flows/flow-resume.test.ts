@@ -5,15 +5,15 @@ import { flowWorld } from './flow-world.js';
 t.test('a run suspended at its approval survives a restart; approving on the new engine runs only the gated step', async (t) => {
   const w = await flowWorld(t, { file: true });
   const { sessionId } = await w.start({ id: 'c-2' });
-  t.equal(w.trail(sessionId).execution.status, 'suspended');
+  t.equal((await w.trail(sessionId)).execution.status, 'suspended');
 
   await w.restart();
   t.equal(await w.dispatcher.recover(), 0, 'a suspended run is not runnable work');
-  const approvalId = w.trail(sessionId).approvals[0]!.id;
+  const approvalId = (await w.trail(sessionId)).approvals[0]!.id;
   await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved', approvalId });
   await w.dispatcher.idle(sessionId);
 
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'completed');
   t.equal(w.crm.requests('GET').length, 1, 'the completed get step was read back, not re-run');
   t.equal(w.crm.requests('PATCH').length, 1);
@@ -27,16 +27,16 @@ t.test('a write in flight when the service stops is failed INTERRUPTED on the ne
   const arrived = w.crm.upstream.nextRequest();
   await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved' });
   await arrived;
-  t.match(w.trail(sessionId).calls[1], { callRef: 'tag', status: 'running' }, 'the update reached the upstream and is in flight');
+  t.match((await w.trail(sessionId)).calls[1], { callRef: 'tag', status: 'running' }, 'the update reached the upstream and is in flight');
 
   // The "crash": every engine stops mid-call; nothing about the call's outcome is recorded.
   await w.restart();
   w.crm.release();
-  t.equal(w.store.repos.executions.execution(w.trail(sessionId).execution.id)!.status, 'running', 'still running in the database');
+  t.equal((await w.store.repos.executions.execution((await w.trail(sessionId)).execution.id))!.status, 'running', 'still running in the database');
   t.equal(await w.dispatcher.recover(), 1);
   await w.dispatcher.idle(sessionId);
 
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'failed');
   t.equal(trail.execution.errorCode, 'INTERRUPTED');
   t.match(trail.calls[1], { callRef: 'tag', status: 'failed', errorCode: 'INTERRUPTED' });
@@ -59,7 +59,7 @@ t.test('a readonly call in flight when the service stops is repeated on the next
   await w.dispatcher.recover();
   await w.dispatcher.idle(sessionId);
 
-  const trail = w.trail(sessionId);
+  const trail = await w.trail(sessionId);
   t.equal(trail.execution.status, 'completed');
   t.equal(w.crm.requests('GET').length, 2, 'the readonly get ran again');
   t.equal(trail.calls.length, 1, 'on the same call row');
@@ -73,10 +73,10 @@ t.test('an approval decided while the service was down is resumed at boot', asyn
   // Decided, then the process stops before its dispatch ran: the run is left resume_queued.
   await w.dispatcher.stop();
   await w.approvals.decide(w.caller('ada'), { runId: sessionId, decision: 'approved' });
-  t.equal(w.trail(sessionId).execution.status, 'resume_queued');
+  t.equal((await w.trail(sessionId)).execution.status, 'resume_queued');
   await w.restart();
   t.equal(await w.dispatcher.recover(), 1);
   await w.dispatcher.idle(sessionId);
-  t.equal(w.trail(sessionId).execution.status, 'completed');
+  t.equal((await w.trail(sessionId)).execution.status, 'completed');
   t.equal(w.crm.requests('PATCH').length, 1);
 });

@@ -1,4 +1,4 @@
-// Test world: the example workspace applied to a real store, the real session starter/dispatcher, the flow engine, a loopback CRM.
+// Test world: the example workspace applied to a real store (the test storage mode's engine), the real session starter/dispatcher, the flow engine, a loopback CRM.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,8 @@ import { createHttpIntegrationExecutor } from '../../../runtime/tools/index.js';
 import { createKeyRing, type KeyRing } from '../../../runtime/vault/index.js';
 import type { Execution, ToolCall } from '../../../storage/records/executions.js';
 import type { Message } from '../../../storage/records/sessions.js';
-import { openStore, type Store } from '../../../storage/store.js';
+import type { Storage } from '../../../storage/port/storage.js';
+import { openTestStore, type TestStore } from '../../helpers/test-store.js';
 import { startCrm, type Contact } from './crm-upstream.js';
 
 export const T0 = Date.UTC(2026, 10, 22, 12);
@@ -57,7 +58,8 @@ export interface RunTrail {
 }
 
 interface Engines {
-  store: Store;
+  opened: TestStore;
+  store: Storage;
   bus: SessionEventBus;
   scheduler: Scheduler;
   dispatcher: SessionDispatcher;
@@ -73,7 +75,8 @@ export interface WorldOptions {
   manifest?: (manifest: any) => void;
 }
 
-function build(store: Store, clock: ManualClock, keyRing: KeyRing, logs: string[]): Engines {
+function build(opened: TestStore, clock: ManualClock, keyRing: KeyRing, logs: string[]): Engines {
+  const store = opened.store;
   const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _e, done) => (logs.push(String(chunk)), done()) }));
   const bus = createSessionEventBus({ repo: store.repos.sessionEvents, writer: store.writer, clock });
   const scheduler = createScheduler({ store, clock, logger });
@@ -83,7 +86,7 @@ function build(store: Store, clock: ManualClock, keyRing: KeyRing, logs: string[
   dispatcher.registerEngine('flow', engine);
   const approvals = createRunApprovals({ store, trail: engine.trail, dispatcher });
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
-  return { store, bus, scheduler, dispatcher, engine, approvals, starter };
+  return { opened, store, bus, scheduler, dispatcher, engine, approvals, starter };
 }
 
 export async function flowWorld(t: { teardown(fn: () => unknown): void }, options: WorldOptions = {}) {
@@ -96,18 +99,22 @@ export async function flowWorld(t: { teardown(fn: () => unknown): void }, option
   const clock = new ManualClock(T0);
   const keyRing = createKeyRing([{ keyId: 'k1', key: randomBytes(32) }]);
   const logs: string[] = [];
-  const store = openStore({ path });
-  const { refs } = await applyManifest(store, manifest, { clock, keyRing });
-  let live = build(store, clock, keyRing, logs);
+  // The world closes its stores itself, after its engines stopped (a teardown per store could run before them).
+  const closers: Array<() => unknown> = [];
+  const owned = { teardown: (fn: () => unknown) => void closers.push(fn) };
+  const opened = await openTestStore(owned, { path });
+  const { refs } = await applyManifest(opened.store, manifest, { clock, keyRing });
+  let live = build(opened, clock, keyRing, logs);
 
   async function shutdown(closeStore: boolean): Promise<void> {
     await live.dispatcher.stop();
     await live.bus.close();
     live.scheduler.close();
-    if (closeStore) live.store.close();
+    if (closeStore) await live.opened.close();
   }
   t.teardown(async () => {
     await shutdown(true);
+    for (const close of closers) await close();
     await crm.close();
     if (dir !== null) rmSync(dir, { recursive: true, force: true });
   });
@@ -125,6 +132,10 @@ export async function flowWorld(t: { teardown(fn: () => unknown): void }, option
     caller,
     get store() {
       return live.store;
+    },
+    /** Portable SQL over the world's database (test/helpers/sql.ts). */
+    get sql() {
+      return live.opened.sql;
     },
     get engine() {
       return live.engine;
@@ -151,20 +162,21 @@ export async function flowWorld(t: { teardown(fn: () => unknown): void }, option
 
     /** Stops every engine (in-flight calls are aborted and left unrecorded, as on shutdown) and builds new ones over the same database. */
     async restart(): Promise<void> {
-      // A file database is closed and opened again (what a new process sees); `:memory:` keeps its one connection.
+      // A file database (on PostgreSQL: the same database) is closed and opened again (what a new process sees);
+      // `:memory:` keeps its one connection.
       await shutdown(dir !== null);
-      live = build(dir !== null ? openStore({ path }) : live.store, clock, keyRing, logs);
+      live = build(dir !== null ? await openTestStore(owned, { path }) : live.opened, clock, keyRing, logs);
     },
 
-    trail(sessionId: string): RunTrail {
-      const { db, repos } = live.store;
-      const execution = repos.executions.latestExecution(sessionId)!;
+    async trail(sessionId: string): Promise<RunTrail> {
+      const { repos } = live.store;
+      const execution = (await repos.executions.latestExecution(sessionId))!;
       return {
         execution,
-        calls: repos.executions.toolCallsOfSession(sessionId),
-        approvals: db.prepare('SELECT * FROM approvals WHERE session_id = ? ORDER BY created_at, id').all(sessionId) as StoredApproval[],
-        messages: repos.sessions.conversation(sessionId),
-        events: repos.sessionEvents.listRange(sessionId, 0, Number.MAX_SAFE_INTEGER, 10_000).map((row) => ({ seq: row.seq, type: row.type, payload: JSON.parse(row.payload) })),
+        calls: await repos.executions.toolCallsOfSession(sessionId),
+        approvals: await live.opened.sql.all<StoredApproval>('SELECT * FROM approvals WHERE session_id = ? ORDER BY created_at, id', sessionId),
+        messages: await repos.sessions.conversation(sessionId),
+        events: (await repos.sessionEvents.listRange(sessionId, 0, Number.MAX_SAFE_INTEGER, 10_000)).map((row) => ({ seq: row.seq, type: row.type, payload: JSON.parse(row.payload) })),
       };
     },
   };

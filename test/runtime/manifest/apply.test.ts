@@ -6,13 +6,12 @@ import { applyManifest, createManifestApplier } from '../../../runtime/manifest/
 import { loadManifestFile } from '../../../runtime/manifest/load.js';
 import { ManifestError } from '../../../runtime/manifest/manifest-error.js';
 import { openSecret, sealedSecretAad } from '../../../runtime/vault/sealed-secret.js';
-import { openStore } from '../../../storage/store.js';
+import { openTestStore } from '../../helpers/test-store.js';
 import { DEMO_MANIFEST_PATH, countRows, example, testKeyRing } from './manifest-fixtures.js';
 
-function setup(t: Test) {
-  const store = openStore({ path: ':memory:' });
-  t.teardown(() => store.close());
-  return { store, clock: new ManualClock(), keyRing: testKeyRing() };
+async function setup(t: Test) {
+  const db = await openTestStore(t);
+  return { db, store: db.store, clock: new ManualClock(), keyRing: testKeyRing() };
 }
 
 async function refusal(t: Test, work: Promise<unknown>): Promise<ManifestError> {
@@ -29,52 +28,52 @@ async function refusal(t: Test, work: Promise<unknown>): Promise<ManifestError> 
 const KEY_REFS = ['ada-key', 'bob-key', 'eve-key', 'gina-key', 'northwind-key'];
 
 t.test('the contract example applies: every ref maps to its row', async (t) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   const { refs } = await applyManifest(store, example(), { clock, keyRing });
   const r = store.repos;
 
-  const acme = r.tenancy.organization(refs.acme!)!;
+  const acme = (await r.tenancy.organization(refs.acme!))!;
   t.equal(acme.name, 'Acme');
-  const ada = r.tenancy.user(refs.ada!)!;
+  const ada = (await r.tenancy.user(refs.ada!))!;
   t.equal(ada.email, 'ada@acme.test');
   t.ok(await verifyPassword('ada-password-1', ada.passwordHash), 'password stored as a verifiable hash');
   t.not(ada.passwordHash, 'ada-password-1');
-  t.equal(r.tenancy.orgRole(refs.acme!, refs.eve!), 'admin');
-  t.equal(r.tenancy.domainRole(refs.sales!, refs.bob!), 'operator');
-  t.equal(r.tenancy.domainRole(refs.sales!, refs.eve!), null, 'eve is no member of sales');
-  t.same(r.tenancy.domain(refs.sales!)!.approvalPolicy, { approvers: [refs.ada] });
+  t.equal(await r.tenancy.orgRole(refs.acme!, refs.eve!), 'admin');
+  t.equal(await r.tenancy.domainRole(refs.sales!, refs.bob!), 'operator');
+  t.equal(await r.tenancy.domainRole(refs.sales!, refs.eve!), null, 'eve is no member of sales');
+  t.same((await r.tenancy.domain(refs.sales!))!.approvalPolicy, { approvers: [refs.ada] });
 
   for (const ref of KEY_REFS) t.ok(isWellFormed(refs[ref]!, ref === 'northwind-key' ? 'svp_' : 'sv_'), `${ref} is a fresh secret`);
-  const adaKey = r.credentials.apiKeyByHash(hashSecret(refs['ada-key']!))!;
+  const adaKey = (await r.credentials.apiKeyByHash(hashSecret(refs['ada-key']!)))!;
   t.equal(adaKey.userId, refs.ada);
   t.equal(adaKey.orgId, refs.acme);
-  t.equal(r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!))?.partnerId, refs.northwind);
+  t.equal((await r.partners.partnerKeyByHash(hashSecret(refs['northwind-key']!)))?.partnerId, refs.northwind);
 
   // Agents: published ones get revision 1 with the belt frozen from the procedure and bindings.
-  const lookup = r.automations.automation(refs.lookup!)!;
+  const lookup = (await r.automations.automation(refs.lookup!))!;
   t.match(lookup, { kind: 'agent', domainId: refs.sales, orgId: refs.acme, publishedRevision: 1, description: 'Finds a contact and summarises it' });
-  t.same(r.automations.agentRevision(refs.lookup!, 1)!.belt, [{ integrationId: 'crm', identityMode: 'caller_preferred' }]);
-  t.same(r.automations.agentRevision(refs.upgrader!, 1)!.belt, [{ integrationId: 'crm', identityMode: 'caller_required' }]);
-  t.same((r.automations.agentRevision(refs.upgrader!, 1)!.setup as { approvalTools: string[] }).approvalTools, ['crm.update_contact']);
-  t.same(r.automations.agentRevision(refs['globex-agent']!, 1)!.belt, []);
-  t.equal(r.automations.automation(refs.drafty!)!.publishedRevision, null);
-  t.equal(r.automations.latestAgentRevision(refs.drafty!), undefined, 'an unpublished agent has no revision');
-  t.equal(r.automations.agentSetup(refs.drafty!)!.procedure, 'Use #crm.get_contact.');
-  t.same(r.automations.agentBindings(refs.upgrader!), [{ automationId: refs.upgrader, integrationId: 'crm', policy: 'caller_required' }]);
-  t.same(r.automations.knowledgeSelection(refs.lookup!), { automationId: refs.lookup, mode: 'domain', moduleIds: [] });
+  t.same((await r.automations.agentRevision(refs.lookup!, 1))!.belt, [{ integrationId: 'crm', identityMode: 'caller_preferred' }]);
+  t.same((await r.automations.agentRevision(refs.upgrader!, 1))!.belt, [{ integrationId: 'crm', identityMode: 'caller_required' }]);
+  t.same(((await r.automations.agentRevision(refs.upgrader!, 1))!.setup as { approvalTools: string[] }).approvalTools, ['crm.update_contact']);
+  t.same((await r.automations.agentRevision(refs['globex-agent']!, 1))!.belt, []);
+  t.equal((await r.automations.automation(refs.drafty!))!.publishedRevision, null);
+  t.equal(await r.automations.latestAgentRevision(refs.drafty!), undefined, 'an unpublished agent has no revision');
+  t.equal((await r.automations.agentSetup(refs.drafty!))!.procedure, 'Use #crm.get_contact.');
+  t.same(await r.automations.agentBindings(refs.upgrader!), [{ automationId: refs.upgrader, integrationId: 'crm', policy: 'caller_required' }]);
+  t.same(await r.automations.knowledgeSelection(refs.lookup!), { automationId: refs.lookup, mode: 'domain', moduleIds: [] });
 
   // Flow: version 1 published, with its step graph and bindings.
-  const enrich = r.automations.automation(refs.enrich!)!;
+  const enrich = (await r.automations.automation(refs.enrich!))!;
   t.match(enrich, { kind: 'flow', publishedRevision: 1 });
-  const version = r.automations.flowVersion(refs.enrich!, 1)!;
+  const version = (await r.automations.flowVersion(refs.enrich!, 1))!;
   t.equal((version.definition as any).steps[1].then[0].approval, true);
   t.same(version.bindings, { crm: 'service' });
 
   // Triggers: subscribers in manifest order; configs per type.
-  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automationId), [refs.lookup, refs.enrich]);
-  t.equal(r.triggers.trigger(refs.paused!)!.active, false);
-  t.same(r.triggers.trigger(refs.nightly!)!.config, { cron: '0 2 * * *', timezone: 'Europe/Paris', input: { id: 'c-1' } });
-  const signup = r.triggers.trigger(refs.signup!)!;
+  t.same((await r.triggers.subscribers(refs['new-lead']!)).map((s) => s.automationId), [refs.lookup, refs.enrich]);
+  t.equal((await r.triggers.trigger(refs.paused!))!.active, false);
+  t.same((await r.triggers.trigger(refs.nightly!))!.config, { cron: '0 2 * * *', timezone: 'Europe/Paris', input: { id: 'c-1' } });
+  const signup = (await r.triggers.trigger(refs.signup!))!;
   t.same(signup.config, {
     sourceIntegrationId: 'crm',
     connectionId: refs['crm-conn'],
@@ -82,56 +81,56 @@ t.test('the contract example applies: every ref maps to its row', async (t) => {
     filter: { field: 'contact.seats', operator: '>', value: 50 },
   });
   t.equal(openSecret(keyRing, signup.endpointSecretSealed!, sealedSecretAad.triggerEndpoint(refs.acme!, refs.signup!)), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
-  t.equal(r.triggers.trigger(refs['globex-fire']!)!.orgId, refs.globex);
+  t.equal((await r.triggers.trigger(refs['globex-fire']!))!.orgId, refs.globex);
 
   // Connection secret sealed and bound to its row.
-  const connection = r.integrations.connection(refs['crm-conn']!)!;
+  const connection = (await r.integrations.connection(refs['crm-conn']!))!;
   t.match(connection, { integrationId: 'crm', domainId: refs.sales, orgId: refs.acme });
   t.same(openSecret(keyRing, connection.secretSealed!, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-123' });
   t.throws(() => openSecret(keyRing, connection.secretSealed!, sealedSecretAad.connection(refs.globex!, refs['crm-conn']!)), 'another binding cannot open it');
-  t.same((r.integrations.integration('crm')!.definition as { tools: Array<{ name: string }> }).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
+  t.same(((await r.integrations.integration('crm'))!.definition as { tools: Array<{ name: string }> }).tools.map((tool: { name: string }) => tool.name), ['crm.get_contact', 'crm.update_contact']);
 
   // Knowledge: published articles indexed, drafts not; module memberships.
-  t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'seats', 10).map((a) => a.id), [refs.pricing]);
-  t.same(r.knowledge.matchPublishedArticles(refs.acme!, 'ready', 10), [], 'the draft is not indexed');
-  t.same(r.knowledge.matchPublishedArticles(refs.globex!, 'seats', 10), [], 'search is per organization');
-  t.equal(r.knowledge.article(refs.wip!)!.publishedAt, null);
-  t.same(r.knowledge.moduleArticleIds(refs['pricing-module']!), [refs.pricing]);
-  t.match(r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domainId: refs.sales, name: 'Pricing' });
+  t.same((await r.knowledge.matchPublishedArticles(refs.acme!, 'seats', 10)).map((a) => a.id), [refs.pricing]);
+  t.same(await r.knowledge.matchPublishedArticles(refs.acme!, 'ready', 10), [], 'the draft is not indexed');
+  t.same(await r.knowledge.matchPublishedArticles(refs.globex!, 'seats', 10), [], 'search is per organization');
+  t.equal((await r.knowledge.article(refs.wip!))!.publishedAt, null);
+  t.same(await r.knowledge.moduleArticleIds(refs['pricing-module']!), [refs.pricing]);
+  t.match(await r.knowledge.module(refs['pricing-module']!), { kind: 'domain', domainId: refs.sales, name: 'Pricing' });
 
   // Partner: grant, quota, template.
-  t.match(r.partners.partner(refs.northwind!), { provisioningEnabled: true, quotaTotal: 3, quotaUsed: 0, templateId: refs.starter });
-  const template = r.partners.partnerTemplate(refs.starter!)!;
+  t.match(await r.partners.partner(refs.northwind!), { provisioningEnabled: true, quotaTotal: 3, quotaUsed: 0, templateId: refs.starter });
+  const template = (await r.partners.partnerTemplate(refs.starter!))!;
   t.equal(template.ref, 'starter');
   t.match(template.definition, { agents: [{ entitled: true }] });
-  t.equal(r.partners.partnerApp(refs['northwind-app']!)!.name, 'Northwind embedded');
+  t.equal((await r.partners.partnerApp(refs['northwind-app']!))!.name, 'Northwind embedded');
 });
 
 t.test('applying twice creates nothing new and returns the same ids; keys show their secret only once', async (t) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   const first = await applyManifest(store, example(), { clock, keyRing });
-  const counts = countRows(store.db);
+  const counts = await countRows(db);
   clock.advance(60_000);
   const second = await applyManifest(store, example(), { clock, keyRing });
-  t.same(countRows(store.db), counts, 'no table gained or lost a row');
+  t.same(await countRows(db), counts, 'no table gained or lost a row');
   t.ok(Object.values(counts).some((n) => n > 0));
   t.same(Object.keys(second.refs).sort(), Object.keys(first.refs).sort());
   for (const [ref, value] of Object.entries(first.refs)) {
     if (KEY_REFS.includes(ref)) {
-      const row = ref === 'northwind-key' ? store.repos.partners.partnerKeyByHash(hashSecret(value)) : store.repos.credentials.apiKeyByHash(hashSecret(value));
+      const row = ref === 'northwind-key' ? await store.repos.partners.partnerKeyByHash(hashSecret(value)) : await store.repos.credentials.apiKeyByHash(hashSecret(value));
       t.equal(second.refs[ref], row?.id, `${ref}: the second apply shows the key id`);
     } else {
       t.equal(second.refs[ref], value, `${ref}: same id`);
     }
   }
-  t.equal(store.repos.automations.latestAgentRevision(first.refs.lookup!)!.revision, 1, 'unchanged setup publishes no new revision');
-  t.equal(store.repos.automations.automation(first.refs.lookup!)!.updatedAt, clock.now() - 60_000, 'unchanged rows are not rewritten');
+  t.equal((await store.repos.automations.latestAgentRevision(first.refs.lookup!))!.revision, 1, 'unchanged setup publishes no new revision');
+  t.equal((await store.repos.automations.automation(first.refs.lookup!))!.updatedAt, clock.now() - 60_000, 'unchanged rows are not rewritten');
 });
 
 t.test('a changed setup publishes a new revision; other changes update in place', async (t) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   const { refs } = await applyManifest(store, example(), { clock, keyRing });
-  const counts = countRows(store.db);
+  const counts = await countRows(db);
   const changed = example();
   changed.organizations[0].name = 'Acme Corp';
   changed.organizations[0].agents[0].name = 'Contact finder';
@@ -146,20 +145,20 @@ t.test('a changed setup publishes a new revision; other changes update in place'
   const again = await applyManifest(store, changed, { clock, keyRing });
   const r = store.repos;
   t.equal(again.refs.lookup, refs.lookup);
-  t.equal(r.tenancy.organization(refs.acme!)!.name, 'Acme Corp');
-  t.equal(r.automations.automation(refs.lookup!)!.name, 'Contact finder');
-  t.equal(r.automations.automation(refs.lookup!)!.publishedRevision, 2);
-  t.match(r.automations.agentRevision(refs.lookup!, 2)!.setup, { procedure: /its email/ });
-  t.match(r.automations.agentRevision(refs.lookup!, 1)!.setup, { procedure: /its tier/ }, 'revision 1 is immutable');
-  t.equal(r.automations.latestAgentRevision(refs.upgrader!)!.revision, 1, 'a rename alone publishes nothing');
-  t.equal(r.automations.automation(refs.upgrader!)!.name, 'Tier changer');
-  t.same(r.triggers.subscribers(refs['new-lead']!).map((s) => s.automationId), [refs.enrich, refs.lookup]);
-  t.equal(r.automations.automation(refs.enrich!)!.publishedRevision, 2);
-  t.same(r.knowledge.matchPublishedArticles(refs.acme!, '100', 10).map((a) => a.id), [refs.pricing], 'republished text is indexed');
-  t.same(r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
-  const sealed = r.integrations.connection(refs['crm-conn']!)!.secretSealed!;
+  t.equal((await r.tenancy.organization(refs.acme!))!.name, 'Acme Corp');
+  t.equal((await r.automations.automation(refs.lookup!))!.name, 'Contact finder');
+  t.equal((await r.automations.automation(refs.lookup!))!.publishedRevision, 2);
+  t.match((await r.automations.agentRevision(refs.lookup!, 2))!.setup, { procedure: /its email/ });
+  t.match((await r.automations.agentRevision(refs.lookup!, 1))!.setup, { procedure: /its tier/ }, 'revision 1 is immutable');
+  t.equal((await r.automations.latestAgentRevision(refs.upgrader!))!.revision, 1, 'a rename alone publishes nothing');
+  t.equal((await r.automations.automation(refs.upgrader!))!.name, 'Tier changer');
+  t.same((await r.triggers.subscribers(refs['new-lead']!)).map((s) => s.automationId), [refs.enrich, refs.lookup]);
+  t.equal((await r.automations.automation(refs.enrich!))!.publishedRevision, 2);
+  t.same((await r.knowledge.matchPublishedArticles(refs.acme!, '100', 10)).map((a) => a.id), [refs.pricing], 'republished text is indexed');
+  t.same(await r.knowledge.matchPublishedArticles(refs.acme!, '50', 10), [], 'the old text left the index');
+  const sealed = (await r.integrations.connection(refs['crm-conn']!))!.secretSealed!;
   t.same(openSecret(keyRing, sealed, sealedSecretAad.connection(refs.acme!, refs['crm-conn']!)), { token: 'org-token-456' });
-  const after = countRows(store.db);
+  const after = await countRows(db);
   t.equal(after.agent_revisions, counts.agent_revisions! + 1);
   t.equal(after.flow_versions, counts.flow_versions! + 1);
   for (const table of ['automations', 'triggers', 'subscriptions', 'articles', 'users', 'api_keys', 'connections', 'manifest_refs']) {
@@ -175,24 +174,25 @@ t.test('a broken manifest is refused with its JSON path, and every table stays a
     ['organizations[1].domains[0].members[0].user', (m) => (m.organizations[1].domains[0].members[0].user = 'ada')],
   ];
   for (const [path, breakIt] of cases) {
-    const { store, clock, keyRing } = setup(t);
+    const { db, store, clock, keyRing } = await setup(t);
     const manifest = example();
     breakIt(manifest);
     const error = await refusal(t, applyManifest(store, manifest, { clock, keyRing }));
     t.ok(error.issues.some((i) => i.path === path), `refused at ${path}: ${error.message}`);
-    // A freshly migrated database holds only FTS5 bookkeeping rows (articles_fts_config and the like).
-    const fresh = openStore({ path: ':memory:' });
-    t.same(countRows(store.db), countRows(fresh.db), `${path}: nothing applied`);
-    fresh.close();
-    const nonEmpty = Object.entries(countRows(store.db)).filter(([table, n]) => n > 0 && !table.startsWith('articles_fts'));
+    // A freshly migrated database holds only bookkeeping rows (SQLite's articles_fts_config and the like, PostgreSQL's
+    // switchyard_schema).
+    const fresh = await openTestStore(t);
+    t.same(await countRows(db), await countRows(fresh), `${path}: nothing applied`);
+    await fresh.close();
+    const nonEmpty = Object.entries(await countRows(db)).filter(([table, n]) => n > 0 && !table.startsWith('articles_fts') && table !== 'switchyard_schema');
     t.same(nonEmpty, [], `${path}: every table is empty`);
   }
 });
 
 t.test('a refusal found while writing rolls back everything of that apply', async (t) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   const { refs } = await applyManifest(store, example(), { clock, keyRing });
-  const counts = countRows(store.db);
+  const counts = await countRows(db);
   const changed = example();
   changed.organizations[0].name = 'Renamed first';
   changed.organizations[0].users.push({ ref: 'newbie', email: 'newbie@acme.test', name: 'New', orgRole: 'member', apiKeys: ['newbie-key'] });
@@ -202,13 +202,13 @@ t.test('a refusal found while writing rolls back everything of that apply', asyn
   changed.organizations[0].flows[1].ref = 'paused';
   const error = await refusal(t, applyManifest(store, changed, { clock, keyRing }));
   t.match(error.message, /organizations\[0\]\.flows\[1\]: ref "paused" was applied before as a trigger/);
-  t.same(countRows(store.db), counts, 'no row added or removed');
-  t.equal(store.repos.tenancy.organization(refs.acme!)!.name, 'Acme', 'the rename before the failure was rolled back');
-  t.equal(store.repos.tenancy.userByEmail('newbie@acme.test'), undefined);
+  t.same(await countRows(db), counts, 'no row added or removed');
+  t.equal((await store.repos.tenancy.organization(refs.acme!))!.name, 'Acme', 'the rename before the failure was rolled back');
+  t.equal(await store.repos.tenancy.userByEmail('newbie@acme.test'), undefined);
 });
 
 t.test('an email cannot change by manifest', async (t) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   await applyManifest(store, example(), { clock, keyRing });
   const changed = example();
   changed.organizations[0].users[1].email = 'robert@acme.test';
@@ -217,37 +217,37 @@ t.test('an email cannot change by manifest', async (t) => {
 });
 
 t.test('the demo manifest applies through the applier service, idempotently', async (t) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   const applier = createManifestApplier({ store, clock, keyRing });
   const manifest = loadManifestFile(DEMO_MANIFEST_PATH);
   const { refs } = await applier.apply(manifest);
   t.ok(isWellFormed(refs['demo-key']!, 'sv_'));
-  const owner = store.repos.credentials.apiKeyByHash(hashSecret(refs['demo-key']!))!;
-  t.equal(store.repos.tenancy.user(owner.userId)!.email, 'demo@switchyard.local');
-  t.equal(store.repos.tenancy.orgRole(refs.demo!, owner.userId), 'owner');
-  t.same(store.repos.triggers.subscribers(refs['demo-trigger']!).map((s) => s.automationId), [refs['demo-agent'], refs['demo-flow']]);
-  t.equal(store.repos.automations.automation(refs['demo-agent']!)!.publishedRevision, 1);
-  t.same(store.repos.automations.agentRevision(refs['demo-agent']!, 1)!.belt, [{ integrationId: 'knowledge', identityMode: 'service' }]);
-  t.equal(store.repos.automations.automation(refs['demo-flow']!)!.publishedRevision, 1);
-  const counts = countRows(store.db);
+  const owner = (await store.repos.credentials.apiKeyByHash(hashSecret(refs['demo-key']!)))!;
+  t.equal((await store.repos.tenancy.user(owner.userId))!.email, 'demo@switchyard.local');
+  t.equal(await store.repos.tenancy.orgRole(refs.demo!, owner.userId), 'owner');
+  t.same((await store.repos.triggers.subscribers(refs['demo-trigger']!)).map((s) => s.automationId), [refs['demo-agent'], refs['demo-flow']]);
+  t.equal((await store.repos.automations.automation(refs['demo-agent']!))!.publishedRevision, 1);
+  t.same((await store.repos.automations.agentRevision(refs['demo-agent']!, 1))!.belt, [{ integrationId: 'knowledge', identityMode: 'service' }]);
+  t.equal((await store.repos.automations.automation(refs['demo-flow']!))!.publishedRevision, 1);
+  const counts = await countRows(db);
   const again = await applier.apply(manifest);
-  t.same(countRows(store.db), counts);
+  t.same(await countRows(db), counts);
   t.equal(again.refs['demo-key'], owner.id);
 });
 
 t.test('a later manifest may name integrations applied earlier', async (t) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   await applyManifest(store, { integrations: example().integrations }, { clock, keyRing });
   const later = { organizations: [{ ...example().organizations[1], connections: [{ ref: 'g-crm', integration: 'crm', secret: { token: 'abc' } }] }] };
   const { refs } = await applyManifest(store, later, { clock, keyRing });
-  t.equal(store.repos.integrations.connection(refs['g-crm']!)!.integrationId, 'crm');
+  t.equal((await store.repos.integrations.connection(refs['g-crm']!))!.integrationId, 'crm');
 });
 
 t.test('one store, two organizations sharing nothing', async (t: Test) => {
-  const { store, clock, keyRing } = setup(t);
+  const { db, store, clock, keyRing } = await setup(t);
   const { refs } = await applyManifest(store, example(), { clock, keyRing });
-  t.same(store.repos.tenancy.domainsOfOrganization(refs.globex!).map((d) => d.id), [refs.ops]);
-  t.same(store.repos.automations.automationsOfOrganization(refs.globex!).map((a) => a.id), [refs['globex-agent']]);
-  t.same(store.repos.tenancy.organizationsOfUser(refs.gina!).map((o) => o.orgId), [refs.globex]);
+  t.same((await store.repos.tenancy.domainsOfOrganization(refs.globex!)).map((d) => d.id), [refs.ops]);
+  t.same((await store.repos.automations.automationsOfOrganization(refs.globex!)).map((a) => a.id), [refs['globex-agent']]);
+  t.same((await store.repos.tenancy.organizationsOfUser(refs.gina!)).map((o) => o.orgId), [refs.globex]);
 });
 

@@ -1,4 +1,4 @@
-// A fire service over a real :memory: store with the fire workspace applied, and a recording SessionStarter.
+// A fire service over a real store (the test storage mode's engine) with the fire workspace applied, and a recording SessionStarter.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -11,13 +11,14 @@ import { createAdmission } from '../../../runtime/execution/admission.js';
 import type { PlannedStart, SessionStarter, StartSessionRequest } from '../../../runtime/sessions/contracts.js';
 import { createTriggerServices } from '../../../runtime/triggers/trigger-services.js';
 import { createKeyRing } from '../../../runtime/vault/index.js';
-import { openStore } from '../../../storage/store.js';
+import type { Storage } from '../../../storage/port/storage.js';
 import { fireWorkspace } from '../../helpers/fire-workspace.js';
+import { openTestStore } from '../../helpers/test-store.js';
 
 export const T0 = Date.UTC(2026, 10, 22, 12);
 
 /** Stands in for the sessions runtime: writes real session and execution rows, records plans and dispatches. */
-export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Map<string, AppError> = new Map()) {
+export function recordingStarter(store: Storage, refuse: Map<string, AppError> = new Map()) {
   const planned: StartSessionRequest[] = [];
   const dispatched: string[] = [];
   const starter: SessionStarter = {
@@ -55,26 +56,29 @@ export function recordingStarter(store: ReturnType<typeof openStore>, refuse: Ma
 }
 
 export async function fireFixture(t: { teardown(fn: () => unknown): void }, options: { refuse?: Map<string, AppError> } = {}) {
-  const store = openStore({ path: ':memory:' });
+  const db = await openTestStore(t);
+  const store = db.store;
   const clock = new ManualClock(T0);
   const keyRing = createKeyRing([{ keyId: 'k1', key: randomBytes(32) }]);
   const logs: string[] = [];
   const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _e, done) => (logs.push(String(chunk)), done()) }));
-  const { refs } = await applyManifest(store, fireWorkspace(), { clock, keyRing });
+  const workspace = fireWorkspace();
+  const { refs } = await applyManifest(store, workspace, { clock, keyRing });
   const scheduler = createScheduler({ store, clock, logger });
   const recording = recordingStarter(store, options.refuse);
   // No execution side drains this queue (the recording starter runs nothing): a generous bound never refuses here.
   const admission = createAdmission({ queueLimitSeconds: 3_600, queueMaxExecutions: 1_000_000, initialRatePerSecond: 1_000 });
   const services = createTriggerServices({ store, clock, logger, keyRing, sessionStarter: recording.starter, scheduler, admission });
   await scheduler.start();
-  t.teardown(() => {
-    scheduler.close();
-    store.close();
-  });
+  // Added after the store's teardown, so it runs first (tap runs teardowns last-added first).
+  t.teardown(() => scheduler.close());
+  // Each user's organization, from the manifest (a principal is built synchronously, as the auth layer hands it over).
+  const orgOfUser = new Map<string, string>();
+  for (const org of workspace.organizations) for (const user of org.users) orgOfUser.set(user.ref, refs[org.ref]!);
   /** The principal a user's key resolves to. */
   const principal = (user: string) => {
     const userId = refs[user]!;
-    return { kind: 'user' as const, via: 'api_key' as const, userId, orgId: store.repos.tenancy.organizationsOfUser(userId)[0]!.orgId, credentialId: 'test' };
+    return { kind: 'user' as const, via: 'api_key' as const, userId, orgId: orgOfUser.get(user)!, credentialId: 'test' };
   };
-  return { store, clock, keyRing, logs, refs, scheduler, ...recording, ...services, principal };
+  return { store, sql: db.sql, clock, keyRing, logs, refs, scheduler, ...recording, ...services, principal };
 }
