@@ -44,7 +44,23 @@ export interface BatchRunnerOptions {
   repos?: unknown;
   /** Told at once when a unit is found pending on the next loop turn (the unit is refused when it settles). */
   onSpannedTurn?: (error: UnitSpannedLoopTurnError) => void;
+  /**
+   * Another connection writes the same file (execution in a worker thread): BEGIN IMMEDIATE does not wait on the
+   * write lock (busy_timeout 0 for that one statement) and throws `WriteLockBusyError` at once, so the writer can retry
+   * later instead of blocking its event loop in SQLite's busy handler.
+   */
+  beginWithoutWaiting?: boolean;
 }
+
+/** BEGIN IMMEDIATE found the write lock held by another connection; nothing of the batch ran. */
+export class WriteLockBusyError extends Error {
+  constructor() {
+    super('the database write lock is held by another connection');
+    this.name = 'WriteLockBusyError';
+  }
+}
+
+const BUSY_TIMEOUT_MS = 5000;
 
 export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOptions = {}): BatchRunner {
   let current: Outbox | null = null;
@@ -58,6 +74,20 @@ export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOption
     savepoint: db.prepare('SAVEPOINT group_commit_unit'),
     release: db.prepare('RELEASE group_commit_unit'),
     rollbackTo: db.prepare('ROLLBACK TO group_commit_unit'),
+  };
+  const noWait = db.prepare('PRAGMA busy_timeout = 0');
+  const wait = db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  const begin = (): void => {
+    if (options.beginWithoutWaiting !== true) return void sql.begin.run();
+    noWait.run();
+    try {
+      sql.begin.run();
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new WriteLockBusyError();
+      throw error;
+    } finally {
+      wait.run();
+    }
   };
   const contextFor = (mine: Outbox): UnitContext<unknown> => ({ repos: options.repos, afterCommit: (publish) => void mine.push(publish) });
 
@@ -199,7 +229,7 @@ export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOption
   };
 
   function run(batch: readonly BatchUnit[], deadline: number): Outcome[] | Promise<Outcome[]> {
-    sql.begin.run();
+    begin();
     const frame = journal.open();
     const outcomes: Outcome[] = [];
     let i = 0;

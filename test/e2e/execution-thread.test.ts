@@ -1,0 +1,136 @@
+// SWITCHYARD_EXECUTION=thread over real HTTP (issue 12 item 2): fires, conversations, approvals, cancel, a killed worker, a free main loop.
+/*
+ * The service runs on a SQLite file with its execution side in a worker thread (its own connection); everything is
+ * checked through the HTTP API and real SSE clients, with a loopback crm upstream. Decision "Execution in a worker
+ * thread (issue 12 item 2)".
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import t from 'tap';
+import { createService, type Service } from '../../http/service.js';
+import { DEFAULT_CONFIG } from '../../runtime/config.js';
+import { bearer, call, type Answer } from '../helpers/http.js';
+import { followSession, type FollowedStream } from '../helpers/session-stream.js';
+import { conversationWorkspace, crmCredentials } from '../http/sessions/conversation-fixture.js';
+import { startRecordingUpstream, type RecordingUpstream } from '../runtime/tools/recording-upstream.js';
+
+t.setTimeout(120_000);
+
+interface Threaded {
+  service: Service;
+  port: number;
+  refs: Record<string, string>;
+  api(method: string, path: string, body?: unknown): Promise<Answer>;
+  logs: string[];
+}
+
+async function startThreaded(t: Tap.Test, upstream: RecordingUpstream, dbPath: string): Promise<Threaded> {
+  const logs: string[] = [];
+  const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
+  const service = await createService({
+    dbPath,
+    logger: pino({ level: 'info' }, sink),
+    config: { ...DEFAULT_CONFIG, execution: 'thread', logLevel: 'error', keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
+  });
+  t.teardown(() => service.close());
+  const applied = await service.applyManifest(conversationWorkspace(upstream.baseUrl));
+  const port = await service.listen(0, '127.0.0.1');
+  const refs = applied.refs as Record<string, string>;
+  const api = (method: string, path: string, body?: unknown) =>
+    call(`http://127.0.0.1:${port}/api/v1${path}`, { method, headers: bearer(refs['ada-key']!), ...(body === undefined ? {} : { json: body }) });
+  return { service, port, refs, api, logs };
+}
+
+function tempDb(t: Tap.Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-thread-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'switchyard.db');
+}
+
+/** Every event once, from seq 1, in order (the snapshot frame aside). */
+function assertDense(t: Tap.Test, stream: FollowedStream, what: string): void {
+  const events = stream.frames.filter((f) => f.type !== 'snapshot');
+  t.same(events.map((f) => f.seq), events.map((_f, i) => i + 1), `${what}: dense seqs from 1, each event once`);
+}
+
+const completed = (frames: { type: string }[]) => frames.some((f) => f.type === 'turn.completed' || f.type === 'run.completed');
+
+t.test('fires, a conversation, an approval and a cancel run in the worker thread; streams see every event once', async (t) => {
+  const upstream = await startRecordingUpstream();
+  t.teardown(() => upstream.close());
+  const node = await startThreaded(t, upstream, tempDb(t));
+  const { api, refs } = node;
+  t.equal(node.service.executionThread?.worker !== null, true, 'a worker thread runs');
+
+  // Fires with two subscribers (an agent and a flow): each session is readable at once and streams to completion.
+  const streams: FollowedStream[] = [];
+  for (let i = 0; i < 5; i++) {
+    const fired = await api('POST', '/triggers/fire', { triggerId: refs['new-lead'], input: { email: `lead${i}@example.com`, id: `c-${i}` } });
+    t.equal(fired.status, 202, fired.text);
+    const sessions = (fired.json.sessions as Array<{ sessionId: string }>).map((s) => s.sessionId);
+    t.equal(sessions.length, 2, 'two subscribers, two sessions');
+    for (const sessionId of sessions) {
+      const read = await api('GET', `/agents/sessions/${sessionId}`);
+      t.equal(read.status, 200, 'a read right after the 202 sees the session');
+      const stream = followSession(node.port, sessionId, refs['ada-key']!, 0);
+      t.teardown(() => stream.close());
+      streams.push(stream);
+    }
+  }
+  await Promise.all(streams.map((stream) => stream.until(completed)));
+  streams.forEach((stream, i) => assertDense(t, stream, `fired session ${i}`));
+
+  // A session opened, then messaged: both turns run in the worker.
+  const opened = await api('POST', `/agents/${refs.writer}/sessions`, { message: '{"id": "c-1", "tier": "gold"}' });
+  t.equal(opened.status, 202, opened.text);
+  const sessionId = opened.json.sessionId as string;
+  const talk = followSession(node.port, sessionId, refs['ada-key']!, 0);
+  t.teardown(() => talk.close());
+  await talk.until(completed);
+  const again = await api('POST', `/agents/sessions/${sessionId}/messages`, { message: '{"id": "c-1", "tier": "silver"}' });
+  t.equal(again.status, 200, again.text);
+  await talk.until((frames) => frames.filter((f) => f.type === 'turn.completed').length === 2);
+  assertDense(t, talk, 'conversation');
+  t.equal((await api('GET', `/agents/sessions/${sessionId}`)).json.latestTurn.status, 'completed');
+
+  // An approval: the gated write waits, is approved on main, and the worker runs it once.
+  const patchesBefore = upstream.received.filter((r) => r.method === 'PATCH').length;
+  const gated = await api('POST', `/agents/${refs.upgrader}/sessions`, { message: '{"id": "c-2", "tier": "enterprise"}', callerCredentials: crmCredentials() });
+  t.equal(gated.status, 202, gated.text);
+  const gatedStream = followSession(node.port, gated.json.sessionId, refs['ada-key']!, 0);
+  t.teardown(() => gatedStream.close());
+  await gatedStream.until((frames) => frames.some((f) => f.type === 'turn.suspended'));
+  const parked = (await api('GET', `/agents/sessions/${gated.json.sessionId}`)).json;
+  t.ok(parked.pendingApprovalId, 'an approval waits');
+  const approved = await api('POST', `/agents/sessions/${gated.json.sessionId}/turn-approval`, { decision: 'approved', approvalId: parked.pendingApprovalId });
+  t.equal(approved.status, 200, approved.text);
+  const stale = await api('POST', `/agents/sessions/${gated.json.sessionId}/turn-approval`, { decision: 'approved', approvalId: parked.pendingApprovalId });
+  t.equal(stale.status, 409, 'a second decision is stale (409), answered from the worker');
+  t.equal(stale.json.error.code, 'APPROVAL_CONFLICT');
+  await gatedStream.until(completed);
+  assertDense(t, gatedStream, 'approved session');
+  t.equal(upstream.received.filter((r) => r.method === 'PATCH').length - patchesBefore, 1, 'the approved write ran once');
+
+  // A cancel of a running turn: the upstream call is held open, the cancel answers 200 and the call is closed.
+  let closedUpstream!: () => void;
+  const upstreamClosed = new Promise<void>((resolve) => (closedUpstream = resolve));
+  upstream.respond((_request, res) => res.on('close', () => closedUpstream()));
+  const slow = await api('POST', `/agents/${refs.lookup}/sessions`, { message: '{"id": "c-3"}', callerCredentials: crmCredentials() });
+  t.equal(slow.status, 202, slow.text);
+  await upstream.nextRequest();
+  const cancelled = await api('POST', `/agents/sessions/${slow.json.sessionId}/cancel`, {});
+  t.equal(cancelled.status, 200, cancelled.text);
+  t.same(cancelled.json, { executionId: cancelled.json.executionId, status: 'cancelled' }, 'the same body as inline');
+  await upstreamClosed;
+  t.pass('the upstream call was closed by the cancel');
+  const twice = await api('POST', `/agents/sessions/${slow.json.sessionId}/cancel`, { executionId: cancelled.json.executionId });
+  t.equal(twice.status, 200, 'repeating the cancel answers the same, as inline');
+  t.same(twice.json, cancelled.json);
+  t.match((await api('GET', `/agents/sessions/${slow.json.sessionId}`)).json.latestTurn, { status: 'failed', errorCode: 'CANCELLED' });
+  const idle = await api('POST', `/agents/sessions/${sessionId}/cancel`, {});
+  t.equal(idle.status, 409, 'nothing to cancel in an idle session: 409, the error crossing the thread with its code');
+  t.equal(idle.json.error.code, 'CONFLICT');
+});
