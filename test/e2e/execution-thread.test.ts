@@ -27,13 +27,13 @@ interface Threaded {
   logs: string[];
 }
 
-async function startThreaded(t: Tap.Test, upstream: RecordingUpstream, dbPath: string): Promise<Threaded> {
+async function startThreaded(t: Tap.Test, upstream: RecordingUpstream, dbPath: string, execution: 'thread' | 'inline' = 'thread'): Promise<Threaded> {
   const logs: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
   const service = await createService({
     dbPath,
     logger: pino({ level: 'info' }, sink),
-    config: { ...DEFAULT_CONFIG, execution: 'thread', logLevel: 'error', keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
+    config: { ...DEFAULT_CONFIG, execution, logLevel: 'error', keyRateLimit: { ratePerSecond: 0, burst: 0 }, ipRateLimit: { ratePerSecond: 0, burst: 0 } },
   });
   t.teardown(() => service.close());
   const applied = await service.applyManifest(conversationWorkspace(upstream.baseUrl));
@@ -133,4 +133,83 @@ t.test('fires, a conversation, an approval and a cancel run in the worker thread
   const idle = await api('POST', `/agents/sessions/${sessionId}/cancel`, {});
   t.equal(idle.status, 409, 'nothing to cancel in an idle session: 409, the error crossing the thread with its code');
   t.equal(idle.json.error.code, 'CONFLICT');
+});
+
+t.test('a worker terminated mid-turn is restarted: the turn resumes, no 202 is lost, no event is streamed twice', async (t) => {
+  const upstream = await startRecordingUpstream();
+  t.teardown(() => upstream.close());
+  const node = await startThreaded(t, upstream, tempDb(t));
+  const { api, refs } = node;
+  // The first call is held open while the worker is killed; later calls answer.
+  let held = true;
+  upstream.respond((request, res) => {
+    if (held) return;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ method: request.method, path: request.rawPath, tier: 'gold' }));
+  });
+  const opened = await api('POST', `/agents/${refs.lookup}/sessions`, { message: '{"id": "c-9"}', callerCredentials: crmCredentials() });
+  t.equal(opened.status, 202, opened.text);
+  const stream = followSession(node.port, opened.json.sessionId, refs['ada-key']!, 0);
+  t.teardown(() => stream.close());
+  await upstream.nextRequest();
+  const fires = await Promise.all(Array.from({ length: 5 }, (_v, i) => api('POST', '/triggers/fire', { triggerId: refs['new-lead'], input: { email: `k${i}@example.com`, id: `c-${i}` } })));
+  t.same(fires.map((f) => f.status), [202, 202, 202, 202, 202]);
+
+  const thread = node.service.executionThread!;
+  held = false;
+  await thread.worker!.terminate();
+  await stream.until(completed, 60_000);
+  t.equal(thread.restarts, 1, 'main started a new worker');
+  assertDense(t, stream, 'the resumed turn');
+  t.equal(stream.frames.filter((f) => f.type === 'turn.completed').length, 1, 'one turn.completed');
+  t.match((await api('GET', `/agents/sessions/${opened.json.sessionId}`)).json.latestTurn, { status: 'completed' });
+  for (const fire of fires) {
+    for (const { sessionId } of fire.json.sessions as Array<{ sessionId: string }>) {
+      const s = followSession(node.port, sessionId, refs['ada-key']!, 0);
+      t.teardown(() => s.close());
+      await s.until(completed, 60_000);
+      assertDense(t, s, `fired before the kill: ${sessionId}`);
+    }
+  }
+});
+
+for (const execution of ['thread', 'inline'] as const) t.test(`${execution}: the main loop while CPU-heavy turns run (health measured, not asserted; inline for comparison)`, async (t) => {
+  const upstream = await startRecordingUpstream();
+  t.teardown(() => upstream.close());
+  // A large contact record: each tool result is parsed, stored and summarized in the worker.
+  const big = JSON.stringify({ id: 'c-1', tier: 'gold', notes: Array.from({ length: 4_000 }, (_v, i) => ({ i, text: 'x'.repeat(100) })) });
+  upstream.respond((_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(big);
+  });
+  const node = await startThreaded(t, upstream, tempDb(t), execution);
+  const { api, refs } = node;
+  const fired = await Promise.all(Array.from({ length: 40 }, (_v, i) => api('POST', '/triggers/fire', { triggerId: refs['new-lead'], input: { email: `cpu${i}@example.com`, id: `c-${i}` } })));
+  const accepted = fired.filter((f) => f.status === 202);
+  t.ok(accepted.length > 0, 'fires accepted');
+  t.ok(fired.every((f) => f.status === 202 || f.status === 429), 'the rest refused with 429 when over the bound, nothing else');
+  const sessions = accepted.flatMap((f) => (f.json.sessions as Array<{ sessionId: string }>).map((s) => s.sessionId));
+  const probes: number[] = [];
+  let probing = true;
+  const probe = (async () => {
+    while (probing) {
+      const started = performance.now();
+      const health = await call(`http://127.0.0.1:${node.port}/healthz`);
+      probes.push(performance.now() - started);
+      t.equal(health.status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  for (const sessionId of sessions) {
+    const s = followSession(node.port, sessionId, refs['ada-key']!, 0);
+    t.teardown(() => s.close());
+    await s.until(completed, 90_000);
+    s.close();
+  }
+  probing = false;
+  await probe;
+  const sorted = [...probes].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
+  t.comment(`${execution} mode: ${sessions.length} CPU-heavy sessions; /healthz during them: ${probes.length} probes, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
+  t.ok(probes.length > 0, 'health was probed during the load');
 });
