@@ -8,8 +8,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ServiceConfig } from '../runtime/config.js';
-import type { ExecutionClient } from '../runtime/execution/execution-client.js';
-import type { ToMain, ToWorker } from '../runtime/execution/thread-protocol.js';
+import type { ExecutionClient } from '../runtime/thread/execution-client.js';
+import type { ToMain, ToWorker } from '../runtime/thread/protocol.js';
 import type { Logger } from '../runtime/logger.js';
 
 export interface ExecutionThread {

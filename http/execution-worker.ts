@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../runtime/clock.js';
-import type { ToMain, ToWorker } from '../runtime/execution/thread-protocol.js';
+import type { ToMain, ToWorker } from '../runtime/thread/protocol.js';
 import { createLogger } from '../runtime/logger.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createTelemetry } from '../runtime/telemetry/index.js';

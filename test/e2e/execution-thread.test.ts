@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createService, type Service } from '../../http/service.js';
 import { DEFAULT_CONFIG } from '../../runtime/config.js';
 import { bearer, call, type Answer } from '../helpers/http.js';
@@ -27,7 +27,7 @@ interface Threaded {
   logs: string[];
 }
 
-async function startThreaded(t: Tap.Test, upstream: RecordingUpstream, dbPath: string, execution: 'thread' | 'inline' = 'thread'): Promise<Threaded> {
+async function startThreaded(t: Test, upstream: RecordingUpstream, dbPath: string, execution: 'thread' | 'inline' = 'thread'): Promise<Threaded> {
   const logs: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
   const service = await createService({
@@ -44,14 +44,14 @@ async function startThreaded(t: Tap.Test, upstream: RecordingUpstream, dbPath: s
   return { service, port, refs, api, logs };
 }
 
-function tempDb(t: Tap.Test): string {
+function tempDb(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-thread-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return join(dir, 'switchyard.db');
 }
 
 /** Every event once, from seq 1, in order (the snapshot frame aside). */
-function assertDense(t: Tap.Test, stream: FollowedStream, what: string): void {
+function assertDense(t: Test, stream: FollowedStream, what: string): void {
   const events = stream.frames.filter((f) => f.type !== 'snapshot');
   t.same(events.map((f) => f.seq), events.map((_f, i) => i + 1), `${what}: dense seqs from 1, each event once`);
 }

@@ -8,8 +8,8 @@
 import type { SessionEventBus } from '../events/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
-import type { Admission, AdmissionStats } from './admission.js';
-import { serializeError, type ToMain, type ToWorker, type WorkerMethod } from './thread-protocol.js';
+import type { Admission, AdmissionStats } from '../execution/admission.js';
+import { serializeError, type ToMain, type ToWorker, type WorkerMethod } from './protocol.js';
 
 export interface ExecutionHostDeps {
   post(message: ToMain): void;

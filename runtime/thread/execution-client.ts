@@ -10,8 +10,8 @@ import type { SessionSignalHandlers, SessionSignals } from '../../storage/port/s
 import { AppError } from '../errors.js';
 import type { EngineKind, SessionEngine } from '../turns/engine.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
-import type { Admission } from './admission.js';
-import { deserializeError, type ToMain, type ToWorker, type WorkerMethod } from './thread-protocol.js';
+import type { Admission } from '../execution/admission.js';
+import { deserializeError, type ToMain, type ToWorker, type WorkerMethod } from './protocol.js';
 
 export interface ExecutionClientDeps {
   /** Posts to the current worker (messages posted while it restarts wait for the new one). */
