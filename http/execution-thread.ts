@@ -28,6 +28,19 @@ export interface ExecutionThread {
 /** What the worker needs to build the same runtime: the service's configuration, nothing secret. */
 export interface ExecutionWorkerData {
   readonly config: ServiceConfig;
+  /** Main's logger level: the worker's lines go through main's logger (its destination, redaction, test sinks). */
+  readonly logLevel: string;
+}
+
+/** A worker's pino line, written again through main's logger with the fields it carried. */
+function relayLog(logger: Logger, line: string): void {
+  try {
+    const { level, msg, time: _time, pid: _pid, hostname: _host, service: _service, ...fields } = JSON.parse(line) as Record<string, unknown>;
+    const label = (logger.levels.labels[level as number] ?? 'info') as 'info';
+    logger[label]({ thread: 'execution', ...fields }, String(msg ?? ''));
+  } catch {
+    logger.warn({ thread: 'execution' }, 'an execution thread log line could not be read');
+  }
 }
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
@@ -59,7 +72,7 @@ export function createExecutionThread(options: { config: ServiceConfig; logger: 
   let exited: Promise<void> = Promise.resolve();
 
   function spawn(first: boolean): Promise<void> {
-    const data: ExecutionWorkerData = { config: options.config };
+    const data: ExecutionWorkerData = { config: options.config, logLevel: logger.level };
     const current = newWorker(data);
     const bornAt = Date.now();
     worker = current;
@@ -80,6 +93,7 @@ export function createExecutionThread(options: { config: ServiceConfig; logger: 
           if (first) reject(new Error(`The execution thread failed to start: ${message.message}`));
           return;
         }
+        if (message.t === 'log') return relayLog(logger, message.line);
         client?.receive(message);
       });
       current.on('error', (error) => logger.error({ err: error.message }, 'execution thread crashed'));

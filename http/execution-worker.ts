@@ -17,8 +17,9 @@ import { loadMasterKeys } from './master-keys.js';
 
 const port = parentPort!;
 const post = (message: ToMain): void => port.postMessage(message);
-const { config } = workerData as ExecutionWorkerData;
-const logger = createLogger(config.logLevel).child({ thread: 'execution' });
+const { config, logLevel } = workerData as ExecutionWorkerData;
+// Lines go to main, which writes them through its own logger (stdout may be a protocol, as in the crash tests).
+const logger = createLogger(logLevel, { write: (line: string) => post({ t: 'log', line }) });
 
 async function boot(): Promise<void> {
   const store = openStore({ path: config.dbPath, durability: config.durability, sharedFile: true });

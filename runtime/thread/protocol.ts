@@ -33,6 +33,8 @@ export type ToMain =
   | { readonly t: 'reply'; readonly id: number; readonly ok: false; readonly error: SerializedError }
   /** The worker committed a write to a cached table: drop main's read caches. */
   | { readonly t: 'invalidate' }
+  /** One log line of the worker (pino JSON, already redacted): main writes it through its own logger. */
+  | { readonly t: 'log'; readonly line: string }
   | { readonly t: 'stopped' };
 
 export interface SerializedError {
