@@ -24,7 +24,8 @@ const logger = createLogger(logLevel, { write: (line: string) => post({ t: 'log'
 async function boot(): Promise<void> {
   const store = openStore({ path: config.dbPath, durability: config.durability, sharedFile: true });
   const keyRing = loadMasterKeys(config, process.env, logger);
-  const telemetry = createTelemetry({ store, clock: systemClock, logger, writerSamples: store.writer.stats });
+  // No process metrics here: main's registry has them for the whole process (a scrape sums both registries).
+  const telemetry = createTelemetry({ store, clock: systemClock, logger, writerSamples: store.writer.stats, defaultMetrics: false });
   const runtime = createRuntime({
     config,
     clock: systemClock,

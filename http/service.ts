@@ -143,6 +143,8 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   }
   const metrics = createHttpMetrics({ registry: telemetry.registry, tracing: telemetry.tracing });
   watchExecutionQueue(metrics.registry, () => runtime.services.admission.stats());
+  // Turns, tools, models and the worker's writer are counted in the worker thread: scrapes add its registry.
+  if (runtime.executionClient !== undefined) metrics.alsoFrom(() => runtime.executionClient!.call('metrics'));
   const router = new Router<Services>(allRoutes(metrics));
   const kernel = createKernel(
     {

@@ -176,7 +176,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       methods: {
         cancel: (...args: Parameters<typeof turns.cancels.cancel>) => turns.cancels.cancel(...args),
         decide: (...args: Parameters<typeof turns.decisions.decide>) => turns.decisions.decide(...args),
-        metrics: () => telemetry.registry.metrics(),
+        metrics: () => telemetry.registry.getMetricsAsJSON(),
       },
       onError: (error, where) => logger.error({ where, err: error instanceof Error ? error.message : String(error) }, 'execution thread task failed'),
     })
