@@ -11,7 +11,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { createService, type Service } from '../../http/service.js';
-import { DEFAULT_CONFIG } from '../../runtime/config.js';
+import { ManualClock } from '../../runtime/clock.js';
+import { configFromEnv, DEFAULT_CONFIG } from '../../runtime/config.js';
 import { bearer, call, type Answer } from '../helpers/http.js';
 import { followSession, type FollowedStream } from '../helpers/session-stream.js';
 import { conversationWorkspace, crmCredentials } from '../http/sessions/conversation-fixture.js';
@@ -56,6 +57,16 @@ function assertDense(t: Test, stream: FollowedStream, what: string): void {
   t.same(events.map((f) => f.seq), events.map((_f, i) => i + 1), `${what}: dense seqs from 1, each event once`);
 }
 
+t.test('SWITCHYARD_EXECUTION: inline by default, thread on request, anything else refused; thread refuses what cannot cross a thread', async (t) => {
+  t.equal(configFromEnv({}).execution, 'inline');
+  t.equal(configFromEnv({ SWITCHYARD_EXECUTION: 'thread' }).execution, 'thread');
+  t.throws(() => configFromEnv({ SWITCHYARD_EXECUTION: 'threads' }), /SWITCHYARD_EXECUTION must be "inline" or "thread"/);
+  const thread = { ...DEFAULT_CONFIG, execution: 'thread' as const };
+  await t.rejects(createService({ dbPath: ':memory:', config: thread }), /in-memory database cannot be shared/);
+  await t.rejects(createService({ dbPath: tempDb(t), config: thread, clock: new ManualClock(0) }), /injected clock cannot cross/);
+  await t.rejects(createService({ databaseUrl: 'postgres://u@127.0.0.1:1/db', config: thread }), /for SQLite/);
+});
+
 const completed = (frames: { type: string }[]) => frames.some((f) => f.type === 'turn.completed' || f.type === 'run.completed');
 
 t.test('fires, a conversation, an approval and a cancel run in the worker thread; streams see every event once', async (t) => {
@@ -82,6 +93,13 @@ t.test('fires, a conversation, an approval and a cancel run in the worker thread
   }
   await Promise.all(streams.map((stream) => stream.until(completed)));
   streams.forEach((stream, i) => assertDense(t, stream, `fired session ${i}`));
+  // /metrics carries the worker's counters (turns run there) and main's queue accounting (starts posted back).
+  const scrape = await call(`http://127.0.0.1:${node.port}/metrics`);
+  const value = (name: string) => scrape.text.split('\n').filter((l) => l.startsWith(name)).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+  t.ok(value('switchyard_turns_started_total') >= 10, 'turns counted in the worker reach /metrics');
+  t.ok(value('switchyard_executions_started_total') >= 10, 'starts posted by the worker reach main\'s admission');
+  t.equal(value('switchyard_execution_queue_depth'), 0, 'nothing left queued: the depth stays true');
+  t.equal(scrape.text.split('\n').filter((l) => l.startsWith('process_resident_memory_bytes ')).length, 1, 'one process RSS series');
 
   // A session opened, then messaged: both turns run in the worker.
   const opened = await api('POST', `/agents/${refs.writer}/sessions`, { message: '{"id": "c-1", "tier": "gold"}' });
