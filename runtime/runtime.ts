@@ -103,7 +103,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     signals: client?.signals ?? (store.signals && { listen: (handlers) => store.signals!.listen({ ...handlers, onSeized: (sessionId) => deps.ownership?.revoked?.(sessionId) }) }),
     onError: (error, context) => logger.error({ ...context, err: error instanceof Error ? error.message : String(error) }, 'session event delivery failed'),
   });
-  const actors = createActorRegistry({ store, clock, logger, residentSnapshots: deps.ownership === undefined });
+  // Snapshots stay resident only where this registry alone steps its actors: with N nodes, or with the execution
+  // thread (main steps provisioning claims, the worker their expiry timers), every step reads its row.
+  const actors = createActorRegistry({ store, clock, logger, residentSnapshots: deps.ownership === undefined && side === undefined });
   const admission = side?.side === 'execute' ? createForwardingAdmission(side.post) : createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
   const scheduler = createScheduler({ store, clock, logger, sole: deps.soleScheduler === true, deliveredElsewhere: side?.side === 'accept' ? () => side.post({ t: 'poke' }) : undefined });
   // One pacer for everything execution does on this loop: turn steps, and the callers a commit resumes, share its slice.
