@@ -59,6 +59,8 @@ function newWorker(data: ExecutionWorkerData): Worker {
 /** A worker that dies within this long of its start counts as failing again: the next start waits longer. */
 const CRASH_LOOP_MS = 5_000;
 const MAX_RESTART_DELAY_MS = 5_000;
+/** After the worker said it stopped (units committed, connection closed), how long it may take to exit by itself. */
+const STOP_GRACE_MS = 2_000;
 
 export function createExecutionThread(options: { config: ServiceConfig; logger: Logger }): ExecutionThread {
   const { logger } = options;
@@ -136,7 +138,10 @@ export function createExecutionThread(options: { config: ServiceConfig; logger: 
       });
       current.postMessage({ t: 'stop' } satisfies ToWorker);
       await stopped;
+      // Its connection is closed by now: a handle that still keeps the thread alive must not hold up the close.
+      const lingering = setTimeout(() => void current.terminate(), STOP_GRACE_MS);
       await exited;
+      clearTimeout(lingering);
     },
     get worker() {
       return worker;
