@@ -7,7 +7,7 @@
  * such a unit settles within microtasks and no I/O callback runs while the transaction is open. One that is still
  * pending at the sentinel (setImmediate, the next check phase) awaited real I/O: it is refused (see held()).
  */
-import type { SqliteDatabase } from './database.js';
+import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
 import type { UnitContext } from './port/unit.js';
 import { UnitSpannedLoopTurnError } from './port/unit-errors.js';
 import { isThenable, loop } from './maybe-async.js';
@@ -60,7 +60,6 @@ export class WriteLockBusyError extends Error {
   }
 }
 
-const BUSY_TIMEOUT_MS = 5000;
 
 export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOptions = {}): BatchRunner {
   let current: Outbox | null = null;
@@ -75,18 +74,18 @@ export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOption
     release: db.prepare('RELEASE group_commit_unit'),
     rollbackTo: db.prepare('ROLLBACK TO group_commit_unit'),
   };
-  const noWait = db.prepare('PRAGMA busy_timeout = 0');
-  const wait = db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // db.pragma, not prepared PRAGMA statements: a prepared `busy_timeout` statement did not reliably apply when rerun.
+  const setBusyTimeout = (ms: number): void => void db.pragma(`busy_timeout = ${ms}`);
   const begin = (): void => {
     if (options.beginWithoutWaiting !== true) return void sql.begin.run();
-    noWait.run();
+    setBusyTimeout(0);
     try {
       sql.begin.run();
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new WriteLockBusyError();
       throw error;
     } finally {
-      wait.run();
+      setBusyTimeout(BUSY_TIMEOUT_MS);
     }
   };
   const contextFor = (mine: Outbox): UnitContext<unknown> => ({ repos: options.repos, afterCommit: (publish) => void mine.push(publish) });
