@@ -231,3 +231,25 @@ for (const execution of ['thread', 'inline'] as const) t.test(`${execution}: the
   t.comment(`${execution} mode: ${sessions.length} CPU-heavy sessions; /healthz during them: ${probes.length} probes, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
   t.ok(probes.length > 0, 'health was probed during the load');
 });
+
+t.test('a configuration write on main drops the worker\'s read caches: the next turn calls the integration\'s new base URL', async (t) => {
+  const first = await startRecordingUpstream();
+  const second = await startRecordingUpstream();
+  t.teardown(() => Promise.all([first.close(), second.close()]));
+  const node = await startThreaded(t, first, tempDb(t));
+  const { api, refs } = node;
+  const run = async (id: string) => {
+    const opened = await api('POST', `/agents/${refs.lookup}/sessions`, { message: `{"id": "${id}"}`, callerCredentials: crmCredentials() });
+    t.equal(opened.status, 202, opened.text);
+    const stream = followSession(node.port, opened.json.sessionId, refs['ada-key']!, 0);
+    t.teardown(() => stream.close());
+    await stream.until(completed);
+    stream.close();
+  };
+  await run('c-1');
+  t.equal(first.received.length, 1, 'the worker called the first base URL (its catalog now cached)');
+  await node.service.applyManifest(conversationWorkspace(second.baseUrl));
+  await run('c-2');
+  t.equal(second.received.length, 1, 'the next turn called the new base URL');
+  t.equal(first.received.length, 1, 'and not the old one');
+});
