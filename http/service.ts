@@ -2,7 +2,7 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { databaseUrlFrom, DEFAULT_CONFIG, type ServiceConfig } from '../runtime/config.js';
+import { databaseUrlFrom, DEFAULT_CONFIG, threadExecutionMisfit, type ServiceConfig } from '../runtime/config.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createTelemetry } from '../runtime/telemetry/index.js';
 import { TokenBuckets } from '../runtime/rate-limit.js';
@@ -94,8 +94,8 @@ function refuseThreadMisfit(config: ServiceConfig, options: CreateServiceOptions
   const refuse = (why: string) => {
     throw new Error(`SWITCHYARD_EXECUTION=thread cannot run here: ${why}`);
   };
-  if (config.databaseUrl !== null) refuse('it is for SQLite; on PostgreSQL run several processes instead (switchyard start --workers N).');
-  if (config.dbPath === ':memory:' || config.dbPath === '') refuse('an in-memory database cannot be shared with another thread; give a file (--db FILE).');
+  const misfit = threadExecutionMisfit(config);
+  if (misfit !== null) refuse(misfit);
   if (options.clock !== undefined && options.clock !== systemClock) refuse('an injected clock cannot cross to the worker thread; use the system clock or execution "inline".');
   if (options.keyRing !== undefined) refuse('a key ring passed in cannot cross to the worker thread; give the keys by SWITCHYARD_MASTER_KEYS or SWITCHYARD_MASTER_KEY_FILE.');
 }

@@ -132,6 +132,17 @@ function rateFrom(value: string | undefined, name: string, fallback: RateLimitCo
   return { ratePerSecond, burst: intFrom(burst, name, Math.max(1, ratePerSecond * 2)) };
 }
 
+/**
+ * Why `execution: 'thread'` cannot run on this configuration, or null: the worker opens a second connection to the
+ * same SQLite file, which neither PostgreSQL nor an in-memory database offers.
+ */
+export function threadExecutionMisfit(config: Pick<ServiceConfig, 'execution' | 'databaseUrl' | 'dbPath'>): string | null {
+  if (config.execution !== 'thread') return null;
+  if (config.databaseUrl !== null) return 'it is for SQLite; on PostgreSQL run several processes instead (switchyard start --workers N).';
+  if (config.dbPath === ':memory:' || config.dbPath === '') return 'an in-memory database cannot be shared with another thread; give a file (--db FILE).';
+  return null;
+}
+
 /** Parsed, never echoed: zod's messages name the rule broken, not the value (the URL may carry a password). */
 const postgresUrl = z.string().superRefine((value, ctx) => {
   // URL.canParse, not zod's url(): a socket URL (postgres:///db?host=/run/postgresql) has no host part.

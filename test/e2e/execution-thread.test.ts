@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t, { type Test } from 'tap';
+import { serviceConfig } from '../../bin/cli/service-config.js';
+import { UsageError } from '../../bin/cli/exit-codes.js';
 import { createService, type Service } from '../../http/service.js';
 import { ManualClock } from '../../runtime/clock.js';
 import { configFromEnv, DEFAULT_CONFIG } from '../../runtime/config.js';
@@ -65,6 +67,11 @@ t.test('SWITCHYARD_EXECUTION: inline by default, thread on request, anything els
   await t.rejects(createService({ dbPath: ':memory:', config: thread }), /in-memory database cannot be shared/);
   await t.rejects(createService({ dbPath: tempDb(t), config: thread, clock: new ManualClock(0) }), /injected clock cannot cross/);
   await t.rejects(createService({ databaseUrl: 'postgres://u@127.0.0.1:1/db', config: thread }), /for SQLite/);
+  // The CLI refuses the same misfit as a usage error (exit 2) before opening anything.
+  process.env.SWITCHYARD_EXECUTION = 'thread';
+  t.teardown(() => void delete process.env.SWITCHYARD_EXECUTION);
+  t.throws(() => serviceConfig({ db: ':memory:' }), UsageError);
+  t.equal(serviceConfig({ db: 'file.db' }).execution, 'thread');
 });
 
 const completed = (frames: { type: string }[]) => frames.some((f) => f.type === 'turn.completed' || f.type === 'run.completed');
