@@ -70,7 +70,13 @@ t.test('SWITCHYARD_EXECUTION: inline by default, thread on request, anything els
   // The CLI refuses the same misfit as a usage error (exit 2) before opening anything.
   process.env.SWITCHYARD_EXECUTION = 'thread';
   t.teardown(() => void delete process.env.SWITCHYARD_EXECUTION);
-  t.throws(() => serviceConfig({ db: ':memory:' }), UsageError);
+  let refused: unknown;
+  try {
+    serviceConfig({ db: ':memory:' });
+  } catch (error) {
+    refused = error;
+  }
+  t.ok(refused instanceof UsageError && /cannot be shared with another thread/.test(refused.message), 'a UsageError naming the misfit');
   t.equal(serviceConfig({ db: 'file.db' }).execution, 'thread');
 });
 
