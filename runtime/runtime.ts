@@ -152,7 +152,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     signIn,
     authoring: createAuthoringService({ store, clock }),
     keyLimiter: new TokenBuckets(config.keyRateLimit, clock),
-    ready: () => ready,
+    // With the execution thread: not ready while it restarts (accepts would queue, nothing would run them yet).
+    ready: () => ready && (client?.running ?? true),
     events,
     actors,
     admission,

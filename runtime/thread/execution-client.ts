@@ -36,6 +36,8 @@ export interface ExecutionClient {
   lost(): void;
   /** A new worker finished recovery. */
   restarted(): void;
+  /** False from a worker's death until its successor recovered (readiness reports it). */
+  readonly running: boolean;
 }
 
 const workerGone = () =>
@@ -48,6 +50,7 @@ export function createExecutionClient(deps: ExecutionClientDeps): ExecutionClien
   const engines = new Map<EngineKind, SessionEngine>();
   let toDispatch = new Set<string>();
   let stopped = false;
+  let running = true;
 
   function call<T>(method: WorkerMethod, ...args: unknown[]): Promise<T> {
     const id = nextId++;
@@ -123,11 +126,16 @@ export function createExecutionClient(deps: ExecutionClientDeps): ExecutionClien
           return;
       }
     },
+    get running() {
+      return running;
+    },
     lost() {
+      running = false;
       for (const waiting of pending.values()) waiting.reject(workerGone());
       pending.clear();
     },
     restarted() {
+      running = true;
       // Signals sent by the dead worker after its last message never came: every watched stream reads again.
       for (const handlers of signalHandlers) handlers.onResync();
     },

@@ -189,8 +189,11 @@ t.test('a worker terminated mid-turn is restarted: the turn resumes, no 202 is l
   const thread = node.service.executionThread!;
   held = false;
   await thread.worker!.terminate();
+  // The new worker is still loading and recovering (its boot takes over a second): readiness says so meanwhile.
+  t.equal((await call(`http://127.0.0.1:${node.port}/readyz`)).status, 503, 'not ready while the execution thread restarts');
   await stream.until(completed, 60_000);
   t.equal(thread.restarts, 1, 'main started a new worker');
+  t.equal((await call(`http://127.0.0.1:${node.port}/readyz`)).status, 200, 'ready again once it recovered');
   assertDense(t, stream, 'the resumed turn');
   t.equal(stream.frames.filter((f) => f.type === 'turn.completed').length, 1, 'one turn.completed');
   t.match((await api('GET', `/agents/sessions/${opened.json.sessionId}`)).json.latestTurn, { status: 'completed' });
