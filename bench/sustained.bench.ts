@@ -2,7 +2,8 @@
 // capacity, probe latencies of /healthz and a session GET during the load, drain time and RSS growth.
 /*
  * `npm run bench -- --only sustained`. The server is switchyard-fire (each keyed fire starts the lookup agent and
- * the enrich flow, which run in-process). autocannon fires as fast as 50 connections allow for --duration seconds;
+ * the enrich flow), measured twice in one run: turns on the accept loop (inline, the default), then in the execution
+ * worker thread (`--execution thread`, SWITCHYARD_EXECUTION=thread; the same pinned server core for both threads). autocannon fires as fast as 50 connections allow for --duration seconds;
  * meanwhile this process probes /healthz every 20 ms and GET /agents/sessions/:id every 50 ms, and samples the
  * server's RSS from /metrics each second. After the load it waits for the execution queue to drain. Rows:
  * - accepted fires: 202s per second of load (429 OVERLOADED answers are the bound working, counted in non-2xx);
@@ -61,7 +62,7 @@ function probeRow(target: string, probeResult: Probe, note: string): Row {
   return { scenario: SCENARIO, target, reqPerSec: 0, p50ms: percentile(sorted, 50), p99ms: percentile(sorted, 99), ratioToBaseline: null, errors: 0, non2xx: probeResult.failures, note };
 }
 
-async function measure(ctx: BenchContext, server: RunningServer): Promise<Row[]> {
+async function measure(ctx: BenchContext, server: RunningServer, label: string): Promise<Row[]> {
   const ready = server.ready as RunningServer['ready'] & { apiKey: string; triggerId: string };
   const auth = { authorization: `Bearer ${ready.apiKey}` };
   const first = await fetch(`${server.url}/api/v1/triggers/fire`, {
@@ -100,10 +101,10 @@ async function measure(ctx: BenchContext, server: RunningServer): Promise<Row[]>
   const rssGrowthMb = (rssPeak - rssBefore) / 1_048_576;
   const note = `${refused} answered 429 OVERLOADED; drain ${drainSec.toFixed(1)} s after the load; RSS +${rssGrowthMb.toFixed(0)} MB at peak`;
   return [
-    { ...load, target: 'switchyard-fire (202s/s: all answers)', note },
-    { scenario: SCENARIO, target: 'executions started/s (load + drain)', reqPerSec: started / totalSec, p50ms: Number.NaN, p99ms: Number.NaN, ratioToBaseline: null, errors: 0, non2xx: 0, note: `${started} executions in ${totalSec.toFixed(1)} s` },
-    probeRow('probe GET /healthz every 20 ms', healthResult, 'latency during the load'),
-    probeRow('probe GET /agents/sessions/:id every 50 ms', sessionResult, 'latency during the load'),
+    { ...load, target: `${label} (202s/s: all answers)`, note },
+    { scenario: SCENARIO, target: `${label}: executions started/s (load + drain)`, reqPerSec: started / totalSec, p50ms: Number.NaN, p99ms: Number.NaN, ratioToBaseline: null, errors: 0, non2xx: 0, note: `${started} executions in ${totalSec.toFixed(1)} s` },
+    probeRow(`${label}: probe GET /healthz every 20 ms`, healthResult, 'latency during the load'),
+    probeRow(`${label}: probe GET /agents/sessions/:id every 50 ms`, sessionResult, 'latency during the load'),
   ];
 }
 
@@ -111,11 +112,15 @@ export const sustainedScenario: CustomScenario = {
   kind: 'custom',
   name: 'sustained',
   async run(ctx) {
-    const server = await ctx.startServer('switchyard-fire');
-    try {
-      return await measure(ctx, server);
-    } finally {
-      await ctx.stopServer(server);
+    const rows: Row[] = [];
+    for (const [label, args] of [['switchyard-fire', []], ['switchyard-thread', ['--execution', 'thread']]] as const) {
+      const server = await ctx.startServer('switchyard-fire', [...args]);
+      try {
+        rows.push(...(await measure(ctx, server, label)));
+      } finally {
+        await ctx.stopServer(server);
+      }
     }
+    return rows;
   },
 };

@@ -1,5 +1,5 @@
 // HTTP signals on a registry owned by one service instance: request counts and latency, open streams, request spans.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { trace } from '@opentelemetry/api';
 import { createTracing, HTTP_SECONDS, type Tracing } from '../runtime/telemetry/index.js';
 import type { HttpRequest, Reply, StreamReply } from './types.js';
@@ -15,6 +15,13 @@ export interface HttpMetrics {
   traceRequest(request: HttpRequest, handle: () => Promise<Reply>): Promise<Reply>;
   /** Marks an HTTP adapter (uws, node) as serving this service. */
   adapterInUse(adapter: string): void;
+  /**
+   * Another registry's metrics to add to every scrape (the execution worker thread's, fetched per scrape): series of
+   * the same name are summed, as prom-client aggregates cluster workers. A failed fetch leaves them out of that scrape.
+   */
+  alsoFrom(source: () => Promise<MetricObjectWithValues<MetricValue<string>>[]>): void;
+  /** The scrape: this registry's metrics, merged with the sources added by `alsoFrom`. */
+  exposition(): Promise<string>;
 }
 
 export interface HttpMetricsOptions {
@@ -39,8 +46,16 @@ export function createHttpMetrics(options: HttpMetricsOptions = {}): HttpMetrics
     labelNames: ['adapter'],
     registers,
   });
+  const sources: Array<() => Promise<MetricObjectWithValues<MetricValue<string>>[]>> = [];
   return {
     registry,
+    alsoFrom: (source) => void sources.push(source),
+    async exposition() {
+      if (sources.length === 0) return registry.metrics();
+      const others = await Promise.all(sources.map((source) => source().catch(() => null)));
+      const all = [await registry.getMetricsAsJSON(), ...others.filter((other) => other !== null)];
+      return all.length === 1 ? registry.metrics() : AggregatorRegistry.aggregate(all).metrics();
+    },
     adapterInUse(adapter) {
       adapterInfo.set({ adapter }, 1);
     },

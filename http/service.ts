@@ -2,7 +2,7 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { databaseUrlFrom, DEFAULT_CONFIG, type ServiceConfig } from '../runtime/config.js';
+import { databaseUrlFrom, DEFAULT_CONFIG, threadExecutionMisfit, type ServiceConfig } from '../runtime/config.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createTelemetry } from '../runtime/telemetry/index.js';
 import { TokenBuckets } from '../runtime/rate-limit.js';
@@ -11,7 +11,9 @@ import type { Storage } from '../storage/port/storage.js';
 import type { Store } from '../storage/store.js';
 import { openStorageDriver, type StorageDriver } from './storage-driver.js';
 import { applyManifest, type ApplyManifestResult } from '../runtime/manifest/apply.js';
-import { defaultMasterKeyFileFor, loadKeyRing, type KeyRing } from '../runtime/vault/index.js';
+import type { KeyRing } from '../runtime/vault/index.js';
+import { createExecutionThread, type ExecutionThread } from './execution-thread.js';
+import { loadMasterKeys } from './master-keys.js';
 import { AppError } from '../runtime/errors.js';
 import type { AdapterName } from './adapter-shared.js';
 import { errorReply } from './error-reply.js';
@@ -79,6 +81,23 @@ export interface Service {
   listen(port?: number, host?: string): Promise<number>;
   /** Graceful stop: refuse new connections, end streams, let in-flight work commit, close the DB. */
   close(): Promise<void>;
+  /** The execution worker thread (config.execution `thread`), null when execution runs on this loop. */
+  readonly executionThread: ExecutionThread | null;
+}
+
+/**
+ * `thread` runs execution on a second connection to the same SQLite file, built from the configuration alone: what
+ * cannot cross a thread or be shared that way is refused at boot, loudly, rather than silently run inline
+ * (decision "Execution in a worker thread (issue 12 item 2)").
+ */
+function refuseThreadMisfit(config: ServiceConfig, options: CreateServiceOptions): void {
+  const refuse = (why: string) => {
+    throw new Error(`SWITCHYARD_EXECUTION=thread cannot run here: ${why}`);
+  };
+  const misfit = threadExecutionMisfit(config);
+  if (misfit !== null) refuse(misfit);
+  if (options.clock !== undefined && options.clock !== systemClock) refuse('an injected clock cannot cross to the worker thread; use the system clock or execution "inline".');
+  if (options.keyRing !== undefined) refuse('a key ring passed in cannot cross to the worker thread; give the keys by SWITCHYARD_MASTER_KEYS or SWITCHYARD_MASTER_KEY_FILE.');
 }
 
 export async function createService(options: CreateServiceOptions = {}): Promise<Service> {
@@ -92,6 +111,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   const logger = options.logger ?? createLogger(config.logLevel);
   // First, so a bad adapter setting fails before anything is opened.
   const adapterChoice = chooseAdapter(config.httpAdapter, options.env ?? process.env);
+  if (config.execution === 'thread') refuseThreadMisfit(config, options);
   // The database first: a start-up refused for an unreachable server leaves no generated key file behind.
   const driver = await openStorageDriver(config, logger, clock);
   let keyRing: KeyRing;
@@ -103,9 +123,28 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   }
   const store = driver.storage;
   const telemetry = createTelemetry({ store, clock, logger, tracerProvider: options.tracerProvider, writerSamples: driver.writerSamples });
-  const runtime = createRuntime({ config, clock, logger, store, keyRing, telemetry, paceWriter: driver.paceWriter, ...driver.sharing });
+  const thread = config.execution === 'thread' ? createExecutionThread({ config, logger }) : null;
+  const sqlite = driver.sqlite;
+  const runtime = createRuntime({
+    config,
+    clock,
+    logger,
+    store,
+    keyRing,
+    telemetry,
+    paceWriter: driver.paceWriter,
+    ...driver.sharing,
+    ...(thread !== null && sqlite !== null ? { execution: { side: 'accept' as const, post: thread.post, invalidateCaches: () => sqlite.cache.invalidate() } } : {}),
+  });
+  if (thread !== null && sqlite !== null) {
+    thread.attach(runtime.executionClient!);
+    // Writes here to cached tables (authoring, keys, entitlements) drop the worker's caches once committed.
+    sqlite.cache.onCommittedWrite(() => thread.post({ t: 'invalidate' }));
+  }
   const metrics = createHttpMetrics({ registry: telemetry.registry, tracing: telemetry.tracing });
   watchExecutionQueue(metrics.registry, () => runtime.services.admission.stats());
+  // Turns, tools, models and the worker's writer are counted in the worker thread: scrapes add its registry.
+  if (runtime.executionClient !== undefined) metrics.alsoFrom(() => runtime.executionClient!.call('metrics'));
   const router = new Router<Services>(allRoutes(metrics));
   const kernel = createKernel(
     {
@@ -153,7 +192,10 @@ export async function createService(options: CreateServiceOptions = {}): Promise
   };
   try {
     await runtime.start();
+    // The worker recovers what was accepted or running before this start; the service answers once it runs.
+    await thread?.start();
   } catch (error) {
+    await thread?.stop().catch(() => {});
     await driver.close().catch(() => {});
     throw error;
   }
@@ -168,6 +210,7 @@ export async function createService(options: CreateServiceOptions = {}): Promise
       return nodeHandler();
     },
     nodeHandler,
+    executionThread: thread,
     async applyManifest(manifest) {
       const result = await applyManifest(store, manifest, { clock, keyRing });
       // Schedule triggers the manifest added, changed or paused get their ticks armed or removed now.
@@ -194,24 +237,12 @@ export async function createService(options: CreateServiceOptions = {}): Promise
       }
       // Accepts those requests made after runtime.stop() are written (not dispatched: the next boot or node runs them).
       await runtime.services.sessions.materializer.idle();
+      // The worker commits its last units and closes its connection before this side's closes the file.
+      await thread?.stop();
       await server.terminate();
       // Last: nothing above is still querying, so no query meets the closed pool and no connection opens after it.
       await driver.close();
       logger.info('closed');
     },
   };
-}
-
-/** On PostgreSQL there is no database file to sit beside: the fallback file is in the working directory. */
-const POSTGRES_MASTER_KEY_FILE = 'switchyard.master-keys';
-
-function loadMasterKeys(config: ServiceConfig, env: Record<string, string | undefined>, logger: Logger): KeyRing {
-  const file = config.databaseUrl !== null ? POSTGRES_MASTER_KEY_FILE : defaultMasterKeyFileFor(config.dbPath);
-  const loaded = loadKeyRing({ env, fallback: file ? { kind: 'file', path: file } : { kind: 'ephemeral' } });
-  for (const warning of loaded.warnings) logger.warn({ source: loaded.source }, warning);
-  if (config.databaseUrl !== null && (loaded.source === 'default-file' || loaded.source === 'generated-file')) {
-    logger.warn({ path: loaded.path }, 'master keys come from a file on this node: every node sharing the database needs the same keys (SWITCHYARD_MASTER_KEYS or SWITCHYARD_MASTER_KEY_FILE)');
-  }
-  logger.info({ source: loaded.source, path: loaded.path }, 'master keys loaded');
-  return loaded.ring;
 }

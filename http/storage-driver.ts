@@ -74,7 +74,8 @@ export async function openStorageDriver(config: ServiceConfig, logger: Logger, c
       close: () => storage.close(),
     };
   }
-  const store = openStore({ path: config.dbPath, durability: config.durability });
+  // With execution in a worker thread, a second connection writes the file: this one's writer never blocks on it.
+  const store = openStore({ path: config.dbPath, durability: config.durability, sharedFile: config.execution === 'thread' });
   return {
     engine: 'sqlite',
     storage: store,

@@ -8,6 +8,12 @@ export interface ServiceConfig {
   /** SQLite file path or ':memory:'. */
   dbPath: string;
   durability: 'full' | 'normal';
+  /**
+   * Where turns, flow runs, materialization and timers run: `inline` on the HTTP event loop (default), or `thread`
+   * in one worker thread with its own connection to the same SQLite file (docs/decisions.md "Execution in a worker
+   * thread"). `thread` needs a file database on SQLite and the system clock; createService refuses it otherwise.
+   */
+  execution: 'inline' | 'thread';
   /** postgres:// URL: when set, the service runs on PostgreSQL and dbPath/durability are unused. */
   databaseUrl: string | null;
   /** PostgreSQL connections this node's pool holds at most (at least 2: reads must not wait behind every writer batch). */
@@ -70,6 +76,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   port: 8080,
   dbPath: 'switchyard.db',
   durability: 'full',
+  execution: 'inline',
   databaseUrl: null,
   pgPoolSize: 10,
   pgStatementTimeoutMs: 30_000,
@@ -125,6 +132,17 @@ function rateFrom(value: string | undefined, name: string, fallback: RateLimitCo
   return { ratePerSecond, burst: intFrom(burst, name, Math.max(1, ratePerSecond * 2)) };
 }
 
+/**
+ * Why `execution: 'thread'` cannot run on this configuration, or null: the worker opens a second connection to the
+ * same SQLite file, which neither PostgreSQL nor an in-memory database offers.
+ */
+export function threadExecutionMisfit(config: Pick<ServiceConfig, 'execution' | 'databaseUrl' | 'dbPath'>): string | null {
+  if (config.execution !== 'thread') return null;
+  if (config.databaseUrl !== null) return 'it is for SQLite; on PostgreSQL run several processes instead (switchyard start --workers N).';
+  if (config.dbPath === ':memory:' || config.dbPath === '') return 'an in-memory database cannot be shared with another thread; give a file (--db FILE).';
+  return null;
+}
+
 /** Parsed, never echoed: zod's messages name the rule broken, not the value (the URL may carry a password). */
 const postgresUrl = z.string().superRefine((value, ctx) => {
   // URL.canParse, not zod's url(): a socket URL (postgres:///db?host=/run/postgresql) has no host part.
@@ -148,6 +166,8 @@ export function databaseUrlFrom(value: string | undefined | null, name = 'SWITCH
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: ServiceConfig = DEFAULT_CONFIG): ServiceConfig {
   const durability = env.SWITCHYARD_DURABILITY ?? base.durability;
   if (durability !== 'full' && durability !== 'normal') throw new Error('SWITCHYARD_DURABILITY must be "full" or "normal"');
+  const execution = env.SWITCHYARD_EXECUTION || base.execution;
+  if (execution !== 'inline' && execution !== 'thread') throw new Error('SWITCHYARD_EXECUTION must be "inline" or "thread"');
   const httpAdapter = env.SWITCHYARD_HTTP_ADAPTER || base.httpAdapter;
   if (httpAdapter !== 'auto' && httpAdapter !== 'uws' && httpAdapter !== 'node') throw new Error('SWITCHYARD_HTTP_ADAPTER must be "auto", "uws" or "node"');
   return {
@@ -155,6 +175,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     port: intFrom(env.SWITCHYARD_PORT ?? env.PORT, 'SWITCHYARD_PORT', base.port),
     dbPath: env.SWITCHYARD_DB || base.dbPath,
     durability,
+    execution,
     databaseUrl: env.SWITCHYARD_DATABASE_URL === undefined ? base.databaseUrl : databaseUrlFrom(env.SWITCHYARD_DATABASE_URL),
     pgPoolSize: Math.max(2, intFrom(env.SWITCHYARD_PG_POOL_SIZE, 'SWITCHYARD_PG_POOL_SIZE', base.pgPoolSize)),
     pgStatementTimeoutMs: intFrom(env.SWITCHYARD_PG_STATEMENT_TIMEOUT_MS, 'SWITCHYARD_PG_STATEMENT_TIMEOUT_MS', base.pgStatementTimeoutMs),

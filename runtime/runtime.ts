@@ -12,6 +12,9 @@ import type { Services } from './services.js';
 import type { KeyRing } from './vault/index.js';
 import { createActorRegistry } from './actors/index.js';
 import { createAdmission } from './execution/admission.js';
+import { createExecutionClient, type ExecutionClient } from './thread/execution-client.js';
+import { createExecutionHost, createForwardingAdmission, type ExecutionHost } from './thread/execution-host.js';
+import type { ToMain, ToWorker } from './thread/protocol.js';
 import { createPacer, type Pacer } from './execution/pacer.js';
 import { createSessionEventBus } from './events/index.js';
 import { createScheduler } from './scheduler/index.js';
@@ -50,11 +53,26 @@ export interface RuntimeDeps {
    * Absent on one process: every session is this one's and actors' snapshots stay resident.
    */
   ownership?: SessionOwnership;
+  /**
+   * SWITCHYARD_EXECUTION=thread: which side of the split this runtime is (absent: both, on this loop). `accept` (the
+   * main thread) runs no turn, flow run, recovery or timer: dispatches, cancels and approval decisions go to the
+   * worker through `post`. `execute` (the worker thread) runs all of them and posts its commits, queue counts and
+   * answers back. `invalidateCaches` drops this side's read caches when the other side wrote a cached table.
+   */
+  execution?: ExecutionSide;
 }
+
+export type ExecutionSide =
+  | { side: 'accept'; post(message: ToWorker): void; invalidateCaches(): void }
+  | { side: 'execute'; post(message: ToMain): void; invalidateCaches(): void };
 
 export interface Runtime {
   services: Services;
   readonly telemetry: Telemetry;
+  /** The accept side's link to the execution worker (execution side `accept`): hand it the worker's messages. */
+  readonly executionClient?: ExecutionClient;
+  /** The worker's end of the link (execution side `execute`): hand it main's messages. */
+  readonly executionHost?: ExecutionHost;
   /** Boot recovery and background loops; called once the store is open. */
   start(): Promise<void>;
   /**
@@ -69,6 +87,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const auth = createAuthenticator(store, clock);
   const telemetry = deps.telemetry ?? createTelemetry({ store, clock, logger });
   let ready = false;
+  const side = deps.execution;
+  const accepting = side?.side === 'accept';
+  // Built before the runtime's parts: the accept side's dispatcher and event signals are this client's.
+  const client: ExecutionClient | undefined = side?.side === 'accept'
+    ? createExecutionClient({ post: side.post, admission: { started: (n) => admission.started(n), enqueued: (n) => admission.enqueued(n), release: (n) => admission.release(n), bound: (t) => admission.bound(t) }, invalidateCaches: side.invalidateCaches, intake: { idle: () => sessions.materializer.idle() } })
+    : undefined;
   // One registry, scheduler and event bus per service instance: every actor kind and timer kind shares them.
   const events = createSessionEventBus({
     repo: store.repos.sessionEvents,
@@ -76,18 +100,26 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     clock,
     // Present on PostgreSQL: streams here also carry events committed by other nodes, and the same connection hears
     // that another node seized a session this one runs (a cancel there), so the run here stops at once.
-    signals: store.signals && { listen: (handlers) => store.signals!.listen({ ...handlers, onSeized: (sessionId) => deps.ownership?.revoked?.(sessionId) }) },
+    signals: client?.signals ?? (store.signals && { listen: (handlers) => store.signals!.listen({ ...handlers, onSeized: (sessionId) => deps.ownership?.revoked?.(sessionId) }) }),
     onError: (error, context) => logger.error({ ...context, err: error instanceof Error ? error.message : String(error) }, 'session event delivery failed'),
   });
-  const actors = createActorRegistry({ store, clock, logger, residentSnapshots: deps.ownership === undefined });
-  const admission = createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
-  const scheduler = createScheduler({ store, clock, logger, sole: deps.soleScheduler === true });
+  // Snapshots stay resident only where this registry alone steps its actors: with N nodes, or with the execution
+  // thread (main steps provisioning claims, the worker their expiry timers), every step reads its row.
+  const actors = createActorRegistry({ store, clock, logger, residentSnapshots: deps.ownership === undefined && side === undefined });
+  const admission = side?.side === 'execute' ? createForwardingAdmission(side.post) : createAdmission({ queueLimitSeconds: config.queueLimitSeconds, queueMaxExecutions: config.queueMaxExecutions, initialRatePerSecond: config.queueInitialRate });
+  const scheduler = createScheduler({ store, clock, logger, sole: deps.soleScheduler === true, deliveredElsewhere: side?.side === 'accept' ? () => side.post({ t: 'poke' }) : undefined });
   // One pacer for everything execution does on this loop: turn steps, and the callers a commit resumes, share its slice.
   const pacer = createPacer();
   deps.paceWriter?.(pacer);
   // The materializer is built with the sessions runtime below; the dispatcher's idle() waits for its pending accepts.
   const intake = { idle: (): Promise<void> => sessions.materializer.idle() };
-  const turns = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake, pacer, ownership: deps.ownership });
+  const built = createTurnsRuntime({ config, clock, logger, store, keyRing, bus: events, registry: actors, scheduler, admission, telemetry, intake, pacer, ownership: deps.ownership, dispatcher: client?.dispatcher });
+  // The worker is the one turn mover: cancels and decisions run there, where the turns' actors live.
+  const turns = client === undefined ? built : {
+    ...built,
+    cancels: { cancel: (...args: Parameters<typeof built.cancels.cancel>) => client.call<void>('cancel', ...args) },
+    decisions: { decide: (...args: Parameters<typeof built.decisions.decide>) => client.call<Awaited<ReturnType<typeof built.decisions.decide>>>('decide', ...args) },
+  };
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
   const flows = registerFlows({ ...turns.engineDeps, dispatcher: turns.dispatcher });
   const sessions = createSessionsRuntime({ clock, store, bus: events, admission, turns });
@@ -120,7 +152,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     signIn,
     authoring: createAuthoringService({ store, clock }),
     keyLimiter: new TokenBuckets(config.keyRateLimit, clock),
-    ready: () => ready,
+    // With the execution thread: not ready while it restarts (accepts would queue, nothing would run them yet).
+    ready: () => ready && (client?.running ?? true),
     events,
     actors,
     admission,
@@ -136,10 +169,33 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     ...webhooks,
     ...createManageServices({ store, clock, scheduleTicks: triggerSources.scheduleTicks }),
   };
+  const executionHost = side?.side === 'execute'
+    ? createExecutionHost({
+      post: side.post,
+      dispatcher: turns.dispatcher,
+      bus: events,
+      scheduler,
+      invalidateCaches: side.invalidateCaches,
+      methods: {
+        cancel: (...args: Parameters<typeof turns.cancels.cancel>) => turns.cancels.cancel(...args),
+        decide: (...args: Parameters<typeof turns.decisions.decide>) => turns.decisions.decide(...args),
+        metrics: () => telemetry.registry.getMetricsAsJSON(),
+      },
+      onError: (error, where) => logger.error({ where, err: error instanceof Error ? error.message : String(error) }, 'execution thread task failed'),
+    })
+    : undefined;
   return {
     services,
     telemetry,
+    executionClient: client,
+    executionHost,
     async start() {
+      if (accepting) {
+        // The worker recovers, delivers timers and reconciles at its own boot; this side only streams its commits.
+        await events.start();
+        ready = true;
+        return;
+      }
       // Owners recover their work first, then timers that fell due while the process was down fire once.
       // Streams follow other nodes' commits before anything here can be subscribed to.
       await events.start();
@@ -164,6 +220,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       actors.close();
       await deps.ownership?.close?.();
       await events.close();
+      // Last: the deltas flushed above are signalled to main too.
+      executionHost?.close();
     },
   };
 }

@@ -7,7 +7,7 @@
  * such a unit settles within microtasks and no I/O callback runs while the transaction is open. One that is still
  * pending at the sentinel (setImmediate, the next check phase) awaited real I/O: it is refused (see held()).
  */
-import type { SqliteDatabase } from './database.js';
+import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
 import type { UnitContext } from './port/unit.js';
 import { UnitSpannedLoopTurnError } from './port/unit-errors.js';
 import { isThenable, loop } from './maybe-async.js';
@@ -44,7 +44,22 @@ export interface BatchRunnerOptions {
   repos?: unknown;
   /** Told at once when a unit is found pending on the next loop turn (the unit is refused when it settles). */
   onSpannedTurn?: (error: UnitSpannedLoopTurnError) => void;
+  /**
+   * Another connection writes the same file (execution in a worker thread): BEGIN IMMEDIATE does not wait on the
+   * write lock (busy_timeout 0 for that one statement) and throws `WriteLockBusyError` at once, so the writer can retry
+   * later instead of blocking its event loop in SQLite's busy handler.
+   */
+  beginWithoutWaiting?: boolean;
 }
+
+/** BEGIN IMMEDIATE found the write lock held by another connection; nothing of the batch ran. */
+export class WriteLockBusyError extends Error {
+  constructor() {
+    super('the database write lock is held by another connection');
+    this.name = 'WriteLockBusyError';
+  }
+}
+
 
 export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOptions = {}): BatchRunner {
   let current: Outbox | null = null;
@@ -58,6 +73,20 @@ export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOption
     savepoint: db.prepare('SAVEPOINT group_commit_unit'),
     release: db.prepare('RELEASE group_commit_unit'),
     rollbackTo: db.prepare('ROLLBACK TO group_commit_unit'),
+  };
+  // db.pragma, not prepared PRAGMA statements: a prepared `busy_timeout` statement did not reliably apply when rerun.
+  const setBusyTimeout = (ms: number): void => void db.pragma(`busy_timeout = ${ms}`);
+  const begin = (): void => {
+    if (options.beginWithoutWaiting !== true) return void sql.begin.run();
+    setBusyTimeout(0);
+    try {
+      sql.begin.run();
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new WriteLockBusyError();
+      throw error;
+    } finally {
+      setBusyTimeout(BUSY_TIMEOUT_MS);
+    }
   };
   const contextFor = (mine: Outbox): UnitContext<unknown> => ({ repos: options.repos, afterCommit: (publish) => void mine.push(publish) });
 
@@ -199,7 +228,7 @@ export function createBatchRunner(db: SqliteDatabase, options: BatchRunnerOption
   };
 
   function run(batch: readonly BatchUnit[], deadline: number): Outcome[] | Promise<Outcome[]> {
-    sql.begin.run();
+    begin();
     const frame = journal.open();
     const outcomes: Outcome[] = [];
     let i = 0;

@@ -1,6 +1,6 @@
 // Group-commit writer: every unit of work submitted in one event-loop turn shares one transaction (sync or async units, the port's UnitWriter); each unit's outbox runs after it.
 import type { SqliteDatabase } from './database.js';
-import { createBatchRunner, type BatchUnit, type Outcome } from './group-commit-batch.js';
+import { createBatchRunner, WriteLockBusyError, type BatchUnit, type Outcome } from './group-commit-batch.js';
 import { isThenable } from './maybe-async.js';
 import type { Unit, UnitSubmitOptions, UnitWriter, UnitWriterStats } from './port/unit.js';
 import type { UnitSpannedLoopTurnError } from './port/unit-errors.js';
@@ -30,7 +30,15 @@ export interface GroupCommitStats extends UnitWriterStats {
   spannedTurns: number;
   /** [units, seconds] of recent batches, for a metrics scrape to drain; stops growing at SAMPLE_LIMIT. */
   samples: Array<[number, number]>;
+  /** Batches put back because another connection held the write lock (only with `sharedFile`). */
+  busyRetries: number;
 }
+
+/** With a second writing connection: first wait before retrying a batch refused the write lock, doubling, capped. */
+const BUSY_RETRY_FIRST_MS = 1;
+const BUSY_RETRY_MAX_MS = 50;
+/** A batch refused the lock this long in a row fails (its callers get the error), as busy_timeout would have. */
+const BUSY_GIVE_UP_MS = 5000;
 
 const SAMPLE_LIMIT = 10_000;
 /**
@@ -86,6 +94,11 @@ export interface GroupCommitOptions<R = unknown> {
   maxBatchMs?: number;
   /** An outbox callback threw (the commit stands; the unit's caller still gets its value). */
   onPublishError?: (error: unknown) => void;
+  /**
+   * Another connection (the execution worker thread) writes the same file: a batch that finds the write lock held is
+   * retried after a short timer instead of waiting in SQLite's busy handler, which would block this event loop.
+   */
+  sharedFile?: boolean;
 }
 
 export function createGroupCommitWriter<R = unknown>(db: SqliteDatabase, options: GroupCommitOptions<R> = {}): GroupCommitWriter<R> {
@@ -98,11 +111,14 @@ export function createGroupCommitWriter<R = unknown>(db: SqliteDatabase, options
   let scheduled = false;
   /** The batch running async units, until it committed: no other batch starts meanwhile (one connection). */
   let inFlight: Promise<void> | null = null;
-  const stats: GroupCommitStats = { batches: 0, units: 0, seconds: 0, spannedTurns: 0, samples: [] };
+  const stats: GroupCommitStats = { batches: 0, units: 0, seconds: 0, spannedTurns: 0, samples: [], busyRetries: 0 };
+  /** While a batch is refused the write lock: when the refusals began and the next wait; null when not waiting. */
+  let busy: { since: number; delayMs: number } | null = null;
   const onPublishError = options.onPublishError ?? ((error: unknown) => process.emitWarning(`group-commit outbox callback failed: ${String(error)}`));
   const onSpannedTurn = options.onSpannedTurn ?? ((error) => process.emitWarning(error.message, 'UnitSpannedLoopTurn'));
   const runner = createBatchRunner(db, {
     repos: options.repos,
+    beginWithoutWaiting: options.sharedFile === true,
     onSpannedTurn: (error) => {
       stats.spannedTurns += 1;
       onSpannedTurn(error);
@@ -162,9 +178,14 @@ export function createGroupCommitWriter<R = unknown>(db: SqliteDatabase, options
       try {
         outcomes = runner.run(batch, started + budgetMs);
       } catch (error) {
+        if (error instanceof WriteLockBusyError && (all ? waitBlocking(batch) : retryLater(batch))) {
+          if (all) continue;
+          return;
+        }
         for (const unit of batch) unit.reject(error);
         continue;
       }
+      busy = null;
       if (isThenable(outcomes)) return (inFlight = landed(outcomes, batch, started, all));
       finish(batch, outcomes, started, all);
       if (!all && queue.length > 0) return wakeUp();
@@ -183,6 +204,38 @@ export function createGroupCommitWriter<R = unknown>(db: SqliteDatabase, options
     if (queue.length > 0) wakeUp();
   }
   const scheduledCommit = (): void => void commit(false);
+  /** Shutdown's flush must finish now: a refused batch goes back to the head and is tried again after 2 ms, blocking. */
+  function waitBlocking(batch: Pending[]): boolean {
+    const now = performance.now();
+    busy ??= { since: now, delayMs: 2 };
+    if (now - busy.since > BUSY_GIVE_UP_MS) {
+      busy = null;
+      return false;
+    }
+    stats.busyRetries += 1;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    queue = batch.concat(queue);
+    return true;
+  }
+  /** Puts a batch refused the write lock back at the head of the queue and commits again after a short wait. */
+  function retryLater(batch: Pending[]): boolean {
+    const now = performance.now();
+    busy ??= { since: now, delayMs: BUSY_RETRY_FIRST_MS };
+    if (now - busy.since > BUSY_GIVE_UP_MS) {
+      busy = null;
+      return false;
+    }
+    stats.busyRetries += 1;
+    queue = batch.concat(queue);
+    const delay = busy.delayMs;
+    busy.delayMs = Math.min(busy.delayMs * 2, BUSY_RETRY_MAX_MS);
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      wakeUp();
+    }, delay);
+    return true;
+  }
   /** The next batch on the next loop turn: the pacer's turn when there is one, else an immediate of its own. */
   function wakeUp(): void {
     if (pacer !== null) return pacer.wake();

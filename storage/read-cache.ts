@@ -58,11 +58,31 @@ export interface ReadCache {
   cached<A extends unknown[], R>(read: (...args: A) => R, key: (...args: A) => string, options?: CachedOptions): (...args: A) => R;
   /** Bumped by every watched write (tests). */
   generation(): number;
+  /** Drops every cached value: another connection to the same file wrote a watched table (execution thread). */
+  invalidate(): void;
+  /**
+   * Tells `listener` once per burst of watched writes on this connection, after its transaction ended (committed or
+   * rolled back), so another connection's cache is dropped only once the new rows are visible to it.
+   */
+  onCommittedWrite(listener: () => void): void;
 }
 
 export function createReadCache(db: SqliteDatabase): ReadCache {
   let generation = 0;
-  const bump = () => void (generation += 1);
+  const listeners: Array<() => void> = [];
+  let told = false;
+  /** Checked on the next loop turns until the connection is out of its transaction (async units keep it open). */
+  const tellOnceOutside = (): void => {
+    if (db.inTransaction) return void setImmediate(tellOnceOutside);
+    told = false;
+    for (const listener of listeners) listener();
+  };
+  const bump = () => {
+    generation += 1;
+    if (listeners.length === 0 || told) return;
+    told = true;
+    setImmediate(tellOnceOutside);
+  };
   /** The generation when a cached read last ran outside a transaction: committed state had no newer watched write. */
   let committedGeneration = -1;
   const readsCommittedState = (): boolean => {
@@ -108,6 +128,8 @@ export function createReadCache(db: SqliteDatabase): ReadCache {
   return {
     db: watched,
     generation: () => generation,
+    invalidate: () => void (generation += 1),
+    onCommittedWrite: (listener) => void listeners.push(listener),
     cached(read, key, options = {}) {
       const maxEntries = Math.min(options.maxEntries ?? MAX_ENTRIES, MAX_ENTRIES);
       const entries = new Map<string, unknown>();

@@ -10,13 +10,18 @@ export interface StoreOptions {
   /** A file path, or ':memory:'. */
   path: string;
   durability?: Durability;
+  /**
+   * Another connection of this process writes the same file (SWITCHYARD_EXECUTION=thread): the writer retries a
+   * batch refused the write lock on a timer instead of blocking the event loop in SQLite's busy handler.
+   */
+  sharedFile?: boolean;
 }
 
 export interface Store {
   readonly path: string;
   readonly repos: Repositories;
   /** Memoizes a read until the next write to a table it may depend on (storage/read-cache.ts). */
-  readonly cache: Pick<ReadCache, 'cached' | 'generation'>;
+  readonly cache: Pick<ReadCache, 'cached' | 'generation' | 'invalidate' | 'onCommittedWrite'>;
   /** Commits units of work in batches; a port unit gets `tx.repos` = `repos` (same connection). */
   readonly writer: GroupCommitWriter<Repositories>;
   /** Runs `work` synchronously in one transaction now (bootstrap paths, not request paths). */
@@ -36,7 +41,7 @@ export function openStore(options: StoreOptions): Store {
   const cache = createReadCache(raw);
   const db = cache.db;
   const repos = createRepositories(raw, cache);
-  const writer = createGroupCommitWriter<Repositories>(db, { repos });
+  const writer = createGroupCommitWriter<Repositories>(db, { repos, sharedFile: options.sharedFile });
   let closed = false;
   return {
     path: options.path,

@@ -1,5 +1,5 @@
 // Owns the configuration a CLI command runs with: defaults, then SWITCHYARD_* variables, then flags.
-import { configFromEnv, type ServiceConfig } from '../../runtime/config.js';
+import { configFromEnv, threadExecutionMisfit, type ServiceConfig } from '../../runtime/config.js';
 import { UsageError } from './exit-codes.js';
 
 export interface ConfigFlags {
@@ -23,5 +23,7 @@ export function serviceConfig(flags: ConfigFlags): ServiceConfig {
   if (flags.db !== undefined) config.dbPath = flags.db;
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.port !== undefined) config.port = flags.port;
+  const misfit = threadExecutionMisfit(config);
+  if (misfit !== null) throw new UsageError(`SWITCHYARD_EXECUTION=thread cannot run here: ${misfit}`);
   return config;
 }

@@ -47,7 +47,7 @@ export function healthRoutes(metrics: HttpMetrics): Route<Services>[] {
       handler: async () => ({
         status: 200,
         headers: { 'content-type': metrics.registry.contentType },
-        body: await metrics.registry.metrics(),
+        body: await metrics.exposition(),
       }),
     }),
   ];

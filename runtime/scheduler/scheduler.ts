@@ -81,6 +81,11 @@ export interface SchedulerOptions {
    * Never on a shared database: it would take other live nodes' claims.
    */
   sole?: boolean;
+  /**
+   * Timers are delivered by another scheduler on this database (SWITCHYARD_EXECUTION=thread: the worker thread's):
+   * this one only writes them, never claims or runs one, and calls this after a schedule or cancel committed.
+   */
+  deliveredElsewhere?: () => void;
   /** Where restarts and handler failures are reported (default: the service's pino logger at warn). */
   logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -237,10 +242,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    */
   function pokeAfterCommit(): void {
     if (pokeQueued) return;
+    const elsewhere = options.deliveredElsewhere;
     pokeQueued = true;
     const pokeNow = (): void => {
       pokeQueued = false;
-      poke();
+      if (elsewhere !== undefined) elsewhere();
+      else poke();
     };
     store.writer.submit(() => undefined).then(pokeNow, pokeNow);
   }
@@ -293,6 +300,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     pendingDueAt: async (kind, targetId, repos = store.repos) => (await repos.timers.pending(kind, targetId))?.dueAt ?? null,
     async start() {
+      if (options.deliveredElsewhere !== undefined) return 0;
       if (options.sole === true) await store.writer.submit(async (tx) => void (await tx.repos.timers.releaseClaims()));
       started = true;
       return drain();

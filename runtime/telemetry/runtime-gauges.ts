@@ -15,6 +15,8 @@ export interface WriterSamples {
   readonly spannedTurns: number;
   /** Recent batches as [units, seconds], drained by each scrape. */
   readonly samples: Array<[number, number]>;
+  /** SQLite with a second writing connection (execution thread): batches retried because the write lock was held. */
+  readonly busyRetries?: number;
 }
 
 /** What the scrape reads; each is a live object of one service instance. */
@@ -93,6 +95,7 @@ function registerGroupCommit(registers: Registry[], stats: UnitWriterStats, samp
   total('switchyard_group_commit_batches_total', 'Group-commit transactions.', () => stats.batches);
   total('switchyard_group_commit_units_total', 'Units of work committed (requests and runtime writes sharing the transactions).', () => stats.units);
   total('switchyard_group_commit_seconds_total', 'Time spent in group-commit transactions, fsync included.', () => stats.seconds);
+  total('switchyard_group_commit_busy_retries_total', 'Group-commit batches put back for a later try because another connection held the SQLite write lock (execution thread mode).', () => samples?.busyRetries ?? 0);
   total('switchyard_group_commit_spanned_turns_total', 'Units of work refused for awaiting I/O inside the write transaction (a bug to fix).', () => samples?.spannedTurns ?? 0);
   // Registered (so collected) before the batch-size histogram it feeds: both show the same batches in one scrape.
   new Histogram({

@@ -45,6 +45,8 @@ export interface TurnsRuntimeDeps {
   pacer: Pacer;
   /** Which node runs a session's turns (N nodes on PostgreSQL); default: this process runs every session. */
   ownership?: SessionOwnership;
+  /** Another thread runs the executions (SWITCHYARD_EXECUTION=thread, main side): its remote dispatcher, used as is. */
+  dispatcher?: SessionDispatcher;
 }
 
 /** What another engine (flows) is built from: the same grants, approval windows, tool providers and HTTP executor. */
@@ -84,7 +86,7 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
   const grants = createCallerGrants({ executions: repos.executions, keyRing, scheduler: deps.scheduler, clock, writer: store.writer });
   // The service's one pacer: executions' CPU is sliced so HTTP and SSE are served between slices.
   const { pacer } = deps;
-  const dispatcher = deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer, intake: deps.intake, ownership: deps.ownership }));
+  const dispatcher = deps.dispatcher ?? deps.telemetry.traceEngines(createSessionDispatcher({ store, logger, admission: deps.admission, pacer, intake: deps.intake, ownership: deps.ownership }));
   const deadlines = createApprovalDeadlines({ scheduler: deps.scheduler, ttlMs: config.approvalTtlMs });
   // A turn whose actor cannot be restored (or keeps failing) is recorded as failed so its session moves on.
   const turns = registerTurnActors(deps.registry, repos.executions, (failure) => failUnrestorableTurn({ store, clock, bus, grants, registry: deps.registry, dispatcher }, failure));

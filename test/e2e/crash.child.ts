@@ -37,13 +37,15 @@ const offset = order.clockOffsetMs;
 service = await createService({
   dbPath: order.dbPath,
   ...(order.databaseUrl === undefined ? {} : { databaseUrl: order.databaseUrl }),
-  clock: { now: () => Date.now() + offset },
+  // Thread mode refuses an injected clock (it cannot cross to the worker): those boots run on the system clock.
+  ...(order.execution === 'thread' ? {} : { clock: { now: () => Date.now() + offset } }),
   logger: createLogger('warn', pino.destination(2)),
   config: {
     keyRateLimit: { ratePerSecond: 0, burst: 0 },
     ipRateLimit: { ratePerSecond: 0, burst: 0 },
     httpAdapter: testHttpAdapter(),
     ...(order.sessionLeaseMs === undefined ? {} : { pgSessionLeaseMs: order.sessionLeaseMs }),
+    ...(order.execution === undefined ? {} : { execution: order.execution }),
   },
 });
 // Applied on the first boot only: a key's secret is printed once, when it is created.

@@ -30,20 +30,14 @@ type EsbuildBuild = (options: {
 async function bundleChild(): Promise<{ path: string; remove(): void }> {
   const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
   const { build } = fromTsx('esbuild') as { build: EsbuildBuild };
-  const dir = join(REPO_ROOT, 'node_modules', '.cache', 'switchyard-crash');
+  // One folder per run: the execution worker's entry (SWITCHYARD_EXECUTION=thread) is bundled beside the child,
+  // where http/execution-thread.ts looks for it (next to the module that starts it).
+  const dir = join(REPO_ROOT, 'node_modules', '.cache', 'switchyard-crash', `run-${process.pid}-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `child-${process.pid}-${Date.now()}.mjs`);
-  await build({
-    entryPoints: [join(REPO_ROOT, CHILD_SCRIPT)],
-    outfile: path,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  return { path, remove: () => rmSync(path, { force: true }) };
+  const bundle = (entry: string, outfile: string) =>
+    build({ entryPoints: [join(REPO_ROOT, entry)], outfile: join(dir, outfile), bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await Promise.all([bundle(CHILD_SCRIPT, 'child.mjs'), bundle('http/execution-worker.ts', 'execution-worker.js')]);
+  return { path: join(dir, 'child.mjs'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** What a child boots on (one JSON line on its stdin). */
@@ -57,6 +51,8 @@ export interface BootOrder {
   manifest?: unknown;
   /** How long this node's session leases last (PostgreSQL): a short one makes a takeover after SIGKILL quick to test. */
   sessionLeaseMs?: number;
+  /** `thread`: execution in a worker thread (the clock is then the system's: clockOffsetMs must be 0). */
+  execution?: 'inline' | 'thread';
 }
 
 export interface LiveChild {

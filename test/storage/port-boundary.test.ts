@@ -6,7 +6,7 @@ import t from 'tap';
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCANNED = ['runtime', 'http'];
 /** The composition root opens a driver; it alone may name one (bin/ and bench/ are composition roots too). */
-const COMPOSITION_ROOTS: ReadonlySet<string> = new Set(['http/service.ts', 'http/storage-driver.ts']);
+const COMPOSITION_ROOTS: ReadonlySet<string> = new Set(['http/service.ts', 'http/storage-driver.ts', 'http/execution-worker.ts']);
 
 function sourceFiles(path: string): string[] {
   const full = join(ROOT, path);
