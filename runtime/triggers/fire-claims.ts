@@ -168,7 +168,9 @@ export function createFireClaims(deps: { claims: PortRepositories['fireClaims'];
       // The sweep may have cleared that claim since the verdict: the key is then simply fresh.
       const stored = verdict.kind === 'claim' ? undefined : await fireClaims.get(request.scope, request.key);
       if (stored !== undefined) await fireClaims.delete(request.scope, request.key);
-      const { snapshot: next } = durable.step(restore(scoped, stored), [
+      // A fresh key steps from the initial state computed once (`absent`): its context's key is '' instead of the
+      // scoped key, which only the emitted `claim.scheduled` (not used here) carries; the claim columns are the same.
+      const { snapshot: next } = durable.step(stored === undefined ? absent : restore(scoped, stored), [
         ...(stored === undefined ? [] : lead),
         { type: 'CLAIM', now, fingerprint: request.fingerprint, owner, leaseMs: CLAIM_LEASE_MS },
         { type: 'COMPLETE', now, owner, response },

@@ -183,7 +183,8 @@ export function createFireService(deps: FireServiceDeps): FireService {
     // Before the answer: a read naming one of these sessions finds them queued (and writes them first).
     deps.materializer?.accepted({ kind: 'run', id: runId, starts: deferred });
     return {
-      ...body,
+      runId,
+      sessions,
       outcome: firing.outcome,
       dispatch() {
         for (const start of eager) {
