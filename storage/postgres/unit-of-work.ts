@@ -17,7 +17,8 @@
  * and B then A in the other, each waits for the other's uncommitted (session_id, seq) key until PostgreSQL aborts
  * one (40P01), and a later-submitted unit could take a session's seq before an earlier one. So a batch begins only
  * once the batch before it ran its last unit. It may still wait on that batch's rows, but only for its COMMIT, which
- * waits on nothing of the newer batch: no cycle within one process, and a session's events get seqs in submission
+ * waits on nothing of the newer batch (the schema has no deferred constraints; a cycle through one would still be
+ * PostgreSQL's to see and break, never a hang): no cycle within one process, and a session's events get seqs in submission
  * order (a newer batch's append meets the older one's uncommitted key, waits for its commit, then takes the next
  * seq). What still overlaps is the expensive part, the COMMIT's WAL flush, with the next batch's units. Between
  * nodes the rerun rule below remains (decision "PostgreSQL: concurrent event appends").
