@@ -30,6 +30,8 @@ const WATCHED: ReadonlySet<string> = new Set([
   'partners',
   // The integrations an organization's turns may call (runtime/turns/turn-tools.ts catalog cache).
   'integrations',
+  // The organization's connections a tool call runs as (runtime/turns/call-identity.ts; their material stays sealed).
+  'connections',
   // Whether an organization has an active endpoint, asked after every fire (runtime/webhooks/run-settlement.ts).
   'webhook_endpoints',
   // Knowledge an agent's turn reads (its selection, the modules it names, published articles and their index).

@@ -72,10 +72,18 @@ function textDeltas(text: string): string[] {
 
 const tokens = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
 
+/**
+ * The serialized length of a turn's tool specs, once per specs array: a turn passes the same array to each of its
+ * steps (runtime/turns/turn-tools.ts builds it once per run), and its schemas are most of a step's input.
+ */
+const toolsChars = new WeakMap<StepInput['tools'], number>();
+
 function inputChars(input: StepInput): number {
   const system = input.system.principles.length + input.system.procedure.length +
     input.system.knowledge.reduce((n, s) => n + s.title.length + s.body.length, 0);
-  return system + JSON.stringify(input.messages).length + JSON.stringify(input.tools).length;
+  let tools = toolsChars.get(input.tools);
+  if (tools === undefined) toolsChars.set(input.tools, (tools = JSON.stringify(input.tools).length));
+  return system + JSON.stringify(input.messages).length + tools;
 }
 
 export function createBuiltinProcedureModel(): LanguageModelPort {

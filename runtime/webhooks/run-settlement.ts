@@ -68,8 +68,10 @@ export function createRunSettlement(deps: RunSettlementDeps): RunSettlement {
   async function flush(): Promise<void> {
     scheduled = false;
     for (const sessionId of queuedSessions) {
-      const runId = (await repos.sessions.session(sessionId))?.triggerRunId;
-      if (runId) queuedRuns.add(runId);
+      const session = await repos.sessions.session(sessionId);
+      // The session's organization is the run's: without an active endpoint `check` would read the run only to
+      // answer 0, so the run row is not read at all (a cached lookup; most organizations have no endpoint).
+      if (session?.triggerRunId && (await repos.webhooks.hasActiveEndpoints(session.orgId))) queuedRuns.add(session.triggerRunId);
     }
     queuedSessions.clear();
     const runs = [...queuedRuns];

@@ -2,12 +2,26 @@
 /*
  * The port's UnitWriter (storage/port/unit.ts) over a pg pool. A batch is what was queued when the writer next
  * runs (setImmediate after a submit, or as soon as a client is free), up to maxBatch units and maxBatchMs of unit
- * time; up to maxInFlight batches run at once, each on its own client. Each unit runs after a savepoint, so a
+ * time; up to maxInFlight batches are in flight, each on its own client, but only one of them runs units at a time:
+ * the next batch begins once the previous one ran its last unit, while that one's COMMIT is still on its way (see
+ * "Batches in flight" below). Each unit runs after a savepoint, so a
  * failing unit is rolled back alone (ROLLBACK TO) and rejects only its caller; a batch of one needs no savepoint. Failures of
  * the transaction itself reject every unit it ran with an error saying whether anything may have committed. A
  * fenced unit's lease check rides the BEGIN or SAVEPOINT sent before it and is made once per transaction
  * (batch-locks.ts). Decision "Asynchronous units of work (issue 16 item 1)" holds the measurements behind the
  * defaults, "PostgreSQL throughput: where the time went" those behind the riding checks.
+ */
+/*
+ * Batches in flight: units are opaque, so which rows a batch will lock is known only as it runs. Two batches running
+ * units at once can therefore take the same rows in opposite orders: appending events to sessions A then B in one
+ * and B then A in the other, each waits for the other's uncommitted (session_id, seq) key until PostgreSQL aborts
+ * one (40P01), and a later-submitted unit could take a session's seq before an earlier one. So a batch begins only
+ * once the batch before it ran its last unit. It may still wait on that batch's rows, but only for its COMMIT, which
+ * waits on nothing of the newer batch (the schema has no deferred constraints; a cycle through one would still be
+ * PostgreSQL's to see and break, never a hang): no cycle within one process, and a session's events get seqs in submission
+ * order (a newer batch's append meets the older one's uncommitted key, waits for its commit, then takes the next
+ * seq). What still overlaps is the expensive part, the COMMIT's WAL flush, with the next batch's units. Between
+ * nodes the rerun rule below remains (decision "PostgreSQL: concurrent event appends").
  */
 import pg from 'pg';
 import type { PostgresPool } from './connection.js';
@@ -29,7 +43,10 @@ export interface PostgresUnitWriterOptions<R> {
   maxBatch?: number;
   /** Stop adding units to a batch once its units have run this long (ms): a long batch delays every commit in it. */
   maxBatchMs?: number;
-  /** Batches (clients) at once; keep it below the pool's size so reads still get a client. */
+  /**
+   * Batches (clients) in flight at once: one running units, the others committing. Keep it below the pool's size so
+   * reads still get a client.
+   */
   maxInFlight?: number;
   /** Units waiting for a batch at most; past it submit rejects with WriterOverloadedError (nothing written). */
   maxQueued?: number;
@@ -40,7 +57,7 @@ export interface PostgresUnitWriterOptions<R> {
 export interface PostgresUnitWriterStats extends UnitWriterStats {
   /** Units waiting for a batch now. */
   queued: number;
-  /** Batches running now. */
+  /** Batches running now (units or COMMIT). */
   inFlight: number;
   /** Submits refused with WriterOverloadedError. */
   refused: number;
@@ -94,6 +111,8 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
   const onPublishError = options.onPublishError ?? ((error: unknown) => process.emitWarning(`unit-of-work outbox callback failed: ${String(error)}`));
   let queue: Pending[] = [];
   let scheduled = false;
+  /** A batch is between taking its units and running its last one: no other batch begins meanwhile (see above). */
+  let running = false;
   const idle: Array<() => void> = [];
   const stats: PostgresUnitWriterStats = { batches: 0, units: 0, seconds: 0, queued: 0, inFlight: 0, refused: 0, spannedTurns: 0, samples: [] };
 
@@ -140,8 +159,11 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     }
   }
 
-  /** Runs a batch; returns the units the time cap left out. */
-  async function runBatch(batch: Pending[]): Promise<Pending[]> {
+  /**
+   * Runs a batch. `unitsDone` is called once, when its units have run (before COMMIT), with the units the time cap
+   * left out; returns the rerunnable units that ended contended, to run again in a later transaction.
+   */
+  async function runBatch(batch: Pending[], unitsDone: (left: Pending[]) => void): Promise<Pending[]> {
     const started = performance.now();
     const outcomes: Outcome[] = [];
     let client: pg.PoolClient | null = null;
@@ -182,9 +204,12 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
       client?.off('error', swallow);
       client?.release(true);
       for (const unit of batch) unit.reject(new BatchRolledBackError((error as Error).cause ?? error));
+      unitsDone([]);
       return [];
     }
     const ran = batch.slice(0, outcomes.length);
+    // The next batch may begin now: whatever it waits on of this one is released by the COMMIT sent next.
+    unitsDone(batch.slice(outcomes.length));
     /** Rerunnable units that ended contended: back to the head of the queue, for a later transaction. */
     const again: Pending[] = [];
     const commitError = ended ? null : await commit(client);
@@ -212,7 +237,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
         else unit.reject(new UnitContendedError(value));
       });
     }
-    return again.concat(batch.slice(outcomes.length));
+    return again;
   }
 
   /**
@@ -239,19 +264,30 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     }
   }
 
+  /** Units back to the head of the queue, ahead of anything submitted since; wakes the writer if any is queued. */
+  function requeue(units: Pending[]): void {
+    if (units.length > 0) queue = units.concat(queue);
+    stats.queued = queue.length;
+    if (queue.length > 0) wakeUp();
+  }
+
   function dispatch(): void {
     scheduled = false;
-    while (queue.length > 0 && stats.inFlight < maxInFlight) {
+    // One batch at a time runs units (see "Batches in flight" above); the next begins from its unitsDone.
+    if (queue.length > 0 && stats.inFlight < maxInFlight && !running) {
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
       if (batch === queue) queue = [];
       stats.inFlight += 1;
-      void runBatch(batch).then((left) => {
+      running = true;
+      const unitsDone = (left: Pending[]): void => {
+        running = false;
+        // Units the time cap left out run next, before anything submitted since.
+        requeue(left);
+      };
+      void runBatch(batch, unitsDone).then((again) => {
         stats.inFlight -= 1;
-        // Units the time cap left out go back to the head of the queue, ahead of anything submitted since.
-        if (left.length > 0) queue = left.concat(queue);
-        stats.queued = queue.length;
-        if (queue.length > 0) wakeUp();
-        else if (stats.inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
+        requeue(again);
+        if (queue.length === 0 && stats.inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
       });
     }
     stats.queued = queue.length;
@@ -263,9 +299,13 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     setImmediate(dispatch);
   }
 
-  /** Seconds until the queue should have room, from the units per second the batches have been committing. */
+  /**
+   * Seconds until the queue should have room, from the units per second the batches have been committing. Batches
+   * run their units one after another, so the rate is not multiplied by the batches in flight (only COMMITs overlap:
+   * counting them in each batch's time errs towards a longer wait, the safe side).
+   */
   function retryAfter(): number {
-    const perSecond = stats.seconds > 0 ? (stats.units / stats.seconds) * maxInFlight : 1;
+    const perSecond = stats.seconds > 0 ? stats.units / stats.seconds : 1;
     return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(queue.length / perSecond)));
   }
 

@@ -70,7 +70,7 @@ export function createRepositories(raw: SqliteDatabase, cache: ReadCache = creat
  * the key check, the trigger and its subscribers, each subscriber's automation, entitlement override and published
  * version, the caller's domain role and user row (GET /me, membership checks), whether an organization has active
  * webhook endpoints (asked after every fire), and what every agent turn resolves its knowledge from (its selection
- * and its organization's modules), and the integrations its tools come from.
+ * and its organization's modules), the integrations its tools come from, and the connections its calls run as.
  */
 function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void {
   const { credentials, triggers, automations, entitlements, tenancy, knowledge, webhooks, integrations } = repos;
@@ -87,6 +87,9 @@ function cacheHotReads(repos: Omit<Repositories, never>, cache: ReadCache): void
   automations.knowledgeSelection = cache.cached(automations.knowledgeSelection, (id) => id);
   knowledge.modulesOfOrganization = cache.cached(knowledge.modulesOfOrganization, (orgId) => orgId);
   integrations.integrationsVisibleTo = cache.cached(integrations.integrationsVisibleTo, (orgId) => orgId);
+  // Asked by every tool call that runs as the organization. The rows hold the sealed blob only: the secret is still
+  // opened per call and lives in that call's identity alone (runtime/turns/call-identity.ts).
+  integrations.connectionsFor = cache.cached(integrations.connectionsFor, (orgId, integrationId) => `${orgId}\n${integrationId}`);
 }
 
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -1,9 +1,9 @@
-// A small job machine and store fixtures for the actor runtime tests (independent of machines/*).
+// A small job machine and helpers for the actor and scheduler tests (independent of machines/*); their stores come
+// from the test storage mode (test/helpers/test-store.ts), so they run on SQLite and on PostgreSQL.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assign, emit, setup } from 'xstate';
-import { openStore, type Store } from '../../../storage/store.js';
 
 export const JOB_VERSION = 1;
 
@@ -52,21 +52,26 @@ export const jobMachine = setup({
   },
 });
 
-/** A temp-file database that survives close/reopen (restart tests); removed at teardown. */
+/**
+ * A path for `openTestStore(t, { path })` that survives close/reopen (restart tests): a temp file on SQLite, removed
+ * at teardown; on PostgreSQL the same path names the same database.
+ */
 export function tempDbPath(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-actors-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return join(dir, 'test.db');
 }
 
-export function openTestStore(t: { teardown(fn: () => void): void }, path = ':memory:'): Store {
-  const store = openStore({ path });
-  t.teardown(() => store.close());
-  return store;
-}
-
 /** Lets queued microtasks and one macrotask turn run (an owner's onFailure is called after the step). */
 export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Waits (at most 5 s of real time) for what the store's round trips make happen: a few loop turns on SQLite, real
+ * time on PostgreSQL. The caller asserts `done()` afterwards.
+ */
+export async function until(done: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !done() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 /** A logger that keeps what it is told, so tests stay quiet and can assert on warnings. */
 export function memoryLogger() {

@@ -2,10 +2,11 @@
 import t from 'tap';
 import { ManualClock } from '../../../runtime/clock.js';
 import { createActorRegistry } from '../../../runtime/actors/index.js';
-import { JOB_VERSION, jobMachine, memoryLogger, openTestStore } from './job.fixture.js';
-import type { Store } from '../../../storage/store.js';
+import type { Storage } from '../../../storage/port/storage.js';
+import { openTestStore } from '../../helpers/test-store.js';
+import { JOB_VERSION, jobMachine, memoryLogger } from './job.fixture.js';
 
-function setup(store: Store, options: { idleMs?: number } = {}) {
+function setup(store: Storage, options: { idleMs?: number } = {}) {
   const clock = new ManualClock();
   const registry = createActorRegistry({ store, clock, logger: memoryLogger(), idleMs: options.idleMs ?? 60_000 });
   const jobs = registry.register('job', { machine: jobMachine, version: JOB_VERSION, onFailure: () => {} });
@@ -13,7 +14,7 @@ function setup(store: Store, options: { idleMs?: number } = {}) {
 }
 
 t.test('idle actors are passivated on the injected clock and rehydrated on demand', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { jobs, registry, clock } = setup(store, { idleMs: 60_000 });
   t.teardown(() => registry.close());
   for (const id of ['a', 'b', 'c']) await jobs.spawn(id, { jobId: id });
@@ -35,7 +36,7 @@ t.test('idle actors are passivated on the injected clock and rehydrated on deman
 });
 
 t.test('an actor with a step in flight is not passivated', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { jobs, registry, clock } = setup(store, { idleMs: 1_000 });
   t.teardown(() => registry.close());
   await jobs.spawn('a', { jobId: 'a' });

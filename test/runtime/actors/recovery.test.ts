@@ -3,12 +3,13 @@ import t from 'tap';
 import { ManualClock } from '../../../runtime/clock.js';
 import { createActorRegistry, createBootRecovery, type ActorFailure, type RecoveryOffer } from '../../../runtime/actors/index.js';
 import { createScheduler } from '../../../runtime/scheduler/index.js';
-import type { Store } from '../../../storage/store.js';
-import { JOB_VERSION, memoryLogger, openTestStore, jobMachine, tempDbPath, turn } from './job.fixture.js';
+import type { Storage } from '../../../storage/port/storage.js';
+import { openTestStore } from '../../helpers/test-store.js';
+import { JOB_VERSION, memoryLogger, jobMachine, tempDbPath, turn } from './job.fixture.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function boot(store: Store, clock: ManualClock, version = JOB_VERSION) {
+function boot(store: Storage, clock: ManualClock, version = JOB_VERSION) {
   const logger = memoryLogger();
   const failures: ActorFailure[] = [];
   const registry = createActorRegistry({ store, clock, logger });
@@ -23,24 +24,24 @@ function boot(store: Store, clock: ManualClock, version = JOB_VERSION) {
 t.test('at boot every active actor is offered to its owner, which resumes or fails it; then due timers fire once', async (t) => {
   const path = tempDbPath(t);
   const clock = new ManualClock(T0);
-  const before = openTestStore(t, path);
-  const a = boot(before, clock);
+  const before = await openTestStore(t, { path });
+  const a = boot(before.store, clock);
   await a.jobs.spawn('queued-1', { jobId: 'queued-1' });
   await a.jobs.spawn('queued-2', { jobId: 'queued-2' });
   await a.jobs.spawn('running-1', { jobId: 'running-1' }, { event: { type: 'START', now: T0 } });
   await a.jobs.spawn('finished-1', { jobId: 'finished-1' }, { event: { type: 'START', now: T0 } });
   await a.jobs.transition('finished-1', { type: 'FINISH', now: T0 });
   await a.chores.spawn('chore-1', { jobId: 'chore-1' });
-  await before.writer.submit((tx) => a.scheduler.schedule(tx.repos, { kind: 'job-timeout', targetId: 'queued-2', dueAt: T0 + 1_000 }));
+  await before.store.writer.submit((tx) => a.scheduler.schedule(tx.repos, { kind: 'job-timeout', targetId: 'queued-2', dueAt: T0 + 1_000 }));
   // A row of a kind this build no longer registers.
-  before.repos.snapshots.insert({ actorId: 'legacy-1', machine: 'legacy', machineVersion: 1, status: 'active', snapshot: '{}', updatedAt: T0 });
+  await before.store.repos.snapshots.insert({ actorId: 'legacy-1', machine: 'legacy', machineVersion: 1, status: 'active', snapshot: '{}', updatedAt: T0 });
   a.registry.close();
-  a.scheduler.close();
-  before.close();
+  await a.scheduler.close();
+  await before.close();
 
   clock.advance(60_000); // down past the timer
-  const after = openTestStore(t, path);
-  const b = boot(after, clock);
+  const after = await openTestStore(t, { path });
+  const b = boot(after.store, clock);
   t.teardown(() => (b.registry.close(), b.scheduler.close()));
   const offered: Array<{ id: string; value: unknown }> = [];
   const events: string[] = [];
@@ -70,13 +71,13 @@ t.test('at boot every active actor is offered to its owner, which resumes or fai
 });
 
 t.test('unrestorable snapshots are reported to their owner; a throwing handler is counted and logged', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const clock = new ManualClock(T0);
   const a = boot(store, clock);
   await a.jobs.spawn('j-1', { jobId: 'j-1' });
   await a.chores.spawn('c-1', { jobId: 'c-1' });
   a.registry.close();
-  a.scheduler.close();
+  await a.scheduler.close();
 
   const b = boot(store, clock, JOB_VERSION + 1);
   t.teardown(() => (b.registry.close(), b.scheduler.close()));

@@ -2,10 +2,11 @@
 import t from 'tap';
 import { ManualClock } from '../../../runtime/clock.js';
 import { ActorFailureError, createActorRegistry, type ActorFailure } from '../../../runtime/actors/index.js';
-import { JOB_VERSION, memoryLogger, openTestStore, jobMachine, tempDbPath, turn, type JobEvent } from './job.fixture.js';
-import type { Store } from '../../../storage/store.js';
+import type { PortRepositories, Storage } from '../../../storage/port/storage.js';
+import { openTestStore } from '../../helpers/test-store.js';
+import { JOB_VERSION, memoryLogger, jobMachine, tempDbPath, turn, type JobEvent } from './job.fixture.js';
 
-function setup(store: Store, clock = new ManualClock(), version = JOB_VERSION) {
+function setup(store: Storage, clock = new ManualClock(), version = JOB_VERSION) {
   const failures: ActorFailure[] = [];
   const settled: string[] = [];
   const logger = memoryLogger();
@@ -19,16 +20,16 @@ function setup(store: Store, clock = new ManualClock(), version = JOB_VERSION) {
   return { registry, jobs, failures, settled, clock, logger };
 }
 
-/** An effect row of the step: a timer keyed by the job (any real table does; timers is ours). */
-function effectRow(store: Store, jobId: string, now: number): void {
-  store.repos.timers.replace({ id: `timer-${jobId}-${now}`, kind: 'job-deadline', targetId: jobId, dueAt: now + 1000, payload: {}, createdAt: now });
+/** An effect row of the step, in its unit (`tx.repos`): a timer keyed by the job (any real table does; timers is ours). */
+async function effectRow(repos: Pick<PortRepositories, 'timers'>, jobId: string, now: number): Promise<void> {
+  await repos.timers.replace({ id: `timer-${jobId}-${now}`, kind: 'job-deadline', targetId: jobId, dueAt: now + 1000, payload: {}, createdAt: now });
 }
 
 t.test('spawn, transition and rehydrate round trip through the persisted snapshot', async (t) => {
   const path = tempDbPath(t);
   const clock = new ManualClock();
-  const first = openTestStore(t, path);
-  const a = setup(first, clock);
+  const first = await openTestStore(t, { path });
+  const a = setup(first.store, clock);
   const spawned = await a.jobs.spawn('job-1', { jobId: 'job-1' });
   t.equal(spawned.snapshot.value, 'queued');
   t.equal(spawned.before, null);
@@ -36,15 +37,15 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
   t.equal(step.snapshot.value, 'running');
   t.same(step.emitted, [{ type: 'job.started', jobId: 'job-1', at: clock.now() }], 'emitted events reach the step');
 
-  const row = first.repos.snapshots.get('job-1');
+  const row = await first.store.repos.snapshots.get('job-1');
   t.match(row, { machine: 'job', machineVersion: JOB_VERSION, status: 'active' });
   t.match(JSON.parse(row!.snapshot), { value: 'running', context: { jobId: 'job-1', steps: 1, startedAt: clock.now() } });
   a.registry.close();
-  first.close();
+  await first.close();
 
-  // A new process on the same file: the actor comes back from its snapshot, not from its input.
-  const second = openTestStore(t, path);
-  const b = setup(second, clock);
+  // A new process on the same database: the actor comes back from its snapshot, not from its input.
+  const second = await openTestStore(t, { path });
+  const b = setup(second.store, clock);
   t.equal(b.registry.residentCount, 0);
   const restored = (await b.jobs.peek('job-1'));
   t.ok(restored, 'read back from its row');
@@ -55,7 +56,7 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
 
   const finished = await b.jobs.transition('job-1', { type: 'FINISH', now: clock.now() });
   t.equal(finished.snapshot.status, 'done');
-  t.equal(second.repos.snapshots.get('job-1')?.status, 'done', 'final state persists as status done');
+  t.equal((await second.store.repos.snapshots.get('job-1'))?.status, 'done', 'final state persists as status done');
   t.same(b.settled, ['job-1'], 'onSettled after commit');
   t.equal(b.registry.residentCount, 0, 'a settled actor leaves memory');
   t.equal((await b.jobs.peek('job-1'))?.value, 'finished', 'and can still be read');
@@ -63,36 +64,36 @@ t.test('spawn, transition and rehydrate round trip through the persisted snapsho
 });
 
 t.test('the snapshot commits in the same transaction as the effect rows', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { jobs, registry, clock } = setup(store);
   t.teardown(() => registry.close());
   await jobs.spawn('job-1', { jobId: 'job-1' });
-  const before = store.repos.snapshots.get('job-1')!.snapshot;
+  const before = (await store.repos.snapshots.get('job-1'))!.snapshot;
 
   await t.rejects(
-    jobs.transition('job-1', { type: 'START', now: clock.now() }, (step) => {
+    jobs.transition('job-1', { type: 'START', now: clock.now() }, async (step, tx) => {
       t.equal(step.snapshot.value, 'running', 'effects see the next state');
-      effectRow(store, 'job-1', clock.now());
+      await effectRow(tx.repos, 'job-1', clock.now());
       throw new Error('refused');
     }),
     { message: 'refused' },
   );
-  t.equal(store.repos.timers.pending('job-deadline', 'job-1'), undefined, 'the effect row rolled back');
-  t.equal(store.repos.snapshots.get('job-1')!.snapshot, before, 'the snapshot did not change');
+  t.equal(await store.repos.timers.pending('job-deadline', 'job-1'), undefined, 'the effect row rolled back');
+  t.equal((await store.repos.snapshots.get('job-1'))!.snapshot, before, 'the snapshot did not change');
   t.equal((await jobs.peek('job-1'))!.value, 'queued', 'the resident snapshot did not move');
 
-  const value = await jobs.transition('job-1', { type: 'START', now: clock.now() }, (step) => {
-    effectRow(store, 'job-1', clock.now());
+  const value = await jobs.transition('job-1', { type: 'START', now: clock.now() }, async (step, tx) => {
+    await effectRow(tx.repos, 'job-1', clock.now());
     return `now ${String(step.snapshot.value)}`;
   });
   t.equal(value, 'now running', 'the effects value is the answer');
-  t.ok(store.repos.timers.pending('job-deadline', 'job-1'), 'effect row committed');
-  t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'running' }, 'with the snapshot');
+  t.ok(await store.repos.timers.pending('job-deadline', 'job-1'), 'effect row committed');
+  t.match(JSON.parse((await store.repos.snapshots.get('job-1'))!.snapshot), { value: 'running' }, 'with the snapshot');
   t.equal((await jobs.peek('job-1'))!.value, 'running');
 });
 
 t.test('an ignored event writes no snapshot and effects see changed=false', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { jobs, registry, clock } = setup(store);
   t.teardown(() => registry.close());
   await jobs.spawn('job-1', { jobId: 'job-1' });
@@ -100,11 +101,11 @@ t.test('an ignored event writes no snapshot and effects see changed=false', asyn
   const step = await jobs.transition('job-1', { type: 'FINISH', now: clock.now() });
   t.equal(step.changed, false);
   t.equal(step.snapshot.value, 'queued');
-  t.not(store.repos.snapshots.get('job-1')!.updatedAt, clock.now(), 'row untouched');
+  t.not((await store.repos.snapshots.get('job-1'))!.updatedAt, clock.now(), 'row untouched');
 });
 
 t.test('transact commits steps of several actors with their rows, or none of them', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { registry, jobs, clock } = setup(store);
   t.teardown(() => registry.close());
   await jobs.spawn('job-1', { jobId: 'job-1' });
@@ -113,7 +114,7 @@ t.test('transact commits steps of several actors with their rows, or none of the
     { kind: 'job', id: 'job-2', input: { jobId: 'job-2' }, event: { type: 'START', now: clock.now() } as JobEvent },
   ];
   await t.rejects(registry.transact(moves, () => { throw new Error('no'); }));
-  t.equal(store.repos.snapshots.get('job-2'), undefined, 'spawn rolled back');
+  t.equal(await store.repos.snapshots.get('job-2'), undefined, 'spawn rolled back');
   t.equal((await jobs.peek('job-1'))!.value, 'queued');
   t.equal((await jobs.peek('job-2')), undefined);
 
@@ -124,7 +125,7 @@ t.test('transact commits steps of several actors with their rows, or none of the
 });
 
 t.test('spawning an existing id is a CONFLICT; an unknown id is NOT_FOUND', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { jobs, registry, clock } = setup(store);
   t.teardown(() => registry.close());
   await jobs.spawn('job-1', { jobId: 'job-1' });
@@ -136,7 +137,7 @@ t.test('spawning an existing id is a CONFLICT; an unknown id is NOT_FOUND', asyn
 });
 
 t.test('steps of one actor are serialized: concurrent events all apply, in order', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { jobs, registry, clock } = setup(store);
   t.teardown(() => registry.close());
   await jobs.spawn('job-1', { jobId: 'job-1' });
@@ -147,12 +148,12 @@ t.test('steps of one actor are serialized: concurrent events all apply, in order
   ]);
   t.same(results.map((s) => s.snapshot.value), ['running', 'running', 'finished']);
   t.same(results.map((s) => s.changed), [true, true, true]);
-  t.match(JSON.parse(store.repos.snapshots.get('job-1')!.snapshot), { value: 'finished', context: { steps: 2 } });
+  t.match(JSON.parse((await store.repos.snapshots.get('job-1'))!.snapshot), { value: 'finished', context: { steps: 2 } });
   t.equal((await registry.peek('job', 'job-1'))?.value, 'finished', 'the resident snapshot is the committed one');
 });
 
 t.test('a machine_version mismatch on rehydrate is an explicit error with the reason given to the owner', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const old = setup(store);
   await old.jobs.spawn('job-1', { jobId: 'job-1' });
   old.registry.close();
@@ -170,13 +171,13 @@ t.test('a machine_version mismatch on rehydrate is an explicit error with the re
 
   // The owner records the failure and retires the row in its own unit of work.
   t.equal(await store.writer.submit((tx) => upgraded.jobs.retire(tx.repos, 'job-1')), true);
-  t.equal(store.repos.snapshots.get('job-1')?.status, 'failed');
+  t.equal((await store.repos.snapshots.get('job-1'))?.status, 'failed');
   const retired = await upgraded.jobs.peek('job-1').catch((e: unknown) => e);
   t.match(retired, { failure: { reason: { code: 'retired' } } }, 'a retired row is never rehydrated');
 });
 
 t.test('spawnRow writes a new actor inside the caller unit of work; it is read on first use', async (t) => {
-  const store = openTestStore(t);
+  const { store } = await openTestStore(t);
   const { jobs, registry, clock } = setup(store);
   t.teardown(() => registry.close());
   await t.rejects(
@@ -185,10 +186,10 @@ t.test('spawnRow writes a new actor inside the caller unit of work; it is read o
       throw new Error('caller rolled back');
     }),
   );
-  t.equal(store.repos.snapshots.get('job-1'), undefined, 'rolled back with the caller');
+  t.equal(await store.repos.snapshots.get('job-1'), undefined, 'rolled back with the caller');
 
   const step = await store.writer.submit(async (tx) => {
-    effectRow(store, 'job-1', clock.now());
+    await effectRow(tx.repos, 'job-1', clock.now());
     return jobs.spawnRow(tx.repos, 'job-1', { jobId: 'job-1' }, { type: 'START', now: clock.now() });
   });
   t.equal(step.snapshot.value, 'running');
@@ -199,7 +200,7 @@ t.test('spawnRow writes a new actor inside the caller unit of work; it is read o
 });
 
 t.test('an implicit kind: with no snapshot row the owner implies the first step; the next committed step writes the row', async (t) => {
-  const store = openTestStore(t, ':memory:');
+  const { store } = await openTestStore(t);
   const clock = new ManualClock();
   const registry = createActorRegistry({ store, clock, logger: memoryLogger() });
   const queuedByOwner = new Set(['job-7']);
@@ -210,35 +211,35 @@ t.test('an implicit kind: with no snapshot row the owner implies the first step;
     implicit: (id) => (queuedByOwner.has(id) ? { input: { jobId: id } } : undefined),
   });
   t.equal((await jobs.peek('job-7'))?.value, 'queued', 'peek computes the implied first state');
-  t.equal(store.repos.snapshots.get('job-7'), undefined, 'reading writes nothing');
+  t.equal(await store.repos.snapshots.get('job-7'), undefined, 'reading writes nothing');
   const step = await jobs.transition('job-7', { type: 'START', now: clock.now() });
   t.equal(step.before?.value, 'queued');
   t.equal(step.snapshot.value, 'running');
-  t.match(JSON.parse(store.repos.snapshots.get('job-7')!.snapshot), { value: 'running' }, 'the first committed step wrote the row');
+  t.match(JSON.parse((await store.repos.snapshots.get('job-7'))!.snapshot), { value: 'running' }, 'the first committed step wrote the row');
   await t.rejects(jobs.transition('job-8', { type: 'START', now: clock.now() }), { code: 'NOT_FOUND' }, 'an id the owner does not imply does not exist');
 });
 
 t.test('N nodes: without resident snapshots a step made by another node is not overwritten by a stale one', async (t) => {
-  const store = openTestStore(t, tempDbPath(t));
+  const { store } = await openTestStore(t, { path: tempDbPath(t) });
   const clock = new ManualClock();
   const node = (residentSnapshots?: boolean) => {
     const registry = createActorRegistry({ store, clock, logger: memoryLogger(), residentSnapshots });
     t.teardown(() => registry.close());
     return registry.register('job', { machine: jobMachine, version: JOB_VERSION, onFailure: () => {} });
   };
-  const steps = () => JSON.parse(store.repos.snapshots.get('job-1')!.snapshot).context.steps as number;
+  const steps = async () => JSON.parse((await store.repos.snapshots.get('job-1'))!.snapshot).context.steps as number;
   const fresh = node(false);
   const other = node(false);
   await fresh.spawn('job-1', { jobId: 'job-1' });
   await fresh.transition('job-1', { type: 'START', now: clock.now() });
   await other.transition('job-1', { type: 'BOOM', now: clock.now() });
   await fresh.transition('job-1', { type: 'BOOM', now: clock.now() });
-  t.equal(steps(), 3, 'each node stepped from the committed row');
+  t.equal(await steps(), 3, 'each node stepped from the committed row');
 
   // The one-process default keeps the snapshot resident: right for one process, stale once another node steps it.
   const resident = node();
   await resident.transition('job-1', { type: 'BOOM', now: clock.now() });
   await other.transition('job-1', { type: 'BOOM', now: clock.now() });
   await resident.transition('job-1', { type: 'BOOM', now: clock.now() });
-  t.equal(steps(), 5, 'a resident snapshot lost the other node\'s step (why N nodes turn it off)');
+  t.equal(await steps(), 5, 'a resident snapshot lost the other node\'s step (why N nodes turn it off)');
 });

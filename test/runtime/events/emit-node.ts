@@ -4,8 +4,8 @@ import { createSessionEventBus } from '../../../runtime/events/event-bus.js';
 import { openPostgresStorage } from '../../../storage/postgres/storage.js';
 
 const [url, count, ...sessions] = process.argv.slice(2);
-// One batch at a time: batches appending to several sessions in opposite orders would deadlock (docs/decisions.md).
-const store = await openPostgresStorage({ url: url!, applicationName: 'emit-node', writer: { maxInFlight: 1 } });
+// The default writer: its batches in flight no longer deadlock on each other (decision "PostgreSQL: concurrent event appends").
+const store = await openPostgresStorage({ url: url!, applicationName: 'emit-node' });
 const bus = createSessionEventBus({ repo: store.repos.sessionEvents, writer: store.writer, clock: new ManualClock(Date.UTC(2026, 3, 1, 9)) });
 const writes: Promise<unknown>[] = [];
 for (let i = 0; i < Number(count); i++) writes.push(bus.emit(sessions[i % sessions.length]!, { type: 'session.changed', change: 'renamed' }));

@@ -7,12 +7,7 @@ import { busFixture, nextTurn, range, recorder, seqs, settle } from './bus-fixtu
 const started = (n: number): PersistedSessionEvent => ({ type: 'turn.started', executionId: `exec-${n}`, resumed: false });
 const executionOf = (e: SessionEventEnvelope): string => (e.event as { executionId: string }).executionId;
 
-// Open finding on PostgreSQL (reported to the lead): concurrent writer batches appending to the same two sessions in
-// opposite orders deadlock on session_events' (session_id, seq) key, and bus.emit's unit is not rerunnable, so its
-// caller gets UNIT_CONTENDED. The case runs there as a todo (reported, not failing the suite) until that is fixed.
-const concurrentAppendsOnPostgres = testStorage === 'postgres' ? 'PostgreSQL: concurrent batches deadlock on session_events (open finding)' : false;
-
-t.test('concurrent appends through the group-commit writer get dense per-session seqs in submission order (DESIGN "Event bus")', { todo: concurrentAppendsOnPostgres }, async (t) => {
+t.test('concurrent appends through the group-commit writer get dense per-session seqs in submission order (DESIGN "Event bus")', async (t) => {
   const { store, bus, sessions } = await busFixture(t, 2);
   const [a, b] = sessions;
   const watchA = recorder();
@@ -40,7 +35,10 @@ t.test('concurrent appends through the group-commit writer get dense per-session
     pending.push(bus.emit(session, started(i)));
   }
   const results = await Promise.all(pending);
-  t.ok(store.writer.stats.batches < 10, `300 units shared ${store.writer.stats.batches} transaction(s)`);
+  // One transaction per unit would be 300. SQLite runs them in a few; a PostgreSQL batch stops at 20 ms of unit time
+  // (maxBatchMs), two round trips per unit here, so ~20 units each on an idle machine and fewer under load.
+  const fewerThan = testStorage === 'postgres' ? 100 : 10;
+  t.ok(store.writer.stats.batches < fewerThan, `300 units shared ${store.writer.stats.batches} transaction(s)`);
   t.equal(results.filter((r) => r === 'rolled back').length, 18, 'the failing units were rolled back');
 
   for (const session of [a, b]) {

@@ -13,7 +13,7 @@ import { usePostgres } from '../../helpers/postgres.js';
 import { organization } from '../../storage/contract/seed.js';
 import { testKeyRing } from '../manifest/manifest-fixtures.js';
 import { startRecordingUpstream } from '../tools/recording-upstream.js';
-import { memoryLogger } from '../actors/job.fixture.js';
+import { memoryLogger, until } from '../actors/job.fixture.js';
 
 const pg = await usePostgres(t);
 const T0 = Date.UTC(2026, 0, 1);
@@ -52,11 +52,6 @@ async function scheduleMany(store: PostgresStorage, scheduler: Scheduler, count:
   await store.writer.submit(async (tx) => {
     for (let i = 0; i < count; i++) await scheduler.schedule(tx.repos, { kind: 'deadline', targetId: `x-${i}`, dueAt });
   });
-}
-
-/** Waits (at most 5 s of real time) for what another node's loop does over real round trips. */
-async function until(done: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 5_000; !done() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 const counts = async (store: PostgresStorage) =>

@@ -203,14 +203,19 @@ contract(t, drivers, 'connections: sealed bytes both ways, update, lists by crea
   const sealed = Buffer.from('sealed-v2\u0000\u00ff', 'latin1');
   await integrations.updateConnection({ id: 'con-a', domainId: 'dom-1', integrationId: 'maps', secretSealed: sealed });
   t.strictSame(await integrations.connection('con-a'), connection('con-a', { domainId: 'dom-1', integrationId: 'maps', secretSealed: sealed }));
+  // connectionsFor is a cached read on SQLite (storage/read-cache.ts): each write below must show at once.
+  t.strictSame((await integrations.connectionsFor('org-1', 'weather')).map((c) => c.id), ['con-Z', 'con-B'], 'moved to another integration');
+  t.strictSame((await integrations.connectionsFor('org-1', 'maps')).map((c) => c.id), ['con-0', 'con-a']);
 
   t.strictSame(await management.connection('con-a'), await integrations.connection('con-a'), 'management reads the same record');
   const rotated = Buffer.from([9, 9, 0, 9]);
   await management.rotateConnection('con-a', rotated, FAR_FUTURE);
   t.strictSame(await management.connection('con-a'), connection('con-a', { domainId: 'dom-1', integrationId: 'maps', secretSealed: rotated, rotatedAt: FAR_FUTURE }));
+  t.strictSame((await integrations.connectionsFor('org-1', 'maps')).find((c) => c.id === 'con-a')?.secretSealed, rotated, 'a rotation is read by the next tool call');
   await management.deleteConnection('con-a');
   t.equal(await management.connection('con-a'), undefined);
   t.equal(await integrations.connection('con-a'), undefined);
+  t.strictSame((await integrations.connectionsFor('org-1', 'maps')).map((c) => c.id), ['con-0'], 'a deleted connection is no longer called as');
   await management.deleteConnection('con-a');
   t.equal(await management.connection('nope'), undefined);
 });

@@ -1,4 +1,4 @@
-// The PostgreSQL unit writer on a real server: shared port behaviour, batches in flight, a bounded queue, lost transactions.
+// The PostgreSQL unit writer on a real server: shared port behaviour, batches in flight (one running units), a bounded queue, lost transactions.
 import { createServer, connect, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import pg from 'pg';
@@ -34,24 +34,34 @@ async function notes(t: Test, options: Partial<PostgresUnitWriterOptions<ReturnT
 
 t.test('shared unit-writer behaviour on PostgreSQL', { skip: server.skip }, async (t) => sharedUnitWriterCases(t, (t) => notes(t)));
 
-t.test('units of one loop turn share one transaction on one client; more batches run at once on other clients', { skip: server.skip }, async (t) => {
-  const { writer, committed } = await notes(t, { maxBatch: 3, maxInFlight: 2 });
-  const seen = { inFlight: 0 };
+t.test('units of one loop turn share one transaction on one client; the next batch runs its units on another client while that one commits, never alongside its units', { skip: server.skip }, async (t) => {
+  // No time cap here: unit 0's 50 ms must not end the first batch early.
+  const { writer, committed, pool } = await notes(t, { maxBatch: 3, maxInFlight: 2, maxBatchMs: 10_000 });
+  // The first batch's COMMIT takes 300 ms (a deferred trigger sleeps in it): time for the second to run meanwhile.
+  await pool.query(`CREATE TABLE slow_commits (id int);
+    CREATE FUNCTION sleep_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$;
+    CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON slow_commits DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION sleep_at_commit()`);
+  const log: string[] = [];
   const units = Array.from({ length: 6 }, (_, i) =>
     writer.submit(async (tx) => {
+      log.push(`start ${i}`);
       await tx.repos.add(`u${i}`);
-      seen.inFlight = Math.max(seen.inFlight, writer.stats.inFlight);
+      // Unit 0 takes 50 ms: a second batch running units alongside the first would start inside it.
+      if (i === 0) await tx.repos.exec('INSERT INTO slow_commits SELECT 1 FROM pg_sleep(0.05)');
+      const inFlight = writer.stats.inFlight;
       const pid = await tx.repos.pid();
       const txid = ((await tx.repos.exec('SELECT txid_current()::text AS x')) as pg.QueryResult<{ x: string }>).rows[0]!.x;
-      return { pid, txid };
+      log.push(`end ${i}`);
+      return { pid, txid, inFlight };
     }),
   );
   const results = await Promise.all(units);
+  t.same(log, [0, 1, 2, 3, 4, 5].flatMap((i) => [`start ${i}`, `end ${i}`]), 'no unit of the second batch ran alongside one of the first');
   const pids = results.map((r) => r.pid);
   t.equal(new Set(pids.slice(0, 3)).size, 1, 'the first three shared a client');
   t.equal(new Set(pids.slice(3)).size, 1, 'the next three shared another');
-  t.not(pids[0], pids[3], 'two clients');
-  t.equal(seen.inFlight, 2, 'both batches were in flight together');
+  t.not(pids[0], pids[3], 'two clients: the first was still committing');
+  t.same(results.map((r) => r.inFlight), [1, 1, 1, 2, 2, 2], "the second batch's units ran while the first batch's COMMIT was in flight");
   const txids = results.map((r) => r.txid);
   t.ok(txids[0] === txids[2] && txids[3] === txids[5] && txids[0] !== txids[3], 'one transaction per batch');
   t.equal(writer.stats.batches, 2);
