@@ -23,3 +23,13 @@ export function currentFence(): Fence | undefined {
   const fence = context.getStore();
   return fence?.active === true ? fence : undefined;
 }
+
+/**
+ * Runs `work` with no fence: for the writer's own machinery. A setImmediate or promise continuation keeps the context
+ * it was created in, so without this a batch woken by a fenced submit would run, and publish its outbox, inside that
+ * unit's lease context, and whatever an outbox subscriber then submits (a webhook run-settlement check after
+ * `turn.completed`) would be fenced by a lease it never held and refused once that lease is released.
+ */
+export function outsideFence<T>(work: () => T): T {
+  return context.exit(work);
+}

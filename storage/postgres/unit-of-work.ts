@@ -27,7 +27,7 @@ import pg from 'pg';
 import type { PostgresPool } from './connection.js';
 import type { Unit, UnitContext, UnitSubmitOptions, UnitWriter, UnitWriterStats } from '../port/unit.js';
 import { BatchRolledBackError, CommitOutcomeUnknownError, UnitContendedError, WriterOverloadedError } from '../port/unit-errors.js';
-import { currentFence, type Fence } from './fence.js';
+import { currentFence, outsideFence, type Fence } from './fence.js';
 import { BatchLocks } from './batch-locks.js';
 import { StaleLeaseError } from './leases.js';
 
@@ -296,7 +296,8 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
   function wakeUp(): void {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(dispatch);
+    // Batches run, and publish their outbox, outside the fence of whichever submit woke the writer (fence.ts).
+    setImmediate(outsideFence, dispatch);
   }
 
   /**
@@ -327,7 +328,7 @@ export function createPostgresUnitWriter<R>(options: PostgresUnitWriterOptions<R
     flush() {
       if (queue.length === 0 && stats.inFlight === 0) return Promise.resolve();
       const done = new Promise<void>((resolve) => idle.push(resolve));
-      dispatch();
+      outsideFence(dispatch);
       return done;
     },
   };

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import type pg from 'pg';
 import { connectPostgres } from '../../../storage/postgres/connection.js';
 import { lockOnce } from '../../../storage/postgres/batch-locks.js';
-import { runFenced, type Fence } from '../../../storage/postgres/fence.js';
+import { currentFence, runFenced, type Fence } from '../../../storage/postgres/fence.js';
 import { createLeases, StaleLeaseError } from '../../../storage/postgres/leases.js';
 import { migratePostgres } from '../../../storage/postgres/migrate.js';
 import { createPostgresUnitWriter } from '../../../storage/postgres/unit-of-work.js';
@@ -63,6 +63,31 @@ t.test('fenced units of one batch: each check rides BEGIN or the SAVEPOINT befor
   t.equal(checks(messages).length, 2, 'two leases, two checks: the second unit under session:a is not checked again');
   t.ok(checks(messages).every((text) => /^(BEGIN; SAVEPOINT unit|SAVEPOINT unit); SELECT 1 FROM resource_leases/.test(text)), 'each rode a control statement');
   t.equal(messages.length, 1 + 4 * 2 + 1, 'BEGIN, an INSERT and a SAVEPOINT per unit, COMMIT: no round trip of its own for a check');
+});
+
+t.test('what an outbox callback goes on to submit is not fenced by the lease of the unit that published it', { skip: server.skip }, async (t) => {
+  const { writer, leases, notes, fenceA, a } = await setup(t);
+  let handedOver!: () => void;
+  const handover = new Promise<void>((resolve) => (handedOver = resolve));
+  let fenceInCallback: unknown = 'not called';
+  let followUp!: Promise<void>;
+  await runFenced(fenceA, () =>
+    writer.submit(async (tx) => {
+      await tx.repos.add('a1');
+      // As the webhook run settlement does after `turn.completed`: later work started from the published event.
+      tx.afterCommit(() => {
+        fenceInCallback = currentFence();
+        followUp = handover.then(() => writer.submit(async (tx) => tx.repos.add('after')));
+      });
+    }),
+  );
+  // session:a changes hands before the follow-up is submitted: under session:a's old token it would be refused.
+  await leases.release(a, 1);
+  await leases.take('session:a', 'other', TTL, 2);
+  handedOver();
+  await followUp;
+  t.equal(fenceInCallback, undefined, 'the outbox runs outside the fence');
+  t.same(await notes(), ['a1', 'after']);
 });
 
 t.test('a stale unit in a batch is refused alone; the others commit', { skip: server.skip }, async (t) => {
