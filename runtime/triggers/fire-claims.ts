@@ -100,13 +100,16 @@ export interface FreshClaim {
   readonly expiresAt: number;
 }
 
-/** The machine's own step for a fresh key: absent -> CLAIM -> COMPLETE; null unless it completes with both times. */
-export function foldFreshClaim(durable: ClaimMachine, absent: IdempotencyClaimSnapshot, claim: { now: number; fingerprint: string; owner: string; response: StoredResponse }): FreshClaim | null {
+type ClaimTaken = { now: number; fingerprint: string; owner: string; response: StoredResponse };
+
+/**
+ * The machine's own step for a request taking a key: from `from` (the initial state for a fresh key, a restored
+ * claim otherwise), the `lead` events that free it (none, an expiry TICK, RELEASE_ABANDONED), then CLAIM + COMPLETE;
+ * null unless it completes with both times.
+ */
+export function foldClaim(durable: ClaimMachine, from: IdempotencyClaimSnapshot, lead: readonly IdempotencyClaimEvent[], claim: ClaimTaken): FreshClaim | null {
   const { now, fingerprint, owner, response } = claim;
-  const { snapshot: next } = durable.step(absent, [
-    { type: 'CLAIM', now, fingerprint, owner, leaseMs: CLAIM_LEASE_MS },
-    { type: 'COMPLETE', now, owner, response },
-  ]);
+  const { snapshot: next } = durable.step(from, [...lead, { type: 'CLAIM', now, fingerprint, owner, leaseMs: CLAIM_LEASE_MS }, { type: 'COMPLETE', now, owner, response }]);
   const c = next.context;
   if (!next.matches('completed') || c.createdAt === null || c.expiresAt === null) return null;
   return { createdAt: c.createdAt, expiresAt: c.expiresAt };
@@ -120,7 +123,7 @@ export function foldFreshClaim(durable: ClaimMachine, absent: IdempotencyClaimSn
  * checks the derived claim against the machine's fold over generated times, fingerprints, owners and responses.
  */
 export function deriveFreshClaim(durable: ClaimMachine, absent: IdempotencyClaimSnapshot): ((now: number) => FreshClaim) | null {
-  const probe = (now: number, tag: string) => foldFreshClaim(durable, absent, { now, fingerprint: `probe-${tag}`, owner: `owner-${tag}`, response: { status: 202, body: { tag } } });
+  const probe = (now: number, tag: string) => foldClaim(durable, absent, [], { now, fingerprint: `probe-${tag}`, owner: `owner-${tag}`, response: { status: 202, body: { tag } } });
   const a = probe(0, 'a');
   const b = probe(1_700_000_000_000, 'b');
   if (a === null || b === null || a.createdAt !== 0 || b.createdAt !== 1_700_000_000_000) return null;
@@ -139,14 +142,6 @@ export function createFireClaims(deps: { claims: PortRepositories['fireClaims'];
   const absent = durable.start({ key: '' }).snapshot;
   const fresh = deriveFreshClaim(durable, absent);
 
-  /** An expired (or abandoned) claim given up (`lead`), then taken and completed by this request. */
-  function foldStored(from: IdempotencyClaimSnapshot, lead: readonly IdempotencyClaimEvent[], claim: { now: number; fingerprint: string; owner: string; response: StoredResponse }): FreshClaim | null {
-    const { now, fingerprint, owner, response } = claim;
-    const { snapshot: next } = durable.step(from, [...lead, { type: 'CLAIM', now, fingerprint, owner, leaseMs: CLAIM_LEASE_MS }, { type: 'COMPLETE', now, owner, response }]);
-    const c = next.context;
-    if (!next.matches('completed') || c.createdAt === null || c.expiresAt === null) return null;
-    return { createdAt: c.createdAt, expiresAt: c.expiresAt };
-  }
   /** scoped key -> fingerprint of the request holding it in this process. */
   const inFlight = new Map<string, string>();
 
@@ -217,10 +212,11 @@ export function createFireClaims(deps: { claims: PortRepositories['fireClaims'];
       if (stored !== undefined) await fireClaims.delete(request.scope, request.key);
       // A fresh key: the claim derived from the machine (`fresh`), or its fold from the initial state computed once
       // (`absent`, whose context key is '': only the emitted `claim.scheduled`, not used here, carries the key).
+      const taken: ClaimTaken = { now, fingerprint: request.fingerprint, owner, response };
       const claim =
         stored === undefined
-          ? (fresh?.(now) ?? foldFreshClaim(durable, absent, { now, fingerprint: request.fingerprint, owner, response }))
-          : foldStored(restore(scoped, stored), lead, { now, fingerprint: request.fingerprint, owner, response });
+          ? (fresh?.(now) ?? foldClaim(durable, absent, [], taken))
+          : foldClaim(durable, restore(scoped, stored), lead, taken);
       if (claim === null) throw new AppError('INTERNAL', 'The idempotency-claim machine did not complete a fresh claim.');
       await deps.sweeper?.armFor(tx, claim.expiresAt);
       return { key: request.key, fingerprint: Buffer.from(request.fingerprint, 'hex'), response: JSON.stringify(response.body), expiresAt: claim.expiresAt };

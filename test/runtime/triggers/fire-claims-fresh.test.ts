@@ -6,7 +6,7 @@ import t from 'tap';
 import { createActor } from 'xstate';
 import { idempotencyClaimMachine } from '../../../machines/idempotency-claim.machine.js';
 import { durableMachine } from '../../../runtime/actors/durable-step.js';
-import { CLAIM_LEASE_MS, deriveFreshClaim, foldFreshClaim } from '../../../runtime/triggers/fire-claims.js';
+import { CLAIM_LEASE_MS, deriveFreshClaim, foldClaim } from '../../../runtime/triggers/fire-claims.js';
 
 const durable = durableMachine(idempotencyClaimMachine);
 const absent = durable.start({ key: '' }).snapshot;
@@ -34,7 +34,7 @@ t.test('the derived fresh claim and the fold from `absent` equal the machine\'s 
       (key, now, fingerprint, owner, response) => {
         const expected = machineClaim(key, now, fingerprint, owner, response);
         const derived = fresh!(now);
-        const folded = foldFreshClaim(durable, absent, { now, fingerprint, owner, response });
+        const folded = foldClaim(durable, absent, [], { now, fingerprint, owner, response });
         return (
           expected !== null &&
           derived.createdAt === expected.createdAt && derived.expiresAt === expected.expiresAt &&
