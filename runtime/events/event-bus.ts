@@ -2,6 +2,7 @@
 import type { SessionSignals } from '../../storage/port/session-signals.js';
 import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { UnitContext } from '../../storage/port/unit.js';
+import { StaleLeaseError } from '../../storage/port/unit-errors.js';
 import type { Clock } from '../clock.js';
 import { DeltaCoalescer, realTimers, type DeltaTimers } from './delta-coalescer.js';
 import { redactCredentialMaterial } from './redact-payload.js';
@@ -142,7 +143,12 @@ export function createSessionEventBus(options: SessionEventBusOptions): SessionE
   function flushSession(sessionId: string): void {
     const done = writer
       .submit(async (tx) => void publishAtCommit(tx, await insertBufferedDeltas(tx, sessionId)))
-      .catch((error: unknown) => onError(error, { sessionId, where: 'delta-flush' }))
+      .catch((error: unknown) => {
+        // Refused as stale with nothing buffered: the owner's last append took these deltas before it released the
+        // session (this flush only queued behind it), so nothing was lost.
+        if (error instanceof StaleLeaseError && !deltas.sessions().includes(sessionId)) return;
+        onError(error, { sessionId, where: 'delta-flush' });
+      })
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
   }

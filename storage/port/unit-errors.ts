@@ -34,6 +34,18 @@ export class UnitContendedError extends Error {
   }
 }
 
+/**
+ * The unit was submitted under a lease (a session's owner on PostgreSQL) whose token is no longer current: another
+ * holder may have taken the resource, so nothing of the unit was written. Never raised on SQLite (one owner).
+ */
+export class StaleLeaseError extends Error {
+  readonly code = 'STALE_LEASE';
+  constructor(readonly resource: string, readonly token: number) {
+    super(`lease on ${resource} with token ${token} is no longer held; the write is refused`);
+    this.name = 'StaleLeaseError';
+  }
+}
+
 /** COMMIT was sent but no answer came back (connection lost): the unit's writes may or may not have committed. */
 export class CommitOutcomeUnknownError extends Error {
   readonly code = 'COMMIT_OUTCOME_UNKNOWN';

@@ -1,5 +1,9 @@
 // Leases on named resources with fencing tokens: one holder at a time across nodes, and stale holders' writes refused.
+import { StaleLeaseError } from '../port/unit-errors.js';
 import type { Queryable } from './queryable.js';
+
+// The error lives in the port: the runtime tells a refused stale write apart (runtime/events/event-bus.ts).
+export { StaleLeaseError };
 
 export interface Lease {
   resource: string;
@@ -7,14 +11,6 @@ export interface Lease {
   /** Grows by one each time the resource changes hands; a write carries it and is refused once it is not current. */
   token: number;
   expiresAt: number;
-}
-
-/** A write was attempted under a token that is no longer the resource's current one (its lease was lost). */
-export class StaleLeaseError extends Error {
-  constructor(readonly resource: string, readonly token: number) {
-    super(`lease on ${resource} with token ${token} is no longer held; the write is refused`);
-    this.name = 'StaleLeaseError';
-  }
 }
 
 interface LeaseRow {

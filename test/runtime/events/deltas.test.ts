@@ -1,6 +1,8 @@
 // message.delta coalescing (docs/events.md): merged chunks keep order against other events; seqs stay dense.
 import t from 'tap';
-import { busFixture, range, recorder, seqs, settle } from './bus-fixture.js';
+import { StaleLeaseError } from '../../../storage/port/unit-errors.js';
+import { openTestStore } from '../../helpers/test-store.js';
+import { busFixture, busOver, range, recorder, seqs, settle } from './bus-fixture.js';
 
 const chunk = (text: string, messageId = 'm1') => ({ executionId: 'e1', messageId, text });
 const types = (events: readonly { event: { type: string } }[]) => events.map((e) => e.event.type);
@@ -171,4 +173,44 @@ t.test('a buffer whose flush was asked for is not asked again by later windows u
   coalescer.push('A', chunk('a3'));
   fire!();
   t.strictSame(asked, ['A', 'B', 'A'], 'a new buffer after the take is asked for again');
+});
+
+/**
+ * The bus's writer, with the next submit held and then refused as stale: what the PostgreSQL writer answers a flush
+ * that queued behind its session's last unit and ran once the owner had released the lease (a race of timing there).
+ */
+function refusingNextSubmit(writer: import('../../../storage/port/unit.js').UnitWriter<any>) {
+  let refuse!: () => void;
+  let held = false;
+  const stand = {
+    ...writer,
+    submit: (work: any, options?: any) => {
+      if (held) return writer.submit(work, options);
+      held = true;
+      return new Promise((_resolve, reject) => (refuse = () => reject(new StaleLeaseError('session:s', 1))));
+    },
+  };
+  return { writer: stand as typeof writer, refuse: () => refuse() };
+}
+
+t.test('a flush refused as stale after the owner\'s last append took its deltas is not reported; one with deltas left is', async (t) => {
+  for (const appended of [true, false]) {
+    const store = await openTestStore(t);
+    const gate = refusingNextSubmit(store.store.writer);
+    const { bus, sessions, timers, errors } = await busOver(store, 1, { writer: gate.writer });
+    const [s] = sessions;
+    bus.pushDelta(s, chunk('last words'));
+    timers.fireAll(); // the window asks for a flush: its unit is submitted (and held)
+    if (appended) await store.store.writer.submit((tx) => bus.append(tx, s, { type: 'session.changed', change: 'renamed' }));
+    gate.refuse();
+    await bus.flushDeltas();
+    if (appended) {
+      t.same(errors, [], 'nothing was lost: the append stored the deltas first');
+      const rows = await store.store.repos.sessionEvents.listRange(s, 0, 100, 100);
+      t.same(rows.map((r) => r.type), ['message.delta', 'session.changed']);
+    } else {
+      t.equal(errors.length, 1, 'deltas still buffered: the refusal is reported');
+      t.type(errors[0], StaleLeaseError);
+    }
+  }
 });
