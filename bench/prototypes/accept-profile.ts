@@ -3,7 +3,7 @@
 // A prototype, not service code: nothing in runtime/, storage/ or http/ imports it.
 /*
  * node --import tsx bench/prototypes/accept-profile.ts [--root A --root B ...] [--rounds 2] [--duration 15]
- *   [--warmup 15] [--connections 50] [--profile DIR] [--no-baseline]
+ *   [--warmup 15] [--connections 50] [--profile DIR] [--no-baseline] [--replay]
  *
  * Each round starts, for every --root (default: this tree), that tree's bench/servers/switchyard-fire.ts
  * --accept-only pinned to the server core, loads it with keyed fires (fresh Idempotency-Key each) for --warmup
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     profile: { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
+    replay: { type: 'boolean', default: false },
   },
 });
 const roots = (values.root ?? ['.']).map((r) => resolve(r));
@@ -87,11 +88,12 @@ function fireRequest(ready: Ready, bare: boolean): LoadRequest {
     headers: {
       ...(bare ? {} : { authorization: `Bearer ${ready.apiKey}` }),
       'content-type': 'application/json',
-      'idempotency-key': 'bench-[<id>]',
+      // --replay: one key for every request, so after the first each one is an idempotent replay.
+      'idempotency-key': values.replay ? 'bench-replay-1' : 'bench-[<id>]',
     },
     body: JSON.stringify({ triggerId: bare ? '00000000-0000-7000-8000-000000000000' : ready.triggerId, input: { id: 'c-1' } }),
     expectedStatus: bare ? 200 : 202,
-    idReplacement: true,
+    idReplacement: !values.replay,
   };
 }
 

@@ -92,6 +92,37 @@ export interface FireClaims {
 
 const scopedKey = (scope: string, key: string): string => `${scope}:${key}`;
 
+/** Completed claims whose replays are answered from memory, per process (oldest dropped first past this). */
+export const REPLAY_CACHE_ENTRIES = 4096;
+
+/*
+ * A retried request (a client's timeout, a queue's redelivery, a load test's replay) reads and restores the same
+ * completed claim each time. A completed claim cannot change before its window elapses: only an expired claim is
+ * swept or taken over, and only its trigger's deletion removes it early. So the restored snapshot is kept, and the
+ * machine's own verdict (fireRequestVerdict) is asked of it again; only a `replay` is answered from memory. Anything
+ * else (the window elapsed, another fingerprint) goes back to the stored claim: a key-reused request may meet a claim
+ * its trigger's deletion removed, and the verdict from the store is the truth then. A replay's fingerprint covers its
+ * trigger id, and the caller just found that trigger, so its claim is still stored. Across nodes the same holds: a
+ * completed claim is the same row on every node until it expires.
+ */
+function createReplayCache(limit: number) {
+  const snapshots = new Map<string, IdempotencyClaimSnapshot>();
+  return {
+    verdict(scoped: string, fingerprint: string, now: number): FireRequestVerdict | null {
+      const snapshot = snapshots.get(scoped);
+      if (snapshot === undefined) return null;
+      const verdict = fireRequestVerdict(snapshot, { fingerprint, now });
+      if (verdict.kind === 'replay') return verdict;
+      snapshots.delete(scoped);
+      return null;
+    },
+    remember(scoped: string, snapshot: IdempotencyClaimSnapshot): void {
+      if (snapshots.size >= limit) snapshots.delete(snapshots.keys().next().value as string);
+      snapshots.set(scoped, snapshot);
+    },
+  };
+}
+
 type ClaimMachine = ReturnType<typeof durableMachine<typeof idempotencyClaimMachine>>;
 
 /** The fresh claim a CLAIM + COMPLETE from the initial state reaches: when it was created and when it expires. */
@@ -144,6 +175,7 @@ export function createFireClaims(deps: { claims: PortRepositories['fireClaims'];
 
   /** scoped key -> fingerprint of the request holding it in this process. */
   const inFlight = new Map<string, string>();
+  const replays = createReplayCache(REPLAY_CACHE_ENTRIES);
 
   function restore(scoped: string, row: FireClaim | undefined): IdempotencyClaimSnapshot {
     if (row === undefined) return durable.start({ key: scoped }).snapshot;
@@ -190,11 +222,15 @@ export function createFireClaims(deps: { claims: PortRepositories['fireClaims'];
       const scoped = scopedKey(request.scope, request.key);
       const before = heldVerdict(scoped, request);
       if (before !== null) return { verdict: before, release: null };
+      const remembered = replays.verdict(scoped, request.fingerprint, now);
+      if (remembered !== null) return { verdict: remembered, release: null };
       const row = await claims.get(request.scope, request.key);
       // Another request of this process may have taken the key while this one read: it is in progress then.
       const during = heldVerdict(scoped, request);
       if (during !== null) return { verdict: during, release: null };
-      const verdict = fireRequestVerdict(row === undefined ? absent : restore(scoped, row), { fingerprint: request.fingerprint, now });
+      const stored = row === undefined ? absent : restore(scoped, row);
+      const verdict = fireRequestVerdict(stored, { fingerprint: request.fingerprint, now });
+      if (verdict.kind === 'replay') replays.remember(scoped, stored);
       if (!runs(verdict)) return { verdict, release: null };
       inFlight.set(scoped, request.fingerprint);
       return { verdict, release: () => void inFlight.delete(scoped) };

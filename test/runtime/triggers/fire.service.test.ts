@@ -205,6 +205,36 @@ t.test('idempotency: a keyed fire reads its claim once (the verdict) and the swe
   t.equal(await fireClaims.count(), 5);
 });
 
+t.test('idempotency: replays of a completed claim are answered from memory; anything else reads the stored claim', async (t) => {
+  const f = await fireFixture(t);
+  const bob = f.principal('bob');
+  const { fireClaims } = f.store.repos;
+  let reads = 0;
+  const get = fireClaims.get.bind(fireClaims);
+  fireClaims.get = (scope, key) => (reads++, get(scope, key));
+  const first = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 1 } }), 'mem', 'r1');
+  for (let i = 0; i < 5; i++) {
+    const replay = await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 1 } }), 'mem', `r-${i}`);
+    t.match(replay, { replayed: true, body: first.body });
+  }
+  t.equal(reads, 2, 'the first fire and the first replay read the claim; later replays do not');
+  await rejects(t, f.fire.fire(bob, body(f.refs.empty!, { input: { v: 2 } }), 'mem', 'r2'), 'IDEMPOTENCY_KEY_REUSED', 409);
+  t.equal(reads, 3, 'a different request under the key reads the stored claim');
+  t.equal((await f.fire.fire(bob, body(f.refs.empty!, { input: { v: 1 } }), 'mem', 'r3')).replayed, true, 'and the original still replays');
+
+  // The trigger's deletion removes its runs and their claims: the key is free again, for a request to another trigger.
+  await f.store.writer.submit(async (tx) => {
+    await tx.repos.triggers.deleteTrigger(f.refs.empty!);
+  });
+  const other = await f.fire.fire(bob, body(f.refs.fan!, { input: { v: 1 } }), 'mem', 'r4');
+  t.equal(other.replayed, false, 'a request to another trigger under the freed key fires (not KEY_REUSED from memory)');
+
+  f.clock.advance(24 * 3_600_000);
+  const later = await f.fire.fire(bob, body(f.refs.fan!, { input: { v: 1 } }), 'mem', 'r5');
+  t.equal(later.replayed, false, 'once the window elapsed, the remembered replay is not served: the request fires again');
+  t.not(later.body.runId, other.body.runId);
+});
+
 t.test('idempotency: a claim committed behind a stale verdict meets the unique index and is answered from', async (t) => {
   const f = await fireFixture(t);
   const bob = f.principal('bob');
