@@ -213,6 +213,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       mcp.stop();
       // Running turns are abandoned, not failed: their rows say where they were, and the next boot resumes them.
       await sessions.stop();
+      built.close();
       webhooks.runSettlement.close();
       await webhooks.runSettlement.idle();
       // Timer deliveries in flight finish first: a handler still querying would otherwise meet the closed pool.

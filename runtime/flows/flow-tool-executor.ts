@@ -32,7 +32,7 @@ export function createFlowToolExecutor(deps: FlowToolExecutorDeps): FlowToolExec
       const { found } = call;
       if (found.source === 'manifest') {
         if (call.identity === null) throw new TypeError('a declarative integration call needs an identity');
-        return deps.http.execute({ integration: found.integration, tool: found.tool, args: call.args, identity: call.identity, signal: call.signal });
+        return deps.http.execute({ integration: found.integration, tool: found.tool, args: call.args, identity: call.identity, signal: call.signal, orgId: call.scope.orgId });
       }
       const provider = deps.providers?.get(found.integration.id);
       if (provider === undefined) throw new TypeError(`no provider serves "${found.integration.id}"`);

@@ -1,5 +1,6 @@
 // Owns executing one tool call of a declarative integration: arguments -> HTTP request (+ identity) -> tool result.
 import type { IntegrationDefinition, ToolDefinition } from '../manifest/integration.schema.js';
+import type { ConnectionPools } from './connection-pools.js';
 import { sendHttp } from './http-transport.js';
 import { createJsonSchemaValidator, formatIssues, type JsonSchemaValidator, type SchemaIssue } from './json-schema-validator.js';
 import {
@@ -30,6 +31,11 @@ export interface HttpIntegrationCall {
   readonly identity: ToolIdentity;
   /** Cancels the call (turn cancelled); the executor's own timeout is separate. */
   readonly signal?: AbortSignal;
+  /**
+   * The organization the call runs for. With it, a read-only tool's call may reuse a kept-alive connection of this
+   * organization and identity (connection-pools.ts); without it, every call dials a fresh connection.
+   */
+  readonly orgId?: string;
 }
 
 export interface HttpIntegrationExecutorOptions extends CallLimits {
@@ -37,6 +43,8 @@ export interface HttpIntegrationExecutorOptions extends CallLimits {
   /** Integrations are installed by the operator, so their base URLs may be private (default true). */
   readonly allowPrivateNetworks?: boolean;
   readonly userAgent?: string;
+  /** Kept-alive connections for read-only calls; without pools every call dials a fresh connection. */
+  readonly pools?: ConnectionPools;
 }
 
 export interface HttpIntegrationExecutor {
@@ -153,6 +161,12 @@ export function createHttpIntegrationExecutor(options: HttpIntegrationExecutorOp
       if ('ok' in built) return built;
 
       const limits = callSignal({ ...options, timeoutMs }, call.signal);
+      const allowPrivateNetworks = options.allowPrivateNetworks ?? true;
+      // Only a read-only tool's call may meet a socket the upstream closed while idle: it alone may be sent again.
+      const pooled =
+        call.tool.readonly && call.orgId !== undefined && options.pools !== undefined
+          ? options.pools.agentFor(built.url.protocol === 'https:' ? 'https:' : 'http:', { orgId: call.orgId, identity: call.identity, allowPrivateNetworks })
+          : undefined;
       try {
         const response = await sendHttp({
           url: built.url,
@@ -161,7 +175,8 @@ export function createHttpIntegrationExecutor(options: HttpIntegrationExecutorOp
           body: built.body,
           signal: limits.signal,
           maxResponseBytes,
-          allowPrivateNetworks: options.allowPrivateNetworks ?? true,
+          allowPrivateNetworks,
+          ...(pooled === undefined ? {} : { pooled }),
         });
         // Non-2xx is an ordinary failure for either identity: no retry as the organization (SPEC caller rule 8).
         return resultFromResponse(response, { fileName: toolFileName(call.tool), redact: createRedactor(secretsOf(call.identity)) });

@@ -13,6 +13,12 @@ export interface TransportRequest {
   readonly maxResponseBytes: number;
   /** false: private/loopback destinations are refused, checked on the address actually dialled. */
   readonly allowPrivateNetworks: boolean;
+  /**
+   * A keep-alive agent of this request's scope (connection-pools.ts), only for a request that may be sent twice: a
+   * pooled socket the upstream closed while idle fails what was written on it, and the request is then sent once
+   * more on a fresh connection. Without one, a fresh connection serves this request alone.
+   */
+  readonly pooled?: http.Agent;
 }
 
 export interface TransportResponse {
@@ -51,11 +57,28 @@ function failureOf(err: NodeJS.ErrnoException, signal: AbortSignal): TransportEr
  * credential headers to wherever the upstream points (fetch only drops Authorization across origins, not
  * custom secret headers), so a caller that wants to follow must decide per hop.
  */
-export function sendHttp(request: TransportRequest): Promise<TransportResponse> {
+export async function sendHttp(request: TransportRequest): Promise<TransportResponse> {
   const { url, signal } = request;
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new TransportError('refused_destination'));
-  if (!request.allowPrivateNetworks && isPrivateIp(url.hostname)) return Promise.reject(new TransportError('refused_destination'));
-  if (signal.aborted) return Promise.reject(new TransportError('aborted'));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TransportError('refused_destination');
+  if (!request.allowPrivateNetworks && isPrivateIp(url.hostname)) throw new TransportError('refused_destination');
+  if (signal.aborted) throw new TransportError('aborted');
+  if (request.pooled === undefined) return exchange(request, false);
+  try {
+    return await exchange(request, request.pooled);
+  } catch (error) {
+    if (!(error instanceof StaleSocket)) throw error;
+    return exchange(request, false);
+  }
+}
+
+/** A pooled socket failed before any response byte: the upstream had closed it while it sat idle. */
+class StaleSocket extends Error {}
+
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/** One request on one connection: `agent` false dials a fresh one. */
+function exchange(request: TransportRequest, agent: http.Agent | false): Promise<TransportResponse> {
+  const { url, signal } = request;
 
   const headers: Record<string, string> = { ...request.headers };
   if (request.body !== undefined) headers['content-length'] = String(request.body.byteLength);
@@ -72,19 +95,23 @@ export function sendHttp(request: TransportRequest): Promise<TransportResponse> 
     headers,
     signal,
     lookup: createGuardedLookup(request.allowPrivateNetworks),
-    // A fresh connection per call: a pooled socket dialled under another policy must never be reused.
-    agent: false,
+    // A fresh connection, or the caller's pool of this policy and identity: a socket dialled under another policy or
+    // for another identity must never be reused.
+    agent,
   };
 
   return new Promise<TransportResponse>((resolve, reject) => {
     let settled = false;
+    let responded = false;
     const fail = (err: NodeJS.ErrnoException) => {
       if (settled) return;
       settled = true;
       req?.destroy();
-      reject(failureOf(err, signal));
+      const stale = agent !== false && req?.reusedSocket === true && !responded && !signal.aborted && STALE_SOCKET_CODES.has(err.code ?? '');
+      reject(stale ? new StaleSocket() : failureOf(err, signal));
     };
     const onResponse = (res: http.IncomingMessage) => {
+      responded = true;
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > request.maxResponseBytes) return fail(new TransportError('too_large'));
       const chunks: Buffer[] = [];

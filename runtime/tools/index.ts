@@ -33,6 +33,7 @@ export {
   type HttpIntegrationExecutorOptions,
   type ToolIdentity,
 } from './http-integration.executor.js';
+export { createConnectionPools, type ConnectionPools, type PoolScope } from './connection-pools.js';
 export { TransportError, sendHttp, type TransportFailureKind, type TransportRequest, type TransportResponse } from './http-transport.js';
 export { createJsonSchemaValidator, formatIssues, type JsonSchemaValidator, type JsonSchemaValidatorOptions, type SchemaCheck, type SchemaIssue } from './json-schema-validator.js';
 export { DESTINATION_REFUSED, DestinationRefusedError, createGuardedLookup, isPrivateAddress, isPrivateIp, type ResolveAll } from './network-guard.js';

@@ -134,7 +134,7 @@ async function execute(run: CallRun, call: ToolCallRequest, row: ToolCall, bound
       return 'answered';
     }
     const ready = identity.identity;
-    const result = await guarded(run, () => deps.http.execute({ integration: bound.integration, tool: bound.tool, args, identity: ready, signal: run.signal }));
+    const result = await guarded(run, () => deps.http.execute({ integration: bound.integration, tool: bound.tool, args, identity: ready, signal: run.signal, orgId: ctx.session.orgId }));
     outcome = { result, identity: identity.identity.runAs, durationMs: deps.clock.now() - startedAt };
   }
   // Shutting down: leave the row `running` so the next boot decides (repeat if readonly, else INTERRUPTED).

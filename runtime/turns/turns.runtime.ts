@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import { loadModelConfig, resolveModel, type ModelConfig } from '../models/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { Telemetry } from '../telemetry/index.js';
-import { createHttpIntegrationExecutor, createJsonSchemaValidator, type HttpIntegrationExecutor, type JsonSchemaValidator } from '../tools/index.js';
+import { createConnectionPools, createHttpIntegrationExecutor, createJsonSchemaValidator, type HttpIntegrationExecutor, type JsonSchemaValidator } from '../tools/index.js';
 import type { KeyRing } from '../vault/index.js';
 import { createAgentEngine } from './agent-engine.js';
 import { createApprovalDeadlines, handleApprovalExpiry, type ApprovalDeadlines } from './approval-deadlines.js';
@@ -78,6 +78,8 @@ export interface TurnsRuntime {
   readonly engineDeps: EngineDeps;
   /** The organization's parsed integration catalog (the approvals inbox shows a tool's input schema from it). */
   readonly catalogFor: CatalogSource;
+  /** Closes the kept-alive connections of read-only tool calls (after the running executions stopped). */
+  close(): void;
 }
 
 export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
@@ -100,7 +102,9 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
 
   const validator = createJsonSchemaValidator();
   const catalogFor = createCatalogCache(repos.integrations);
-  const http = deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator }));
+  // Read-only tool calls reuse connections per organization and identity (connection-pools.ts); writes dial afresh.
+  const pools = createConnectionPools();
+  const http = deps.telemetry.traceTools(createHttpIntegrationExecutor({ validator, pools }));
   const modelConfig = deps.modelConfig ?? loadModelConfig(process.env);
   dispatcher.registerEngine(
     'agent',
@@ -133,5 +137,6 @@ export function createTurnsRuntime(deps: TurnsRuntimeDeps): TurnsRuntime {
     cancels: createExecutionCancel({ ...moving, ownership: deps.ownership }),
     engineDeps: { store, clock, logger, bus, grants, deadlines, keyRing, providers: tools, http, validator, catalogFor },
     catalogFor,
+    close: () => pools.close(),
   };
 }
