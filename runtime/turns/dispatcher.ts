@@ -7,6 +7,7 @@
  * With N nodes on one database a pump first claims its session (storage/port/ownership.ts), so one node at a time
  * runs it; a session held by another node is left to that node, and a dead node's sessions to the takeover scan.
  */
+import { setMaxListeners } from 'node:events';
 import type { Storage } from '../../storage/port/storage.js';
 import { soleOwnership, type SessionClaim, type SessionOwnership } from '../../storage/port/ownership.js';
 import type { Admission } from '../execution/admission.js';
@@ -80,6 +81,8 @@ export function createSessionDispatcher(deps: DispatcherDeps): SessionDispatcher
   /** Sessions whose pump is running; `again` is set by a dispatch that arrives meanwhile. */
   const pumps = new Map<string, { again: boolean; done: Promise<void> }>();
   const shutdown = new AbortController();
+  // Each running execution listens on it (removed when its run ends): up to the slots' count at once, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const slots = createSlots(deps.maxConcurrentRuns ?? 256);
   /** One controller per execution being run, so a cancel aborts only that run (the engine sees it as a stop). */
   const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();

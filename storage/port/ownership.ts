@@ -5,6 +5,7 @@
  * units of work submitted inside `claim.run` are refused once the lease was lost. Decision "One node runs a session's
  * turns (issue 16 item 2)".
  */
+import { setMaxListeners } from 'node:events';
 
 export interface SessionClaim {
   /**
@@ -41,6 +42,8 @@ export interface SessionOwnership {
 }
 
 const never = new AbortController().signal;
+// Every running execution of this process listens on it while it runs (the listener is removed after): not a leak.
+setMaxListeners(0, never);
 
 const held: SessionClaim = {
   run: (work) => work(),
