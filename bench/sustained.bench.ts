@@ -2,8 +2,9 @@
 // capacity, probe latencies of /healthz and a session GET during the load, drain time and RSS growth.
 /*
  * `npm run bench -- --only sustained`. The server is switchyard-fire (each keyed fire starts the lookup agent and
- * the enrich flow), measured twice in one run: turns on the accept loop (inline, the default), then in the execution
- * worker thread (`--execution thread`, SWITCHYARD_EXECUTION=thread; the same pinned server core for both threads). autocannon fires as fast as 50 connections allow for --duration seconds;
+ * the enrich flow), measured three times in one run: turns on the accept loop (inline, the default), then in the execution
+ * worker thread (`--execution thread`, SWITCHYARD_EXECUTION=thread; the same pinned server core for both threads), at
+ * its default nice value and at 0. autocannon fires as fast as 50 connections allow for --duration seconds;
  * meanwhile this process probes /healthz every 20 ms and GET /agents/sessions/:id every 50 ms, and samples the
  * server's RSS from /metrics each second. After the load it waits for the execution queue to drain. Rows:
  * - accepted fires: 202s per second of load (429 OVERLOADED answers are the bound working, counted in non-2xx);
@@ -113,7 +114,13 @@ export const sustainedScenario: CustomScenario = {
   name: 'sustained',
   async run(ctx) {
     const rows: Row[] = [];
-    for (const [label, args] of [['switchyard-fire', []], ['switchyard-thread', ['--execution', 'thread']]] as const) {
+    // The thread twice: at its default nice value (it yields the core to HTTP) and at 0 (the core shared evenly).
+    const targets = [
+      ['switchyard-fire', []],
+      ['switchyard-thread', ['--execution', 'thread']],
+      ['switchyard-thread nice 0', ['--execution', 'thread', '--execution-nice', '0']],
+    ] as const;
+    for (const [label, args] of targets) {
       const server = await ctx.startServer('switchyard-fire', [...args]);
       try {
         rows.push(...(await measure(ctx, server, label)));

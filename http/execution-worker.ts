@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../runtime/clock.js';
 import type { ToMain, ToWorker } from '../runtime/thread/protocol.js';
+import { niceThisThread } from '../runtime/thread/thread-priority.js';
 import { createLogger } from '../runtime/logger.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createTelemetry } from '../runtime/telemetry/index.js';
@@ -22,6 +23,10 @@ const { config, logLevel } = workerData as ExecutionWorkerData;
 const logger = createLogger(logLevel, { write: (line: string) => post({ t: 'log', line }) });
 
 async function boot(): Promise<void> {
+  // Before any work: turns then run on what the HTTP loop leaves of a shared core (decision "The execution thread
+  // yields the core to HTTP").
+  const nice = niceThisThread(config.executionNice);
+  logger.debug({ nice }, 'execution thread priority');
   const store = openStore({ path: config.dbPath, durability: config.durability, sharedFile: true });
   const keyRing = loadMasterKeys(config, process.env, logger);
   // No process metrics here: main's registry has them for the whole process (a scrape sums both registries).

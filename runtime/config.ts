@@ -14,6 +14,11 @@ export interface ServiceConfig {
    * thread"). `thread` needs a file database on SQLite and the system clock; createService refuses it otherwise.
    */
   execution: 'inline' | 'thread';
+  /**
+   * The execution thread's nice value (0–19) with `execution: 'thread'`: above 0 the kernel gives the HTTP loop the
+   * core first when both want it, so health checks, reads and accepts stay fast while turns use the rest.
+   */
+  executionNice: number;
   /** postgres:// URL: when set, the service runs on PostgreSQL and dbPath/durability are unused. */
   databaseUrl: string | null;
   /** PostgreSQL connections this node's pool holds at most (at least 2: reads must not wait behind every writer batch). */
@@ -77,6 +82,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   dbPath: 'switchyard.db',
   durability: 'full',
   execution: 'inline',
+  executionNice: 10,
   databaseUrl: null,
   pgPoolSize: 10,
   pgStatementTimeoutMs: 30_000,
@@ -176,6 +182,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, base: Servic
     dbPath: env.SWITCHYARD_DB || base.dbPath,
     durability,
     execution,
+    executionNice: Math.min(19, intFrom(env.SWITCHYARD_EXECUTION_NICE, 'SWITCHYARD_EXECUTION_NICE', base.executionNice)),
     databaseUrl: env.SWITCHYARD_DATABASE_URL === undefined ? base.databaseUrl : databaseUrlFrom(env.SWITCHYARD_DATABASE_URL),
     pgPoolSize: Math.max(2, intFrom(env.SWITCHYARD_PG_POOL_SIZE, 'SWITCHYARD_PG_POOL_SIZE', base.pgPoolSize)),
     pgStatementTimeoutMs: intFrom(env.SWITCHYARD_PG_STATEMENT_TIMEOUT_MS, 'SWITCHYARD_PG_STATEMENT_TIMEOUT_MS', base.pgStatementTimeoutMs),

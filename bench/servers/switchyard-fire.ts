@@ -1,14 +1,14 @@
 // The service under test for the fire bench: the embedding API on a temp file DB seeded from examples/workspace.json.
 // Announces bob's key and the `new-lead` API trigger (subscribers: the lookup agent on builtin:procedure, the enrich flow).
 // `--execution thread`: turns and flow runs in the execution worker thread (SWITCHYARD_EXECUTION=thread), as the
-// sustained scenario's second target.
+// sustained scenario's second target; `--execution-nice N` sets that thread's nice value (SWITCHYARD_EXECUTION_NICE).
 // `--accept-only`: sessions are written as usual (the run row before the 202, the sessions by the materializer after)
 // but never handed to their engines, so a load measures the accept path without the sessions' execution competing.
 import { parseArgs } from 'node:util';
 import { seedFireHistory } from '../history-seed.js';
 import { bootBenchService } from '../service-boot.js';
 
-const { values } = parseArgs({ options: { 'accept-only': { type: 'boolean', default: false }, history: { type: 'string', default: '0' }, execution: { type: 'string', default: 'inline' } } });
+const { values } = parseArgs({ options: { 'accept-only': { type: 'boolean', default: false }, history: { type: 'string', default: '0' }, execution: { type: 'string', default: 'inline' }, 'execution-nice': { type: 'string', default: '10' } } });
 if (values.execution !== 'inline' && values.execution !== 'thread') throw new Error('--execution must be inline or thread');
 const execution = values.execution;
 const history = Number(values.history);
@@ -17,7 +17,7 @@ await bootBenchService({
   name: 'switchyard-fire',
   manifest: 'examples/workspace.json',
   // Nothing drains the queue when sessions are not run: lift the bound so the accept path itself is measured.
-  config: { execution, ...(values['accept-only'] ? { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } : {}) },
+  config: { execution, executionNice: Number(values['execution-nice']), ...(values['accept-only'] ? { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } : {}) },
   prepare(service) {
     // The dispatcher is a plain object the starter calls through: replacing `dispatch` leaves queued sessions queued.
     if (values['accept-only']) service.services.sessions.dispatcher.dispatch = () => undefined;
@@ -37,7 +37,7 @@ await bootBenchService({
       triggerId: refs['new-lead'],
       facts: {
         durability: service.services.config.durability,
-        sessions: values['accept-only'] ? 'committed, not run (--accept-only)' : execution === 'thread' ? 'run in the execution worker thread' : 'run in-process',
+        sessions: values['accept-only'] ? 'committed, not run (--accept-only)' : execution === 'thread' ? `run in the execution worker thread (nice ${values['execution-nice']})` : 'run in-process',
       },
     };
   },

@@ -4,8 +4,8 @@
  * checked through the HTTP API and real SSE clients, with a loopback crm upstream. Decision "Execution in a worker
  * thread (issue 12 item 2)".
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -81,6 +81,27 @@ t.test('SWITCHYARD_EXECUTION: inline by default, thread on request, anything els
 });
 
 const completed = (frames: { type: string }[]) => frames.some((f) => f.type === 'turn.completed' || f.type === 'run.completed');
+
+/** The nice values of this process's threads (field 19 of /proc/self/task/<tid>/stat, after the command's parentheses). */
+function threadNiceValues(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+t.test('the execution thread runs at SWITCHYARD_EXECUTION_NICE (default 10); the HTTP loop keeps its priority', { skip: process.platform !== 'linux' && 'thread priorities are read from /proc (Linux)' }, async (t) => {
+  t.equal(configFromEnv({}).executionNice, 10);
+  t.equal(configFromEnv({ SWITCHYARD_EXECUTION_NICE: '0' }).executionNice, 0);
+  t.equal(configFromEnv({ SWITCHYARD_EXECUTION_NICE: '40' }).executionNice, 19, 'capped at the lowest priority');
+  t.throws(() => configFromEnv({ SWITCHYARD_EXECUTION_NICE: '-5' }), /SWITCHYARD_EXECUTION_NICE must be a non-negative integer/);
+  const before = threadNiceValues().filter((nice) => nice === 7).length;
+  // createService resolves once the worker reported ready, which it does after setting its priority.
+  const service = await createService({ dbPath: tempDb(t), config: { ...DEFAULT_CONFIG, execution: 'thread', executionNice: 7, logLevel: 'error' } });
+  t.teardown(() => service.close());
+  t.equal(threadNiceValues().filter((nice) => nice === 7).length, before + 1, 'one more thread of this process runs at nice 7: the worker');
+  t.equal(getPriority(), 0, 'the main thread (HTTP) keeps nice 0');
+});
 
 t.test('fires, a conversation, an approval and a cancel run in the worker thread; streams see every event once', async (t) => {
   const upstream = await startRecordingUpstream();
