@@ -71,7 +71,10 @@ t.test('two workers on one port answer, replay a keyed fire, survive a SIGKILL, 
   const key = /Authorization: Bearer (\S+?)'/.exec(sup.stderr())![1]!;
   const triggerId = /"triggerId":"([^"]+)"/.exec(sup.stderr())![1]!;
   t.not(pids[0], pids[1], 'two distinct worker processes');
-  t.same(new Set(sup.logs.filter((l) => l.msg === 'listening').map((l) => l.worker)), new Set([0, 1]), 'each worker logs its index');
+  // The banner is on stderr and the log lines on stdout: two pipes, so a worker's line may still be on its way.
+  const listening = () => new Set(sup.logs.filter((l) => l.msg === 'listening').map((l) => l.worker));
+  await sup.until(() => listening().size >= 2, 'both workers\' listening lines', 10_000).catch(() => undefined);
+  t.same(listening(), new Set([0, 1]), 'each worker logs its index');
 
   // A new connection per request: the kernel spreads them over the workers, whose access lines carry their pid.
   const agent = new Agent({ keepAlive: false });
@@ -107,7 +110,10 @@ t.test('two workers on one port answer, replay a keyed fire, survive a SIGKILL, 
   // SIGTERM to the supervisor: every worker shuts down gracefully and the supervisor exits 0.
   sup.child.kill('SIGTERM');
   t.equal(await sup.exited, 0, 'clean exit');
-  t.equal(sup.logs.filter((l) => l.msg === 'closed' && l.worker !== undefined).length, 2, 'both live workers closed their service');
+  // The exit can be seen before the last stdout lines are read.
+  const closed = () => sup.logs.filter((l) => l.msg === 'closed' && l.worker !== undefined).length;
+  await sup.until(() => closed() >= 2, 'both workers\' closed lines', 5_000).catch(() => undefined);
+  t.equal(closed(), 2, 'both live workers closed their service');
   t.notOk(alive(restarted.pid!) || alive(pids[1]!), 'no worker outlives the supervisor');
 });
 
