@@ -91,7 +91,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const accepting = side?.side === 'accept';
   // Built before the runtime's parts: the accept side's dispatcher and event signals are this client's.
   const client: ExecutionClient | undefined = side?.side === 'accept'
-    ? createExecutionClient({ post: side.post, admission: { started: (n) => admission.started(n), enqueued: (n) => admission.enqueued(n), release: (n) => admission.release(n), bound: (t) => admission.bound(t) }, invalidateCaches: side.invalidateCaches, intake: { idle: () => sessions.materializer.idle() } })
+    ? createExecutionClient({ post: side.post, admission: { started: (n) => admission.started(n), enqueued: (n) => admission.enqueued(n), release: (n) => admission.release(n), bound: (t) => admission.bound(t) }, invalidateCaches: side.invalidateCaches })
     : undefined;
   // One registry, scheduler and event bus per service instance: every actor kind and timer kind shares them.
   const events = createSessionEventBus({
@@ -122,7 +122,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   };
   // Flows run on the same dispatcher, grants and tool providers (issue 5 item 5).
   const flows = registerFlows({ ...turns.engineDeps, dispatcher: turns.dispatcher });
-  const sessions = createSessionsRuntime({ clock, store, bus: events, admission, turns });
+  // With the execution thread, main's accepts are written by the worker's materializer (client.materializer).
+  const sessions = createSessionsRuntime({ clock, store, bus: events, admission, turns, materializer: client?.materializer });
   const signIn = createSignInService({ store, clock, auth, sessionTtlMs: config.consoleSessionTtlMs });
   const partners = createPartnersRuntime({
     store,
@@ -173,6 +174,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     ? createExecutionHost({
       post: side.post,
       dispatcher: turns.dispatcher,
+      materializer: sessions.materializer,
       bus: events,
       scheduler,
       invalidateCaches: side.invalidateCaches,

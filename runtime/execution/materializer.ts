@@ -8,7 +8,8 @@
  * the database directly await `catchUp()`, which writes them in a unit of their own submitted now. At boot
  * `recover()` writes every pending row found through the partial indexes before any work starts (a crash between
  * the accept and its materialization).
- * This is the seam the planned worker thread takes over: it owns this queue and posts a materialized-through mark.
+ * With the execution thread (SWITCHYARD_EXECUTION=thread) this runs in the worker: main's accepts post their
+ * sources there (runtime/thread/remote-materializer.ts), and these rows and their dispatch cost the HTTP loop nothing.
  */
 import type { PortRepositories, Storage } from '../../storage/port/storage.js';
 import type { UnitContext } from '../../storage/port/unit.js';
@@ -104,11 +105,15 @@ export function createMaterializer(deps: MaterializerDeps): Materializer {
     const unitRepos = tx.repos;
     const written: string[] = [];
     for (const source of sources) {
-      // A source is written once: the queue hands each to one writer, and boot reads only rows still pending.
-      // A session row that is gone was deleted (its first turn goes with it). A run row that is gone was deleted
-      // with its trigger: its sessions are still written, as they outlive their trigger once written.
-      if (source.kind === 'run') await unitRepos.triggerRuns.clearPending(source.id);
-      else if (!(await unitRepos.sessions.clearPending(source.id))) continue;
+      // A source's pending mark is cleared in the unit that writes it, so a source handed over twice (boot recovery
+      // and a message to the execution thread that raced it) is written once. A session row that is gone was deleted
+      // (its first turn goes with it). A run row that is gone was deleted with its trigger: its sessions are still
+      // written, as they outlive their trigger once written; a run already written has its sessions (all of them
+      // were written in one unit, so the first tells).
+      if (source.kind === 'run') {
+        const first = source.starts[0];
+        if (!(await unitRepos.triggerRuns.clearPending(source.id)) && first !== undefined && (await unitRepos.sessions.session(first.sessionId)) !== undefined) continue;
+      } else if (!(await unitRepos.sessions.clearPending(source.id))) continue;
       for (const start of source.starts) {
         if (await deps.writeStart(tx, start, source.kind === 'run')) written.push(start.sessionId);
       }

@@ -28,6 +28,8 @@ export interface SessionsRuntimeDeps {
   admission: Admission;
   /** What drives the sessions' executions (turns/turns.runtime.ts). */
   turns: TurnsRuntime;
+  /** Writes what accepts recorded; by default this side's own (the execution thread's accept side posts to the worker). */
+  materializer?: Materializer;
 }
 
 export interface SessionsRuntime {
@@ -64,7 +66,7 @@ export function createSessionsRuntime(deps: SessionsRuntimeDeps): SessionsRuntim
   const { repos } = store;
   const { dispatcher, grants } = turns;
   const starter = createSessionStarter({ store, clock, dispatcher, grants, bus });
-  const materializer = createMaterializer({
+  const materializer = deps.materializer ?? createMaterializer({
     repos,
     writer: store.writer,
     writeStart: createStartWriter({ dispatcher, grants }),

@@ -12,20 +12,21 @@ import type { EngineKind, SessionEngine } from '../turns/engine.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
 import type { Admission } from '../execution/admission.js';
 import { deserializeError, type ToMain, type ToWorker, type WorkerMethod } from './protocol.js';
+import { createRemoteMaterializer, type RemoteMaterializer } from './remote-materializer.js';
 
 export interface ExecutionClientDeps {
   /** Posts to the current worker (messages posted while it restarts wait for the new one). */
   post(message: ToWorker): void;
   /** The main thread's queue bound: the worker reports what it starts. */
   admission: Pick<Admission, 'started' | 'enqueued' | 'release' | 'bound'>;
-  /** Accepts written on this side (the materializer): `idle()` waits for them before asking the worker. */
-  intake?: { idle(): Promise<void> };
   /** Drops main's read caches (the worker wrote a cached table). */
   invalidateCaches(): void;
 }
 
 export interface ExecutionClient {
   readonly dispatcher: SessionDispatcher;
+  /** This side's materializer: accepts are posted to the worker, which writes their sessions and runs them. */
+  readonly materializer: RemoteMaterializer;
   /** Committed session events of the worker, as the event bus's cross-writer signal source. */
   readonly signals: SessionSignals;
   /** Runs `method` in the worker; rejects with its error (AppErrors keep code and status). */
@@ -51,6 +52,7 @@ export function createExecutionClient(deps: ExecutionClientDeps): ExecutionClien
   let toDispatch = new Set<string>();
   let stopped = false;
   let running = true;
+  const materializer = createRemoteMaterializer(deps.post);
 
   function call<T>(method: WorkerMethod, ...args: unknown[]): Promise<T> {
     const id = nextId++;
@@ -79,7 +81,7 @@ export function createExecutionClient(deps: ExecutionClientDeps): ExecutionClien
       toDispatch.add(sessionId);
     },
     async idle(sessionId) {
-      await deps.intake?.idle();
+      await materializer.idle();
       flushDispatches();
       await call('idle', sessionId);
     },
@@ -94,6 +96,7 @@ export function createExecutionClient(deps: ExecutionClientDeps): ExecutionClien
 
   return {
     dispatcher,
+    materializer,
     signals: {
       async listen(handlers) {
         signalHandlers.add(handlers);
@@ -122,6 +125,9 @@ export function createExecutionClient(deps: ExecutionClientDeps): ExecutionClien
         case 'invalidate':
           deps.invalidateCaches();
           return;
+        case 'materialized':
+          materializer.written(message.sourceIds);
+          return;
         default:
           return;
       }
@@ -136,6 +142,7 @@ export function createExecutionClient(deps: ExecutionClientDeps): ExecutionClien
     },
     restarted() {
       running = true;
+      materializer.restarted();
       // Signals sent by the dead worker after its last message never came: every watched stream reads again.
       for (const handlers of signalHandlers) handlers.onResync();
     },

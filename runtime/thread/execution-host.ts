@@ -9,11 +9,14 @@ import type { SessionEventBus } from '../events/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { SessionDispatcher } from '../turns/dispatcher.js';
 import type { Admission, AdmissionStats } from '../execution/admission.js';
+import type { Materializer } from '../execution/materializer.js';
 import { serializeError, type ToMain, type ToWorker, type WorkerMethod } from './protocol.js';
 
 export interface ExecutionHostDeps {
   post(message: ToMain): void;
   dispatcher: SessionDispatcher;
+  /** Writes the sessions main's accepts posted, then dispatches them here. */
+  materializer: Pick<Materializer, 'accepted'>;
   bus: Pick<SessionEventBus, 'observe'>;
   scheduler: Pick<Scheduler, 'drain'>;
   /** The worker's read caches: main wrote a cached table. */
@@ -64,7 +67,17 @@ export function createForwardingAdmission(post: (message: ToMain) => void): Admi
 
 export function createExecutionHost(deps: ExecutionHostDeps): ExecutionHost {
   let marks = new Map<string, number>();
+  let written: string[] = [];
   let closed = false;
+  const flushWritten = (): void => {
+    const sourceIds = written;
+    written = [];
+    deps.post({ t: 'materialized', sourceIds });
+  };
+  const markWritten = (sourceId: string): void => {
+    if (written.length === 0) setImmediate(flushWritten);
+    written.push(sourceId);
+  };
   const flushSignals = (): void => {
     if (marks.size === 0) return;
     const batch = [...marks];
@@ -88,6 +101,10 @@ export function createExecutionHost(deps: ExecutionHostDeps): ExecutionHost {
       switch (message.t) {
         case 'dispatch':
           for (const sessionId of message.sessionIds) deps.dispatcher.dispatch(sessionId);
+          return;
+        case 'materialize':
+          // `accepted` resolves once the source's unit is done, written or (logged) left pending for the next boot.
+          for (const source of message.sources) void deps.materializer.accepted(source).then(() => markWritten(source.id));
           return;
         case 'call':
           run(message.method, message.args).then(

@@ -5,6 +5,7 @@
  * Decision "Execution in a worker thread (issue 12 item 2)".
  */
 import { AppError, type ErrorCode } from '../errors.js';
+import type { PendingSource } from '../execution/materializer.js';
 
 /** What the main thread asks the worker to run and answer (`call`). */
 export type WorkerMethod = 'abort' | 'idle' | 'cancel' | 'decide' | 'metrics';
@@ -12,6 +13,8 @@ export type WorkerMethod = 'abort' | 'idle' | 'cancel' | 'decide' | 'metrics';
 export type ToWorker =
   /** Look at these sessions again (committed work on main: accepts written, messages, decisions); batched per loop turn. */
   | { readonly t: 'dispatch'; readonly sessionIds: readonly string[] }
+  /** Accepts main committed: the worker writes their sessions and dispatches them (remote-materializer.ts); per loop turn. */
+  | { readonly t: 'materialize'; readonly sources: readonly PendingSource[] }
   | { readonly t: 'call'; readonly id: number; readonly method: WorkerMethod; readonly args: readonly unknown[] }
   /** Main committed a write to a cached table: drop the worker's read caches. */
   | { readonly t: 'invalidate' }
@@ -27,6 +30,8 @@ export type ToMain =
   | { readonly t: 'failed'; readonly message: string }
   /** Committed events: the highest seq stored per session since the last signal (one message per loop turn). */
   | { readonly t: 'signals'; readonly marks: ReadonlyArray<readonly [string, number]> }
+  /** Sources of `materialize` the worker has written (or left pending after a logged failure); per loop turn. */
+  | { readonly t: 'materialized'; readonly sourceIds: readonly string[] }
   /** Queue accounting for the main thread's admission (it answers the 429/503). */
   | { readonly t: 'admission'; readonly started: number; readonly enqueued: number; readonly released: number; readonly bound: number | null }
   | { readonly t: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }

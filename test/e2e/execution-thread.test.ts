@@ -12,7 +12,7 @@ import pino from 'pino';
 import t, { type Test } from 'tap';
 import { serviceConfig } from '../../bin/cli/service-config.js';
 import { UsageError } from '../../bin/cli/exit-codes.js';
-import { createService, type Service } from '../../http/service.js';
+import { createService, onSqlite, type Service } from '../../http/service.js';
 import { ManualClock } from '../../runtime/clock.js';
 import { configFromEnv, DEFAULT_CONFIG } from '../../runtime/config.js';
 import { bearer, call, type Answer } from '../helpers/http.js';
@@ -111,6 +111,9 @@ t.test('fires, a conversation, an approval and a cancel run in the worker thread
   t.equal(node.service.executionThread?.worker !== null, true, 'a worker thread runs');
 
   // Fires with two subscribers (an agent and a flow): each session is readable at once and streams to completion.
+  // Main's connection commits each fire's one run row; the worker writes the sessions, executions and messages.
+  const mainChanges = onSqlite(node.service).store.db.prepare('SELECT total_changes()').pluck() as { get(): number };
+  const changesBefore = mainChanges.get();
   const streams: FollowedStream[] = [];
   for (let i = 0; i < 5; i++) {
     const fired = await api('POST', '/triggers/fire', { triggerId: refs['new-lead'], input: { email: `lead${i}@example.com`, id: `c-${i}` } });
@@ -127,6 +130,9 @@ t.test('fires, a conversation, an approval and a cancel run in the worker thread
   }
   await Promise.all(streams.map((stream) => stream.until(completed)));
   streams.forEach((stream, i) => assertDense(t, stream, `fired session ${i}`));
+  const mainRows = mainChanges.get() - changesBefore;
+  t.comment(`rows changed by main's connection for 5 fires: ${mainRows}`);
+  t.ok(mainRows < 10, `main wrote about one row per fire (${mainRows}: the runs, and the key's last use); the worker wrote their 10 sessions, executions and messages`);
   // /metrics carries the worker's counters (turns run there) and main's queue accounting (starts posted back).
   const scrape = await call(`http://127.0.0.1:${node.port}/metrics`);
   const value = (name: string) => scrape.text.split('\n').filter((l) => l.startsWith(name)).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);

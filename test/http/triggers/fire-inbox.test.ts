@@ -138,3 +138,27 @@ t.test('a crash after the 202 and before the sessions were written: boot writes 
   });
   t.same(replay.json, fired.json, 'the key still answers the original');
 });
+
+t.test('a source handed over twice (boot recovery, and a post to the execution thread that raced it) is written once', async (t) => {
+  const f = await startFireServer(t);
+  const { materializer } = f.server.service.services.sessions;
+  // The accepts are committed, their sources held back as if posted to a worker that had not read them yet.
+  const held: Parameters<typeof materializer.accepted>[0][] = [];
+  const accepted = materializer.accepted;
+  materializer.accepted = (source) => (held.push(source), Promise.resolve());
+  const fired = await quietFire(f, 'twice-1');
+  const opened = await call(`${f.server.url}/api/v1/agents/${f.refs.echo}/sessions`, { method: 'POST', headers: bearer(f.key('bob')), json: { message: 'once?' } });
+  t.equal(opened.status, 202);
+  materializer.accepted = accepted;
+  t.same(held.map((source) => source.kind), ['run', 'session']);
+
+  // A successor's boot writes every pending source; then the held posts arrive and must change nothing.
+  t.equal(await materializer.recover(), 3, 'recovery wrote the fire\'s two sessions and the opened one');
+  await Promise.all(held.map((source) => materializer.accepted(source)));
+  await f.settle();
+  const sql = sqlReader(f.server.service);
+  const ids = [...fired.json.sessions.map((s: { sessionId: string }) => s.sessionId), opened.json.sessionId];
+  for (const id of ids) t.equal(await sql.count('SELECT COUNT(*) AS n FROM executions WHERE session_id = ?', id), 1, `one execution for ${id}`);
+  t.equal(await sql.count(`SELECT COUNT(*) AS n FROM sessions WHERE id IN (${ids.map(() => '?').join(', ')})`, ...ids), 3);
+  t.same(f.server.logs.filter((line) => line.includes('materializing accepted work failed')), [], 'the second hand-over wrote nothing and failed nothing');
+});
