@@ -1,5 +1,5 @@
-// Open-session bench: POST /agents/:id/sessions (202 after the session, turn, message and snapshot commit) beside a
-// bare uWS hello-world answering the same request. `npm run bench -- --only open-session`.
+// Open-session bench: POST /agents/:id/sessions (202 once the session row, carrying its first turn, is committed) beside
+// a bare uWS hello-world answering the same request, with and without the turns running. `npm run bench -- --only open-session`.
 import type { BenchContext, CustomScenario, LoadRequest, Row, RunningServer } from './scenario.js';
 
 const NAME = 'open-session (builtin:procedure agent)';
@@ -14,15 +14,24 @@ function request(path: string, headers: Record<string, string>, expectedStatus: 
   return { method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, body, expectedStatus, boundedStatuses: [429] };
 }
 
-const TARGETS: Array<{ server: string; note: string; request(server: RunningServer): LoadRequest }> = [
+function agentRequest(server: RunningServer): LoadRequest {
+  const ready = server.ready as RunningServer['ready'] & { agentId?: string };
+  if (!ready.apiKey || !ready.agentId) throw new Error('switchyard-agent announced no apiKey / agentId');
+  return request(`/api/v1/agents/${ready.agentId}/sessions`, { authorization: `Bearer ${ready.apiKey}` }, 202);
+}
+
+const TARGETS: Array<{ server: string; args?: string[]; label?: string; note: string; request(server: RunningServer): LoadRequest }> = [
+  {
+    server: 'switchyard-agent',
+    args: ['--accept-only'],
+    label: 'switchyard-agent --accept-only',
+    note: 'the accept path: the session row committed before the 202; its execution and message written in bulk after it, in-process, and not run',
+    request: agentRequest,
+  },
   {
     server: 'switchyard-agent',
     note: 'each 202 is durable (synchronous=FULL, group commit); its turn (knowledge.search + summary) runs in the same process meanwhile',
-    request(server) {
-      const ready = server.ready as RunningServer['ready'] & { agentId?: string };
-      if (!ready.apiKey || !ready.agentId) throw new Error('switchyard-agent announced no apiKey / agentId');
-      return request(`/api/v1/agents/${ready.agentId}/sessions`, { authorization: `Bearer ${ready.apiKey}` }, 202);
-    },
+    request: agentRequest,
   },
   {
     server: BASELINE,
@@ -38,10 +47,10 @@ export const openSessionScenario: CustomScenario = {
   async run(ctx: BenchContext): Promise<Row[]> {
     const rows: Row[] = [];
     for (const target of TARGETS) {
-      const server = await ctx.startServer(target.server);
+      const server = await ctx.startServer(target.server, target.args);
       try {
         const row = await ctx.load(NAME, server, target.request(server));
-        rows.push({ ...row, note: [row.note, target.note].filter(Boolean).join('; ') });
+        rows.push({ ...row, target: target.label ?? row.target, note: [row.note, target.note].filter(Boolean).join('; ') });
       } finally {
         await ctx.stopServer(server);
       }

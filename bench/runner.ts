@@ -42,8 +42,8 @@ export async function runBench(scenarios: Scenario[], argv: string[], section?: 
     connections: options.connections,
     quick: options.quick,
     targets: options.targets,
-    async startServer(name, args) {
-      const server = await startServer(name, args);
+    async startServer(name, args, placement) {
+      const server = await startServer(name, args, placement);
       started.add(server);
       servers.set(name, { adapter: server.ready.adapter, ...server.ready.facts });
       return server;

@@ -90,11 +90,19 @@ export interface BenchContext {
   quick: boolean;
   /** --target values (empty: all): a custom scenario with several targets loads only those it names. */
   targets: readonly string[];
-  /** Starts bench/servers/<name>.ts in a pinned child process; the runner stops it after the scenario, even on failure. */
-  startServer(name: string, args?: string[]): Promise<RunningServer>;
+  /**
+   * Starts bench/servers/<name>.ts in a pinned child process (on the server core; `both`: on both cores, sharing the
+   * client's); the runner stops it after the scenario, even on failure.
+   */
+  startServer(name: string, args?: string[], options?: ServerPlacement): Promise<RunningServer>;
   stopServer(server: RunningServer): Promise<void>;
   /** Loads a 127.0.0.1 server from the pinned client process and returns its row (ratioToBaseline null). */
   load(scenario: string, server: RunningServer, request: LoadRequest, options?: { connections?: number; warmupSec?: number }): Promise<Row>;
+}
+
+export interface ServerPlacement {
+  /** `server` (default): the server core alone; `both`: both cores, the client's too (a server with a worker thread). */
+  readonly cores?: 'server' | 'both';
 }
 
 /**

@@ -3,16 +3,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { detectPinning, REPO_ROOT, spawnTsNode, stopChild, type Child } from './children.js';
-import type { RunningServer, ServerReady } from './scenario.js';
+import type { RunningServer, ServerPlacement, ServerReady } from './scenario.js';
 
 // Generous: a server may seed a large history first (fire bench, --history 1000000: about a minute here).
 const READY_TIMEOUT_MS = 300_000;
 const children = new WeakMap<RunningServer, Child>();
 
-export async function startServer(name: string, args: string[] = []): Promise<RunningServer> {
+export async function startServer(name: string, args: string[] = [], placement: ServerPlacement = {}): Promise<RunningServer> {
   const script = join('bench', 'servers', `${name}.ts`);
   if (!/^[a-z0-9-]+$/.test(name) || !existsSync(join(REPO_ROOT, script))) throw new Error(`no bench server named "${name}" in bench/servers/`);
-  const child = spawnTsNode(script, args, detectPinning().serverCore);
+  const { serverCore, clientCore } = detectPinning();
+  const cores = placement.cores === 'both' && serverCore !== null ? `${clientCore},${serverCore}` : serverCore;
+  const child = spawnTsNode(script, args, cores);
   try {
     const ready = await readyLine(child, name);
     const server: RunningServer = { name, url: `http://127.0.0.1:${ready.port}`, ready, pid: child.process.pid };

@@ -4,7 +4,8 @@
  * `npm run bench -- --only sustained`. The server is switchyard-fire (each keyed fire starts the lookup agent and
  * the enrich flow), measured three times in one run: turns on the accept loop (inline, the default), then in the execution
  * worker thread (`--execution thread`, SWITCHYARD_EXECUTION=thread; the same pinned server core for both threads), at
- * its default nice value and at 0. autocannon fires as fast as 50 connections allow for --duration seconds;
+ * its default nice value and at 0; then inline and thread again with the server on both cores (the client's core
+ * too), where the worker can run beside the HTTP loop. autocannon fires as fast as 50 connections allow for --duration seconds;
  * meanwhile this process probes /healthz every 20 ms and GET /agents/sessions/:id every 50 ms, and samples the
  * server's RSS from /metrics each second. After the load it waits for the execution queue to drain. Rows:
  * - accepted fires: 202s per second of load (429 OVERLOADED answers are the bound working, counted in non-2xx);
@@ -115,13 +116,16 @@ export const sustainedScenario: CustomScenario = {
   async run(ctx) {
     const rows: Row[] = [];
     // The thread twice: at its default nice value (it yields the core to HTTP) and at 0 (the core shared evenly).
+    // Then on both cores (the client's too): the worker's share of a second core, which a pinned core cannot show.
     const targets = [
-      ['switchyard-fire', []],
-      ['switchyard-thread', ['--execution', 'thread']],
-      ['switchyard-thread nice 0', ['--execution', 'thread', '--execution-nice', '0']],
+      ['switchyard-fire', [], 'server'],
+      ['switchyard-thread', ['--execution', 'thread'], 'server'],
+      ['switchyard-thread nice 0', ['--execution', 'thread', '--execution-nice', '0'], 'server'],
+      ['switchyard-fire, both cores', [], 'both'],
+      ['switchyard-thread, both cores', ['--execution', 'thread'], 'both'],
     ] as const;
-    for (const [label, args] of targets) {
-      const server = await ctx.startServer('switchyard-fire', [...args]);
+    for (const [label, args, cores] of targets) {
+      const server = await ctx.startServer('switchyard-fire', [...args], { cores });
       try {
         rows.push(...(await measure(ctx, server, label)));
       } finally {
