@@ -25,6 +25,8 @@ export function traceEngines(tracing: Tracing, repos: Pick<PortRepositories, 'ex
           };
           return tracing.inSpan(kind === 'agent' ? 'turn' : 'flow run', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
             await engine.run(execution, signal);
+            // A read per run only when someone records it (tracing off hands out a span that records nothing).
+            if (!span.isRecording()) return;
             const status = (await repos.executions.execution(execution.executionId))?.status;
             if (status !== undefined) span.setAttribute('switchyard.execution.status', status);
           });
