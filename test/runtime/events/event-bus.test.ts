@@ -1,7 +1,6 @@
 // The session event bus: seq assignment through the group-commit writer, persist-before-send, publish order, fan-out chunking.
 import t from 'tap';
 import type { PersistedSessionEvent, SessionEventEnvelope } from '../../../runtime/events/session-event.js';
-import { testStorage } from '../../helpers/test-database.js';
 import { busFixture, nextTurn, range, recorder, seqs, settle } from './bus-fixture.js';
 
 const started = (n: number): PersistedSessionEvent => ({ type: 'turn.started', executionId: `exec-${n}`, resumed: false });
@@ -35,10 +34,10 @@ t.test('concurrent appends through the group-commit writer get dense per-session
     pending.push(bus.emit(session, started(i)));
   }
   const results = await Promise.all(pending);
-  // One transaction per unit would be 300. SQLite runs them in a few; a PostgreSQL batch stops at 20 ms of unit time
-  // (maxBatchMs), two round trips per unit here, so ~20 units each on an idle machine and fewer under load.
-  const fewerThan = testStorage === 'postgres' ? 100 : 10;
-  t.ok(store.writer.stats.batches < fewerThan, `300 units shared ${store.writer.stats.batches} transaction(s)`);
+  // One transaction per unit would be 300. Units share transactions: a batch stops at a few ms of unit time
+  // (maxBatchMs; on PostgreSQL two round trips per unit here), so an idle machine needs a few and a busy one (other
+  // test files on the same cores) more — never one per unit.
+  t.ok(store.writer.stats.batches < 100, `300 units shared ${store.writer.stats.batches} transaction(s)`);
   t.equal(results.filter((r) => r === 'rolled back').length, 18, 'the failing units were rolled back');
 
   for (const session of [a, b]) {
