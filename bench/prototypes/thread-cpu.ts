@@ -44,7 +44,7 @@ client.process.stdin!.write(`${JSON.stringify({ url: `http://127.0.0.1:${ready.p
 const result = JSON.parse(await firstLine(client)) as { reqPerSec: number; p99ms: number; statusCodes: Record<string, number> };
 const after = threads(server.pid);
 const metrics = await (await fetch(`http://127.0.0.1:${ready.port}/metrics`)).text();
-const counters = metrics.split('\n').filter((line) => /^switchyard_executions_started_total|^switchyard_execution_refused_total/.test(line));
+const counters = metrics.split('\n').filter((line) => /^switchyard_executions_started_total|^switchyard_execution_refused_total|^switchyard_group_commit_(busy_retries|batches|units)_total/.test(line));
 console.log(`req/s ${result.reqPerSec.toFixed(0)} p99 ${result.p99ms} ms ${JSON.stringify(result.statusCodes)}; ${counters.join('; ')}`);
 for (const [tid, now] of after) {
   const used = now.cpu - (before.get(tid)?.cpu ?? 0);
