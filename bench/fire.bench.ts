@@ -11,10 +11,12 @@
  *   the replay first, as the empty target does, so both keyed-fire rows follow the same sequence on their server,
  *   and every row loads after a warm-up (WARMUP_SEC; docs/decisions.md "Accept throughput over a long history");
  * Every fire carries a fresh Idempotency-Key (autocannon's [<id>]), so each one takes and completes a claim.
+ * - switchyard-fire --execution thread --unbounded, both cores: the HTTP thread's accept capacity with the execution
+ *   thread writing and running what it accepted beside it (queue bound lifted, so it falls behind over the load);
  * - baseline-fire-sqlite: the floor; baseline-uws: a bare hello-world.
  * The replay is measured first on a fresh server, so no backlog of running sessions competes with it.
  */
-import type { BenchContext, CustomScenario, LoadRequest, Row, RunningServer } from './scenario.js';
+import type { BenchContext, CustomScenario, LoadRequest, Row, RunningServer, ServerPlacement } from './scenario.js';
 
 const FIRE = 'keyed fire (2 subscribers)';
 const REPLAY = 'fire idempotent replay';
@@ -33,6 +35,8 @@ const HISTORY = Number(process.env.SWITCHYARD_BENCH_HISTORY ?? 1_000_000);
 interface Target {
   server: string;
   args?: string[];
+  /** Where the server runs (default: the server core alone). */
+  placement?: ServerPlacement;
   /** Row label when it differs from the server name. */
   label?: string;
   note: string;
@@ -93,6 +97,15 @@ const TARGETS: Target[] = [
     request: switchyardRequest,
   },
   {
+    server: 'switchyard-fire',
+    args: ['--execution', 'thread', '--unbounded'],
+    placement: { cores: 'both' },
+    label: 'switchyard-fire --execution thread --unbounded, both cores',
+    note: 'the HTTP thread commits one row per fire and answers; the execution thread writes the sessions and runs them (falling behind: queue bound lifted); server on both cores, the client sharing one',
+    scenarios: [FIRE],
+    request: switchyardRequest,
+  },
+  {
     server: FLOOR,
     note: 'floor: raw better-sqlite3, same rows and schema, synchronous=FULL, group commit; no auth, no planning',
     scenarios: [REPLAY, FIRE],
@@ -102,7 +115,7 @@ const TARGETS: Target[] = [
 ];
 
 async function measure(ctx: BenchContext, target: Target): Promise<Row[]> {
-  const server = await ctx.startServer(target.server, target.args);
+  const server = await ctx.startServer(target.server, target.args, target.placement);
   const rows: Row[] = [];
   const warmupSec = ctx.quick ? 0 : WARMUP_SEC;
   try {
