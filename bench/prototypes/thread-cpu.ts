@@ -1,7 +1,7 @@
 // CPU per thread of the fire bench's server under a closed-loop keyed-fire load: which thread spends what (issue 12).
 // A prototype, not service code: nothing in runtime/, storage/ or http/ imports it.
 /*
- * node --import tsx bench/prototypes/thread-cpu.ts [switchyard-fire.ts args, e.g. --execution thread]
+ * node --import tsx bench/prototypes/thread-cpu.ts [switchyard-fire.ts args, e.g. --execution thread --unbounded]
  *   env CORES (taskset list for the server, default "0,1"), CONN (connections, default 50), PROF (a directory:
  *   the server runs under `node --cpu-prof`, one profile per thread, for cpu-profile-top.ts).
  * Starts bench/servers/switchyard-fire.ts, loads POST /api/v1/triggers/fire (fresh Idempotency-Key each) for 10 s
