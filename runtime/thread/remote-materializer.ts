@@ -21,15 +21,19 @@ export interface RemoteMaterializer extends Materializer {
 
 interface Waiting {
   readonly source: PendingSource;
+  /** Acceptance order. */
+  readonly seq: number;
   readonly done: Promise<void>;
   readonly resolve: () => void;
 }
 
 export function createRemoteMaterializer(post: (message: ToWorker) => void): RemoteMaterializer {
-  /** Posted or about to be, not reported yet; in acceptance order. */
+  /** Posted or about to be, not reported yet; in acceptance order (a Map iterates in insertion order). */
   const waiting = new Map<string, Waiting>();
-  /** Sessions of the waiting sources: a read of any other session has nothing to wait for. */
-  const pendingSessions = new Set<string>();
+  /** The waiting source of each session not written yet: a read of any other session has nothing to wait for. */
+  const pendingSessions = new Map<string, Waiting>();
+  let newest: Waiting | null = null;
+  let nextSeq = 0;
   let toPost: PendingSource[] = [];
 
   const flush = (): void => {
@@ -37,11 +41,21 @@ export function createRemoteMaterializer(post: (message: ToWorker) => void): Rem
     toPost = [];
     if (sources.length > 0) post({ t: 'materialize', sources });
   };
-  const allWaiting = (): Promise<void> | null =>
-    waiting.size === 0 ? null : Promise.all([...waiting.values()].map((entry) => entry.done)).then(() => undefined);
+  /**
+   * Every source accepted so far is written. The worker reports in acceptance order, so the newest one's report
+   * usually means all of them; an older source still waiting then (its unit failed and is retried alone, or it was
+   * posted again to a restarted worker) is waited for too. Constant work per read in the usual case.
+   */
+  async function throughNow(target: Waiting): Promise<void> {
+    await target.done;
+    for (const entry of waiting.values()) {
+      if (entry.seq > target.seq) return;
+      await entry.done;
+    }
+  }
   async function drain(): Promise<void> {
     flush();
-    for (let pending = allWaiting(); pending !== null; pending = allWaiting()) await pending;
+    while (newest !== null && waiting.size > 0) await throughNow(newest);
   }
 
   return {
@@ -49,15 +63,18 @@ export function createRemoteMaterializer(post: (message: ToWorker) => void): Rem
       if (source.starts.length === 0) return Promise.resolve();
       let resolve!: () => void;
       const done = new Promise<void>((r) => (resolve = r));
-      waiting.set(source.id, { source, done, resolve });
-      for (const start of source.starts) pendingSessions.add(start.sessionId);
+      const entry: Waiting = { source, seq: nextSeq++, done, resolve };
+      waiting.set(source.id, entry);
+      newest = entry;
+      for (const start of source.starts) pendingSessions.set(start.sessionId, entry);
       if (toPost.length === 0) setImmediate(flush);
       toPost.push(source);
       return done;
     },
     writtenSoFar(sessionId) {
-      if (sessionId !== undefined && !pendingSessions.has(sessionId)) return null;
-      return allWaiting();
+      // A read naming one session needs that session's rows only.
+      if (sessionId !== undefined) return pendingSessions.get(sessionId)?.done ?? null;
+      return newest === null || waiting.size === 0 ? null : throughNow(newest);
     },
     // The worker writes what it was posted on its next unit; waiting for its reports is all a catch-up can do here.
     catchUp: drain,

@@ -46,12 +46,12 @@ t.test('API keys in the console', { skip: executable ? false : SKIP_REASON }, as
 
     await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.waitFor({ state: 'detached' });
-    t.notMatch(await page.textContent('body'), new RegExp(secret), 'once the dialog is closed the secret is nowhere on the page');
+    t.notOk((await page.textContent('body'))?.includes(secret), 'once the dialog is closed the secret is nowhere on the page');
     const listed = page.getByRole('list', { name: 'API keys' }).getByRole('listitem').filter({ hasText: 'CI script' });
     t.match(await listed.textContent(), new RegExp(`sv_…${secret.slice(-4)}.*Created`), 'listed by its hint');
     await page.reload();
     await listed.waitFor();
-    t.notMatch(await page.textContent('body'), new RegExp(secret), 'nor after a reload');
+    t.notOk((await page.textContent('body'))?.includes(secret), 'nor after a reload');
     t.match(await listed.textContent(), /Last used/, 'the call above shows as its last use');
     await bothWidths(t, page, 'api-keys');
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -85,7 +85,7 @@ t.test('API keys in the console', { skip: executable ? false : SKIP_REASON }, as
     await screenshot(page, 'api-key-select');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    t.notMatch(await page.textContent('body'), new RegExp(secret), 'Escape closes it for good too');
+    t.notOk((await page.textContent('body'))?.includes(secret), 'Escape closes it for good too');
     t.equal((await call(`${url}/api/v1/me`, { headers: bearer(secret) })).status, 200);
   });
 });

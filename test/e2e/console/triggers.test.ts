@@ -187,7 +187,8 @@ t.test('schedule trigger in the console', { skip: executable ? false : SKIP_REAS
     t.match(deliveryUrl, new RegExp(`^${url}/api/v1/events/`));
     await dialog.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('heading', { name: 'Big accounts' }).waitFor();
-    t.notMatch(await page.textContent('body'), new RegExp(secret), 'the secret is gone with the dialog');
+    // A plain substring check: the secret is base64 and may hold regex syntax ("++" made `new RegExp` throw).
+    t.notOk((await page.textContent('body'))?.includes(secret), 'the secret is gone with the dialog');
     t.match(await page.getByText('contact.seats > 50').textContent(), /contact\.seats > 50/, 'the filter as stored');
 
     const body = JSON.stringify({ type: 'contact.created', timestamp: '2026-11-22T12:00:00Z', data: { id: 'c-9', contact: { id: 'c-9', seats: 120 } } });
