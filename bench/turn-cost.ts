@@ -10,6 +10,7 @@ import { bearer, call } from '../test/helpers/http.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { startRecordingUpstream } from '../test/runtime/tools/recording-upstream.js';
 import { crmResponder } from '../test/http/sessions/conversation-fixture.js';
+import { UNBOUNDED_QUEUE } from './held-work.js';
 
 const { values } = parseArgs({
   options: {
@@ -57,7 +58,7 @@ const t = { teardown: (fn: () => unknown) => void teardowns.push(fn) };
 const upstream = await startRecordingUpstream();
 t.teardown(() => upstream.close());
 upstream.respond(crmResponder);
-const server = await startTestServer(t, { ...(values.db ? { dbPath: values.db } : {}), config: { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } });
+const server = await startTestServer(t, { ...(values.db ? { dbPath: values.db } : {}), config: UNBOUNDED_QUEUE });
 const manifest = fireWorkspace({ crmBaseUrl: upstream.baseUrl });
 manifest.organizations[0].triggers.push({ ref: 'agent-only', type: 'api', domain: 'sales', name: 'Agent only', subscribers: ['lookup'], active: true });
 const { refs } = await applyManifest(server.service.store, manifest, { clock: server.clock, keyRing: server.service.services.keyRing });

@@ -3,6 +3,7 @@
 // `--accept-only`: each session is written as usual (its row before the 202, its execution and message by the
 // materializer after) but never handed to its engine, so a load measures the accept path without the turns competing.
 import { parseArgs } from 'node:util';
+import { holdDispatch, UNBOUNDED_QUEUE } from '../held-work.js';
 import { bootBenchService } from '../service-boot.js';
 
 const { values } = parseArgs({ options: { 'accept-only': { type: 'boolean', default: false } } });
@@ -12,10 +13,9 @@ await bootBenchService({
   name: 'switchyard-agent',
   manifest: 'examples/demo.workspace.json',
   // Nothing drains the queue when turns are not run: lift the bound so the accept path itself is measured.
-  config: acceptOnly ? { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } : {},
+  config: acceptOnly ? UNBOUNDED_QUEUE : {},
   prepare(service) {
-    // The dispatcher is a plain object the materializer calls through: replacing `dispatch` leaves turns queued.
-    if (acceptOnly) service.services.sessions.dispatcher.dispatch = () => undefined;
+    if (acceptOnly) holdDispatch(service);
   },
   ready: (service, refs) => ({
     apiKey: refs['demo-key'],

@@ -8,6 +8,7 @@
 // HTTP thread's accept capacity while the worker writes and runs what it accepted (falling behind, for a short load).
 import { parseArgs } from 'node:util';
 import { seedFireHistory } from '../history-seed.js';
+import { holdDispatch, UNBOUNDED_QUEUE } from '../held-work.js';
 import { bootBenchService } from '../service-boot.js';
 
 const { values } = parseArgs({
@@ -29,10 +30,9 @@ await bootBenchService({
   name: 'switchyard-fire',
   manifest: 'examples/workspace.json',
   // Nothing drains the queue when sessions are not run: lift the bound so the accept path itself is measured.
-  config: { execution, executionNice: Number(values['execution-nice']), ...(values['accept-only'] || values.unbounded ? { queueLimitSeconds: 1_000_000, queueMaxExecutions: 100_000_000 } : {}) },
+  config: { execution, executionNice: Number(values['execution-nice']), ...(values['accept-only'] || values.unbounded ? UNBOUNDED_QUEUE : {}) },
   prepare(service) {
-    // The dispatcher is a plain object the starter calls through: replacing `dispatch` leaves queued sessions queued.
-    if (values['accept-only']) service.services.sessions.dispatcher.dispatch = () => undefined;
+    if (values['accept-only']) holdDispatch(service);
   },
   // The history is seeded, then the server restarts over the file (bench/service-boot.ts) before the load.
   ...(history > 0
